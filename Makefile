@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make            build build/fabprobe
+#   make test       install dependencies, build, run every test
+#   make demo       install dependencies, build, run the main job
+#   make install    install to $(DESTDIR)$(PREFIX)/sbin
+#   WERROR=1        warnings are errors (CI)
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+CLANG   ?= clang
+CC      ?= gcc
+BPFTOOL ?= bpftool
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VMLINUX_DIR := vmlinux/$(ARCH)
+
+WARN := -Wall -Wextra
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
+	-I$(VMLINUX_DIR) -Ibpf
+CFLAGS  ?= -O2 -g
+CFLAGS  += $(WARN) -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(BUILD) \
+	-DFABPROBE_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
+LDLIBS  := -lbpf -lelf -lz -lpcap -lm
+
+BPF_SRCS := bpf/fabprobe.bpf.c
+BPF_HDRS := $(wildcard bpf/*.h)
+BPF_OBJ  := $(BUILD)/fabprobe.bpf.o
+SKEL     := $(BUILD)/fabprobe.skel.h
+
+USER_SRCS := $(wildcard user/*.c)
+USER_HDRS := $(wildcard user/*.h)
+USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
+LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(USER_OBJS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
+BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
+TEST_HELPERS := $(wildcard tests/lib/*.c)
+
+.PHONY: all deps test demo install clean tests-build lab
+
+all: $(BUILD)/fabprobe
+
+$(BUILD) $(BUILD)/obj $(BUILD)/tests:
+	@mkdir -p $@
+
+$(BPF_OBJ): $(BPF_SRCS) $(BPF_HDRS) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(SKEL): $(BPF_OBJ)
+	$(BPFTOOL) gen skeleton $< name fabprobe_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(SKEL) | $(BUILD)/obj
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/fabprobe: $(USER_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/lib $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/%: tests/bpf/%.c $(TEST_HELPERS) $(LIB_OBJS) | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+
+tests-build: $(BUILD)/fabprobe $(UNIT_BINS) $(BPFT_BINS)
+
+lab:
+	$(MAKE) -C scripts/lab BUILD=$(abspath $(BUILD))/lab
+
+deps:
+	@scripts/install-deps.sh
+
+test: deps
+	$(MAKE) tests-build lab
+	tests/run.sh
+
+demo: deps
+	$(MAKE) all lab
+	scripts/demo.sh
+
+install: $(BUILD)/fabprobe
+	install -D -m 0755 $(BUILD)/fabprobe $(DESTDIR)$(PREFIX)/sbin/fabprobe
+
+clean:
+	rm -rf $(BUILD)

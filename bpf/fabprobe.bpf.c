@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * fabprobe.bpf.c - thin entry points over the shared core. Every one of
+ * them passes the packet on unchanged, whatever the core found.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "core.h"
+
+/* From <linux/pkt_cls.h>, which vmlinux.h does not carry (it is a macro). */
+#define TC_ACT_OK 0
+
+/* Headers the core must see in the linear part of an skb. */
+#define FP_PULL_LEN 256
+
+/* xdp.frags: jumbo frames arrive as multi-buffer; headers sit in the first. */
+SEC("xdp.frags")
+int fp_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+
+	fp_process(data, data_end, bpf_xdp_get_buff_len(ctx), ctx->ingress_ifindex, FP_DIR_INGRESS);
+	return XDP_PASS;
+}
+
+static __always_inline void fp_skb(struct __sk_buff *skb, __u8 dir)
+{
+	__u32 len = skb->len, ifindex = skb->ifindex;
+	__u32 want = len < FP_PULL_LEN ? len : FP_PULL_LEN;
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+
+	/* Non-linear skbs: make the headers readable; the bytes do not change. */
+	if (data + want > data_end) {
+		bpf_skb_pull_data(skb, want);
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+	}
+	fp_process(data, data_end, len, ifindex, dir);
+}
+
+/* Loaded with expected attach type BPF_TCX_INGRESS / BPF_TCX_EGRESS. */
+SEC("tc")
+int fp_tc_ingress(struct __sk_buff *skb)
+{
+	fp_skb(skb, FP_DIR_INGRESS);
+	return TC_ACT_OK;
+}
+
+SEC("tc")
+int fp_tc_egress(struct __sk_buff *skb)
+{
+	fp_skb(skb, FP_DIR_EGRESS);
+	return TC_ACT_OK;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

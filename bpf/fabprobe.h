@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * fabprobe.h - everything that crosses the BPF/userspace boundary: map keys
+ * and values, counter indices and protocol constants. Included by the BPF
+ * programs (after vmlinux.h) and by userspace; never define these twice.
+ */
+#ifndef __FABPROBE_H
+#define __FABPROBE_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+/* Default UDP ports: IBTA Annex A17 (RoCEv2) and RFC 7348 (VXLAN). */
+#define FP_ROCE_PORT_DEFAULT  4791
+#define FP_VXLAN_PORT_DEFAULT 4789
+#define FP_FLOWS_DEFAULT      65536
+
+/* EtherTypes and IP protocol numbers the parser needs. */
+#define FP_ETH_P_IP	    0x0800
+#define FP_ETH_P_IPV6	    0x86DD
+#define FP_ETH_P_8021Q	    0x8100
+#define FP_ETH_P_8021AD	    0x88A8
+#define FP_IPPROTO_UDP	    17
+#define FP_IPPROTO_HOPOPTS  0
+#define FP_IPPROTO_ROUTING  43
+#define FP_IPPROTO_FRAGMENT 44
+#define FP_IPPROTO_DSTOPTS  60
+#define FP_IPPROTO_NONE	    59
+#define FP_IP_MF	    0x2000
+#define FP_IP_OFFSET	    0x1FFF
+
+/* Bounds that keep the verifier's work and the per-packet cost constant. */
+#define FP_MAX_VLAN	2
+#define FP_MAX_IPV6_EXT 4
+
+/* VXLAN header (RFC 7348 section 5): flags byte with I = 0x08, VNI in 24 bits. */
+#define FP_VXLAN_HLEN	8
+#define FP_VXLAN_FLAG_I 0x08
+
+/*
+ * RoCEv2 (IBTA Vol 1 ch. 9 and Annex A17). The BTH opcode's top three bits
+ * are the transport, the low five the operation.
+ */
+#define FP_BTH_LEN	    12
+#define FP_ICRC_LEN	    4
+#define FP_RETH_LEN	    16
+#define FP_AETH_LEN	    4
+#define FP_DETH_LEN	    8
+#define FP_RDETH_LEN	    4
+#define FP_XRCETH_LEN	    4
+#define FP_ATOMICETH_LEN    28
+#define FP_ATOMICACKETH_LEN 8
+#define FP_IMMDT_LEN	    4
+#define FP_IETH_LEN	    4
+
+#define FP_TRANSPORT_MASK 0xE0
+#define FP_TRANSPORT_RC	  0x00
+#define FP_TRANSPORT_UC	  0x20
+#define FP_TRANSPORT_RD	  0x40
+#define FP_TRANSPORT_UD	  0x60
+#define FP_TRANSPORT_CNP  0x80
+#define FP_TRANSPORT_XRC  0xA0
+#define FP_OP_MASK	  0x1F
+
+#define FP_OPCODE_CNP 0x81
+
+enum fp_op {
+	FP_OP_SEND_FIRST = 0x00,
+	FP_OP_SEND_MIDDLE = 0x01,
+	FP_OP_SEND_LAST = 0x02,
+	FP_OP_SEND_LAST_IMM = 0x03,
+	FP_OP_SEND_ONLY = 0x04,
+	FP_OP_SEND_ONLY_IMM = 0x05,
+	FP_OP_WRITE_FIRST = 0x06,
+	FP_OP_WRITE_MIDDLE = 0x07,
+	FP_OP_WRITE_LAST = 0x08,
+	FP_OP_WRITE_LAST_IMM = 0x09,
+	FP_OP_WRITE_ONLY = 0x0A,
+	FP_OP_WRITE_ONLY_IMM = 0x0B,
+	FP_OP_READ_REQ = 0x0C,
+	FP_OP_READ_RESP_FIRST = 0x0D,
+	FP_OP_READ_RESP_MIDDLE = 0x0E,
+	FP_OP_READ_RESP_LAST = 0x0F,
+	FP_OP_READ_RESP_ONLY = 0x10,
+	FP_OP_ACK = 0x11,
+	FP_OP_ATOMIC_ACK = 0x12,
+	FP_OP_CMP_SWAP = 0x13,
+	FP_OP_FETCH_ADD = 0x14,
+	FP_OP_SEND_LAST_INV = 0x16,
+	FP_OP_SEND_ONLY_INV = 0x17,
+};
+
+/* BTH byte 4 carries FECN/BECN, byte 8 AckReq (IBTA 9.2). */
+#define FP_BTH_FECN	 0x80
+#define FP_BTH_BECN	 0x40
+#define FP_BTH_ACKREQ	 0x80
+#define FP_BTH_TVER_MASK 0x0F
+#define FP_PSN_MASK	 0xFFFFFF
+
+/* AETH syndrome (IBTA 9.7.5.1): bits 6-5 select ACK, RNR NAK or NAK. */
+#define FP_AETH_CLASS_MASK 0x60
+#define FP_AETH_CLASS_ACK  0x00
+#define FP_AETH_CLASS_RNR  0x20
+#define FP_AETH_CLASS_NAK  0x60
+#define FP_AETH_CODE_MASK  0x1F
+
+/*
+ * A READ request reserves one PSN per response packet: ceil(len / PMTU).
+ * The PMTU is not on the wire, so the parser allows the most PSNs the
+ * smallest IB MTU (256 bytes) could reserve before it calls a jump a gap.
+ */
+#define FP_MIN_PMTU_SHIFT 8
+
+/* Global counters: a per-CPU array indexed by this enum, never evicted. */
+enum fp_counter {
+	FP_CNT_FRAMES,
+	FP_CNT_BYTES,
+	FP_CNT_ROCE,
+	FP_CNT_VXLAN,
+	FP_CNT_CNP,
+	FP_CNT_OTHER,
+	FP_CNT_MALFORMED,
+	FP_CNT_FLOW_NEW,
+	FP_CNT_FLOW_INSERT_FAIL,
+	FP_CNT_PSN_INSERT_FAIL,
+	FP_CNT_MAX,
+};
+
+struct fp_totals {
+	__u64 cnt[FP_CNT_MAX];
+};
+
+/* Where a frame was seen. */
+enum fp_dir {
+	FP_DIR_INGRESS = 0,
+	FP_DIR_EGRESS = 1,
+};
+
+/* flow_key.flags */
+#define FP_FLOW_VXLAN	   0x01 /* RoCE inside VXLAN: vni and inner_* valid */
+#define FP_FLOW_IPV6	   0x02 /* outer addresses are IPv6 */
+#define FP_FLOW_INNER_IPV6 0x04 /* inner addresses are IPv6 */
+
+/*
+ * One direction of one RoCE queue pair as seen at one point on the wire.
+ * IPv4 addresses are stored in the first four bytes of the 16-byte fields
+ * (the rest zero) so that the key has one layout; the flags say which.
+ * Keep it free of holes: it is hashed byte for byte.
+ */
+struct flow_key {
+	__u8 src[16];
+	__u8 dst[16];
+	__u8 inner_src[16];
+	__u8 inner_dst[16];
+	__u16 sport;
+	__u16 dport;
+	__u16 inner_sport;
+	__u16 inner_dport;
+	__u32 vni;
+	__u32 dest_qp;
+	__u32 ifindex;
+	__u8 dir;
+	__u8 flags;
+	__u16 pad;
+};
+
+/* Per-CPU counters of one flow; userspace sums them over CPUs. */
+struct flow_counters {
+	__u64 packets;
+	__u64 bytes;
+	__u64 ecn[4];	    /* outer IP ECN: Not-ECT, ECT(1), ECT(0), CE */
+	__u64 inner_ecn[4]; /* same, of the inner IP header in VXLAN */
+	__u64 cnp;
+	__u64 acks;
+	__u64 naks;
+	__u64 rnr_naks;
+	__u64 retransmits;
+	__u64 psn_gaps;
+	__u64 fecn;
+	__u64 becn;
+	__u64 first_seen_ns;
+	__u64 last_seen_ns;
+	__u64 opcodes[4]; /* bitmap of BTH opcodes seen */
+	__u64 dscp_mask;  /* bitmap of DSCP values seen */
+	__u16 vlan;	  /* outermost VLAN ID, 0 when untagged */
+	__u8 dscp;	  /* DSCP of the last packet */
+	__u8 pcp;	  /* PCP of the outermost tag (valid when vlan_tagged) */
+	__u8 vlan_tagged;
+	__u8 last_opcode;
+	__u8 last_nak_code;
+	__u8 pad;
+};
+
+/*
+ * Request-PSN state of a flow. Packets of one queue pair can be handled on
+ * different CPUs (tc egress runs on the sender's CPU), so this lives in a
+ * shared map; updates are plain stores, and a race costs at most one
+ * misclassified packet, never a lost frame count.
+ */
+struct psn_track {
+	__u32 max_psn;	    /* highest request PSN seen, 24-bit */
+	__u32 next_psn_max; /* highest PSN the next request may carry in order */
+	__u32 last_psn;	    /* PSN of the last request packet */
+	__u32 valid;
+};
+
+#endif /* __FABPROBE_H */

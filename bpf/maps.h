@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* maps.h - the maps the probe writes and userspace reads. */
+#ifndef __FP_MAPS_H
+#define __FP_MAPS_H
+
+#include "fabprobe.h"
+
+/* Global counters: one per-CPU slot holding every counter, one lookup a frame. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_totals);
+} fp_totals SEC(".maps");
+
+/* Flow table; userspace sets max_entries from --flows before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
+	__uint(max_entries, FP_FLOWS_DEFAULT);
+	__type(key, struct flow_key);
+	__type(value, struct flow_counters);
+} fp_flows SEC(".maps");
+
+/* Request-PSN state, shared across CPUs (see struct psn_track). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FP_FLOWS_DEFAULT);
+	__type(key, struct flow_key);
+	__type(value, struct psn_track);
+} fp_psn SEC(".maps");
+
+#endif /* __FP_MAPS_H */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * collect.h - snapshots of the probe's maps: global counters and every
+ * flow, per-CPU values summed. Front ends read snapshots, never maps.
+ */
+#ifndef __FP_COLLECT_H
+#define __FP_COLLECT_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "fabprobe.h"
+
+struct probe;
+
+struct flow_record {
+	struct flow_key key;
+	struct flow_counters c; /* summed over CPUs */
+};
+
+struct snapshot {
+	__u64 totals[FP_CNT_MAX];
+	struct flow_record *flows;
+	size_t n_flows;
+	size_t cap;
+	__u32 flow_capacity;   /* the flow table's max_entries */
+	__u64 taken_ns;	       /* CLOCK_MONOTONIC when taken */
+	__s64 clock_offset_ns; /* add to a flow's *_seen_ns for UNIX time */
+};
+
+/* Read every map into s (its buffers are reused between calls). */
+int collect_snapshot(struct probe *p, struct snapshot *s);
+void snapshot_free(struct snapshot *s);
+
+/* Flow-table evictions so far: inserts minus the flows still present. */
+__u64 snapshot_evictions(const struct snapshot *s);
+
+/* Sum ncpus per-CPU copies of a flow's counters (stride: value size). */
+void flow_counters_sum(struct flow_counters *out, const void *percpu, int ncpus, size_t stride);
+void totals_sum(__u64 out[FP_CNT_MAX], const void *percpu, int ncpus, size_t stride);
+
+/* Sort flows by bytes, largest first. */
+void snapshot_sort_by_bytes(struct snapshot *s);
+
+#endif /* __FP_COLLECT_H */

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* commands.h - one entry point per subcommand; each returns the exit code. */
+#ifndef __FP_COMMANDS_H
+#define __FP_COMMANDS_H
+
+int cmd_replay(int argc, char **argv);
+
+#endif /* __FP_COMMANDS_H */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __FP_LOG_H
+#define __FP_LOG_H
+
+#include <stdbool.h>
+
+extern bool fp_verbose;
+
+/* One line on stderr, prefixed "fabprobe: ". */
+void fp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, only with -v. */
+void fp_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Route libbpf's own messages: warnings always, debug output with -v. */
+void fp_setup_libbpf_log(void);
+/* A libbpf/errno error as text ("Operation not permitted"). */
+const char *fp_strerror(int err);
+
+#endif /* __FP_LOG_H */

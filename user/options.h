@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* options.h - command-line values shared by every subcommand, checked strictly. */
+#ifndef __FP_OPTIONS_H
+#define __FP_OPTIONS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+/*
+ * Parse a decimal integer in [min, max] for option opt. On error prints one
+ * line ("--flows: '12x' is not a number from 1 to 16777216") and returns
+ * -EINVAL.
+ */
+int opt_parse_u64(const char *opt, const char *arg, __u64 min, __u64 max, __u64 *out);
+int opt_parse_u32(const char *opt, const char *arg, __u32 min, __u32 max, __u32 *out);
+int opt_parse_port(const char *opt, const char *arg, __u16 *out);
+
+/* Split "NAME=VALUE"; both parts non-empty. */
+int opt_split_pair(const char *opt, char *arg, char **name, char **value);
+
+#endif /* __FP_OPTIONS_H */
