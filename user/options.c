@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,4 +59,15 @@ int opt_split_pair(const char *opt, char *arg, char **name, char **value)
 	*name = arg;
 	*value = eq + 1;
 	return 0;
+}
+
+int opt_bad(const char *cmd, int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':')
+		fp_err("%s: option '%s' needs a value; see 'fabprobe %s --help'", cmd, arg, cmd);
+	else
+		fp_err("%s: unknown option '%s'; see 'fabprobe %s --help'", cmd, arg, cmd);
+	return 2;
 }

@@ -18,4 +18,11 @@ int opt_parse_port(const char *opt, const char *arg, __u16 *out);
 /* Split "NAME=VALUE"; both parts non-empty. */
 int opt_split_pair(const char *opt, char *arg, char **name, char **value);
 
+/*
+ * getopt_long with opterr = 0 and an optstring starting with ':' returns
+ * '?' or ':' on a bad option: print one line naming it. Returns 2, the
+ * exit code for usage errors.
+ */
+int opt_bad(const char *cmd, int opt, char **argv);
+
 #endif /* __FP_OPTIONS_H */

@@ -228,7 +228,8 @@ int cmd_replay(int argc, char **argv)
 
 	popts.replay = true;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jp:n:h", long_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":jp:n:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -269,8 +270,7 @@ int cmd_replay(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fp_err("replay: unknown option; see 'fabprobe replay --help'");
-			return 2;
+			return opt_bad("replay", opt, argv);
 		}
 	}
 	for (; optind < argc; optind++) {

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Bad input to `fabprobe replay` and the command line: one clear line on
+# stderr, a non-zero exit, nothing on stdout, never a crash.
+set -u
+FABPROBE=${FABPROBE:-build/fabprobe}
+PCAPS=${PCAPS:-../shared/pcaps}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+# expect_error NAME PATTERN CMD...: exit != 0, exactly one stderr line matching PATTERN.
+expect_error() {
+	local name=$1 pattern=$2 rc lines
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	lines=$(wc -l <"$tmp/err")
+	if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+		grep -qE -- "$pattern" "$tmp/err"; then
+		pass=$((pass + 1))
+		echo "ok   $name: $(cat "$tmp/err")"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: rc=$rc stderr lines=$lines"
+		sed 's/^/     stderr: /' "$tmp/err"
+		head -c 300 "$tmp/out" | sed 's/^/     stdout: /'
+	fi
+}
+
+expect_ok() {
+	local name=$1 rc
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "ok   $name"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: rc=$rc"
+		sed 's/^/     stderr: /' "$tmp/err"
+	fi
+}
+
+good=$PCAPS/rdma_write_bw.pcap
+head -c 1000 /dev/urandom >"$tmp/garbage.pcap"
+# A valid header and first record, cut inside the second record.
+head -c 200 "$good" >"$tmp/truncated.pcap"
+# pcap header, link type 105 (IEEE 802.11), one 4-byte record.
+python3 - "$tmp/wifi.pcap" "$tmp/empty.pcap" <<'PY'
+import struct, sys
+hdr = lambda dlt: struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, dlt)
+open(sys.argv[1], "wb").write(hdr(105) + struct.pack("<IIII", 0, 0, 4, 4) + b"\0" * 4)
+open(sys.argv[2], "wb").write(hdr(1))
+PY
+: >"$tmp/zero.pcap"
+chmod 000 "$tmp/zero.pcap"
+
+expect_error "missing capture" "nosuch.pcap" "$FABPROBE" replay "$tmp/nosuch.pcap"
+expect_error "corrupt capture" "garbage.pcap" "$FABPROBE" replay "$tmp/garbage.pcap"
+expect_error "truncated capture" "truncated.pcap.*(truncated|corrupt)" "$FABPROBE" replay "$tmp/truncated.pcap"
+expect_error "unsupported link type" "unsupported link type" "$FABPROBE" replay "$tmp/wifi.pcap"
+expect_error "empty file" "zero.pcap" "$FABPROBE" replay "$tmp/zero.pcap"
+expect_error "no capture given" "no capture" "$FABPROBE" replay
+expect_error "two files" "one FILE" "$FABPROBE" replay "$good" "$good"
+expect_error "unknown option" "unknown option" "$FABPROBE" replay --bogus "$good"
+expect_error "option without value" "needs a value" "$FABPROBE" replay "$good" --rows
+expect_error "unknown short option" "unknown option '-x'" "$FABPROBE" replay -x "$good"
+expect_error "unknown command" "unknown command" "$FABPROBE" frobnicate
+expect_error "bad --flows" "--flows: '0'" "$FABPROBE" replay --flows 0 "$good"
+expect_error "bad --roce-port" "--roce-port: '70000'" "$FABPROBE" replay --roce-port 70000 "$good"
+expect_error "bad --path" "--path: 'up1' is not NAME=VALUE" "$FABPROBE" replay --path up1
+expect_error "not root" "must run as root" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$(realpath "$FABPROBE")" replay "$(realpath "$good")"
+expect_ok "header-only capture" "$FABPROBE" replay --json "$tmp/empty.pcap"
+expect_ok "--help" "$FABPROBE" replay --help
+expect_ok "global --help" "$FABPROBE" --help
+expect_ok "--version" "$FABPROBE" --version
+
+echo "bad-input: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Run every test suite; print each suite's verdict and one closing line
+# "tests: N passed, N failed". Run from the repository top as root, after
+# `make tests-build lab` (make test does both).
+# FP_TESTS=pattern runs only the suites whose name matches.
+set -u
+cd "$(dirname "$0")/.."
+export FABPROBE=${FABPROBE:-$PWD/build/fabprobe}
+export PCAPS=${PCAPS:-$(cd .. && pwd)/shared/pcaps}
+
+pass=0 fail=0 failed=()
+log_dir=build/test-logs
+mkdir -p "$log_dir"
+
+run_suite() {
+	local name=$1 start rc
+	shift
+	[[ -n ${FP_TESTS:-} && ! $name =~ ${FP_TESTS} ]] && return 0
+	start=$(date +%s)
+	echo "=== $name"
+	"$@" >"$log_dir/$name.log" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "--- PASS $name ($(($(date +%s) - start)) s): $(tail -n 1 "$log_dir/$name.log")"
+	else
+		fail=$((fail + 1))
+		failed+=("$name")
+		echo "--- FAIL $name (exit $rc); last lines of $log_dir/$name.log:"
+		tail -n 40 "$log_dir/$name.log" | sed 's/^/    /'
+	fi
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "tests/run.sh: the BPF and network-namespace tests need root" >&2
+	exit 1
+fi
+if [ ! -d "$PCAPS" ]; then
+	echo "tests/run.sh: shared captures not found at $PCAPS (set PCAPS=...)" >&2
+	exit 1
+fi
+
+for t in build/tests/test_*; do
+	case "$t" in
+	*test_parser*) ;; # BPF fixtures, below
+	*) run_suite "unit-$(basename "$t" | sed 's/^test_//')" "$t" ;;
+	esac
+done
+[ -x build/tests/test_parser ] && run_suite bpf-parser build/tests/test_parser
+run_suite replay-tshark python3 tests/replay/tshark_check.py "$FABPROBE" "$PCAPS"/*.pcap
+run_suite cli-bad-input bash tests/cli/bad_input.sh
+for t in tests/integration/*.sh; do
+	[ -e "$t" ] && run_suite "integration-$(basename "$t" .sh)" bash "$t"
+done
+
+echo
+[ $fail -eq 0 ] || echo "failed suites: ${failed[*]}"
+echo "tests: $pass passed, $fail failed"
+[ $fail -eq 0 ]
