@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "options.h"
+#include "probe.h"
 
 int opt_parse_u64(const char *opt, const char *arg, __u64 min, __u64 max, __u64 *out)
 {
@@ -70,4 +71,18 @@ int opt_bad(const char *cmd, int opt, char **argv)
 	else
 		fp_err("%s: unknown option '%s'; see 'fabprobe %s --help'", cmd, arg, cmd);
 	return 2;
+}
+
+int opt_parse_probe(struct probe_opts *po, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'F':
+		return opt_parse_u32("--flows", arg, 1, 1U << 24, &po->flow_entries) ?: 1;
+	case 'R':
+		return opt_parse_port("--roce-port", arg, &po->roce_port) ?: 1;
+	case 'X':
+		return opt_parse_port("--vxlan-port", arg, &po->vxlan_port) ?: 1;
+	default:
+		return 0;
+	}
 }

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -10,6 +15,9 @@
 
 /* The kernel's XDP verdict for "pass" (enum xdp_action). */
 #define FP_XDP_PASS 2
+/* enum bpf_attach_type values newer than libbpf 1.1's headers. */
+#define FP_BPF_TCX_INGRESS 46
+#define FP_BPF_TCX_EGRESS  47
 
 static int check_privileges(void)
 {
@@ -49,8 +57,8 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 		goto fail;
 	}
 	/* tcx links need the attach type at load time (BPF_TCX_INGRESS/EGRESS). */
-	bpf_program__set_expected_attach_type(skel->progs.fp_tc_ingress, 46);
-	bpf_program__set_expected_attach_type(skel->progs.fp_tc_egress, 47);
+	bpf_program__set_expected_attach_type(skel->progs.fp_tc_ingress, FP_BPF_TCX_INGRESS);
+	bpf_program__set_expected_attach_type(skel->progs.fp_tc_egress, FP_BPF_TCX_EGRESS);
 
 	err = fabprobe_bpf__load(skel);
 	if (err) {
@@ -76,6 +84,9 @@ fail:
 
 void probe_destroy(struct probe *p)
 {
+	for (int i = 0; i < p->n_links; i++)
+		close(p->links[i].fd);
+	p->n_links = 0;
 	fabprobe_bpf__destroy(p->skel);
 	p->skel = NULL;
 }
@@ -97,4 +108,116 @@ int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire
 	if (topts.retval != FP_XDP_PASS)
 		return -EPROTO;
 	return 0;
+}
+
+static int iface_is_up(const char *ifname)
+{
+	struct ifreq ifr = {};
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	return !!(ifr.ifr_flags & IFF_UP);
+}
+
+static int add_link(struct probe *p, int fd, __u32 ifindex, enum probe_hooks hook, bool generic)
+{
+	if (p->n_links >= PROBE_MAX_LINKS) {
+		close(fd);
+		fp_err("too many attachments (at most %d)", PROBE_MAX_LINKS);
+		return -E2BIG;
+	}
+	p->links[p->n_links++] =
+	    (struct probe_link){.fd = fd, .ifindex = ifindex, .hook = hook, .xdp_generic = generic};
+	return 0;
+}
+
+static int attach_xdp(struct probe *p, const char *ifname, __u32 ifindex, enum probe_xdp_mode mode)
+{
+	int prog_fd = bpf_program__fd(p->skel->progs.fp_xdp);
+	__u32 other_id = 0;
+	int fd, err;
+
+	/* Another program's XDP attachment is never replaced. */
+	if (!bpf_xdp_query_id(ifindex, 0, &other_id) && other_id) {
+		fp_err("%s already runs an XDP program (id %u); fabprobe will not replace it: "
+		       "use --hook tc",
+		       ifname, other_id);
+		return -EBUSY;
+	}
+	if (mode != PROBE_XDP_GENERIC) {
+		LIBBPF_OPTS(bpf_link_create_opts, native, .flags = XDP_FLAGS_DRV_MODE);
+
+		fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &native);
+		if (fd >= 0)
+			return add_link(p, fd, ifindex, PROBE_HOOK_XDP, false);
+		err = -errno;
+		if (mode == PROBE_XDP_NATIVE) {
+			fp_err("%s: cannot attach XDP in native mode: %s (try --xdp-mode generic)",
+			       ifname, fp_strerror(err));
+			return err;
+		}
+		fp_dbg("%s: native XDP failed (%s), using generic", ifname, fp_strerror(err));
+	}
+	{
+		LIBBPF_OPTS(bpf_link_create_opts, generic, .flags = XDP_FLAGS_SKB_MODE);
+
+		fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &generic);
+	}
+	if (fd < 0) {
+		err = -errno;
+		fp_err("%s: cannot attach XDP: %s", ifname, fp_strerror(err));
+		return err;
+	}
+	return add_link(p, fd, ifindex, PROBE_HOOK_XDP, true);
+}
+
+/* tcx (kernel 6.6+): a link, so it goes away with the process. */
+static int attach_tcx(struct probe *p, const char *ifname, __u32 ifindex, bool egress)
+{
+	struct bpf_program *prog =
+	    egress ? p->skel->progs.fp_tc_egress : p->skel->progs.fp_tc_ingress;
+	int type = egress ? FP_BPF_TCX_EGRESS : FP_BPF_TCX_INGRESS;
+	int fd, err;
+
+	fd = bpf_link_create(bpf_program__fd(prog), ifindex, type, NULL);
+	if (fd < 0) {
+		err = -errno;
+		fp_err("%s: cannot attach tc %s (tcx needs kernel 6.6 or newer; else use --hook "
+		       "xdp): %s",
+		       ifname, egress ? "egress" : "ingress", fp_strerror(err));
+		return err;
+	}
+	return add_link(p, fd, ifindex, egress ? PROBE_HOOK_TC_OUT : PROBE_HOOK_TC_IN, false);
+}
+
+int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
+		 enum probe_xdp_mode xdp_mode)
+{
+	__u32 ifindex = if_nametoindex(ifname);
+	int up, err = 0;
+
+	if (!ifindex) {
+		fp_err("interface %s does not exist", ifname);
+		return -ENODEV;
+	}
+	up = iface_is_up(ifname);
+	if (up <= 0) {
+		fp_err("interface %s is %s", ifname, up < 0 ? fp_strerror(up) : "down");
+		return up < 0 ? up : -ENETDOWN;
+	}
+	if (hooks & PROBE_HOOK_XDP)
+		err = attach_xdp(p, ifname, ifindex, xdp_mode);
+	if (!err && (hooks & PROBE_HOOK_TC_IN))
+		err = attach_tcx(p, ifname, ifindex, false);
+	if (!err && (hooks & PROBE_HOOK_TC_OUT))
+		err = attach_tcx(p, ifname, ifindex, true);
+	return err;
 }

@@ -26,16 +26,51 @@ struct probe_opts {
 		.flow_entries = FP_FLOWS_DEFAULT,                                                  \
 	}
 
+/* Which hooks to attach on an interface (--hook). */
+enum probe_hooks {
+	PROBE_HOOK_XDP = 1,    /* XDP, ingress */
+	PROBE_HOOK_TC_IN = 2,  /* tcx ingress */
+	PROBE_HOOK_TC_OUT = 4, /* tcx egress */
+};
+
+enum probe_xdp_mode {
+	PROBE_XDP_AUTO, /* native where the driver has it, else generic */
+	PROBE_XDP_NATIVE,
+	PROBE_XDP_GENERIC,
+};
+
+#define PROBE_MAX_LINKS 192
+
+/*
+ * Attachments are BPF links held by this process: XDP links and tcx links
+ * vanish when it exits, even on SIGKILL, so nothing is ever left behind.
+ */
+struct probe_link {
+	int fd;
+	__u32 ifindex;
+	enum probe_hooks hook;
+	bool xdp_generic;
+};
+
 struct probe {
 	struct fabprobe_bpf *skel;
 	int ncpus;
 	__u32 flow_entries;
 	bool replay;
+	struct probe_link links[PROBE_MAX_LINKS];
+	int n_links;
 };
 
 /* Open, configure and load; errors are reported on stderr. */
 int probe_load(struct probe *p, const struct probe_opts *opts);
 void probe_destroy(struct probe *p);
+
+/*
+ * Attach the hooks to one interface. Refuses an interface that is missing,
+ * down, or already runs another XDP program (never takes one over).
+ */
+int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
+		 enum probe_xdp_mode xdp_mode);
 
 /*
  * Run one captured frame through the XDP program (BPF_PROG_TEST_RUN).

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "collect.h"
 #include "commands.h"
 #include "log.h"
@@ -36,25 +37,22 @@ struct replay_source {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: fabprobe replay [OPTIONS] FILE\n"
-		"       fabprobe replay [OPTIONS] --path NAME=FILE [--path NAME=FILE ...]\n"
-		"\n"
-		"Run every frame of a pcap/pcapng capture through fabprobe's BPF parser\n"
-		"(BPF_PROG_TEST_RUN, the same XDP program a live probe attaches) and report.\n"
-		"\n"
-		"Options:\n"
-		"  -j, --json             print the JSON report (docs/json.md) instead of a table\n"
-		"  -p, --path NAME=FILE   a capture taken on uplink NAME; repeat for each uplink\n"
-		"                         of one ECMP group (flows report \"path\": NAME)\n"
-		"  -n, --rows N           table rows to print (default 50, 0 = all)\n"
-		"      --flows N          flow table size in entries (default %u)\n"
-		"      --roce-port PORT   RoCEv2 UDP port (default %u)\n"
-		"      --vxlan-port PORT  VXLAN UDP port (default %u)\n"
-		"  -h, --help             this help\n"
-		"\n"
-		"Link types: Ethernet, Linux cooked (SLL, SLL2) and raw IP. Needs root (BPF).\n",
-		FP_FLOWS_DEFAULT, FP_ROCE_PORT_DEFAULT, FP_VXLAN_PORT_DEFAULT);
+	fprintf(
+	    out,
+	    "Usage: fabprobe replay [OPTIONS] FILE\n"
+	    "       fabprobe replay [OPTIONS] --path NAME=FILE [--path NAME=FILE ...]\n"
+	    "\n"
+	    "Run every frame of a pcap/pcapng capture through fabprobe's BPF parser\n"
+	    "(BPF_PROG_TEST_RUN, the same XDP program a live probe attaches) and report.\n"
+	    "\n"
+	    "Options:\n"
+	    "  -j, --json             print the JSON report (docs/json.md) instead of a table\n"
+	    "  -p, --path NAME=FILE   a capture taken on uplink NAME; repeat for each uplink\n"
+	    "                         of one ECMP group (flows report \"path\": NAME)\n"
+	    "  -n, --rows N           table rows to print (default 50, 0 = all)\n" OPT_PROBE_HELP
+	    "  -h, --help             this help\n"
+	    "\n"
+	    "Link types: Ethernet, Linux cooked (SLL, SLL2) and raw IP. Needs root (BPF).\n");
 }
 
 static int open_source(struct replay_source *src)
@@ -219,6 +217,8 @@ int cmd_replay(int argc, char **argv)
 	struct report_opts ropts = {.mode = "replay", .ifaces = names, .max_flows = 50};
 	struct replay_progress pr = {.enabled = isatty(STDERR_FILENO)};
 	struct snapshot snap = {};
+	struct analysis an = {};
+	struct analysis_opts aopts;
 	struct probe probe = {};
 	bool json = false;
 	int n_src = 0, n_paths = 0, opt, err = 0;
@@ -227,6 +227,7 @@ int cmd_replay(int argc, char **argv)
 	char *name, *file;
 
 	popts.replay = true;
+	analysis_opts_default(&aopts);
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":jp:n:h", long_opts, NULL)) != -1) {
@@ -254,23 +255,16 @@ int cmd_replay(int argc, char **argv)
 				return 2;
 			ropts.max_flows = rows;
 			break;
-		case 'F':
-			if (opt_parse_u32("--flows", optarg, 1, 1U << 24, &popts.flow_entries))
-				return 2;
-			break;
-		case 'R':
-			if (opt_parse_port("--roce-port", optarg, &popts.roce_port))
-				return 2;
-			break;
-		case 'X':
-			if (opt_parse_port("--vxlan-port", optarg, &popts.vxlan_port))
-				return 2;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
-			return opt_bad("replay", opt, argv);
+			err = opt_parse_probe(&popts, opt, optarg);
+			if (err < 0)
+				return 2;
+			if (!err)
+				return opt_bad("replay", opt, argv);
+			err = 0;
 		}
 	}
 	for (; optind < argc; optind++) {
@@ -318,15 +312,21 @@ int cmd_replay(int argc, char **argv)
 	if (err)
 		goto out;
 	snapshot_sort_by_bytes(&snap);
+	err = analysis_update(&an, &snap, &ropts, &aopts, 0);
+	if (err) {
+		fp_err("replay: analysis failed: %s", fp_strerror(err));
+		goto out;
+	}
 	if (json)
-		report_json(stdout, &snap, &ropts);
+		report_json(stdout, &snap, &an, &ropts);
 	else
-		report_text(stdout, &snap, &ropts);
+		report_text(stdout, &snap, &an, &ropts);
 	if (fflush(stdout) == EOF) {
 		fp_err("replay: cannot write the report: %s", strerror(errno));
 		err = -EIO;
 	}
 out:
+	analysis_free(&an);
 	snapshot_free(&snap);
 	probe_destroy(&probe);
 	free(frame);

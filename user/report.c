@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "format.h"
 #include "json.h"
 #include "report.h"
@@ -40,8 +41,8 @@ static void json_time(struct json *j, const char *key, __u64 ns, __s64 offset_ns
 	json_kv_double(j, key, (double)((__s64)ns + offset_ns) / 1e9, 6);
 }
 
-static void json_flow(struct json *j, const struct flow_record *r, const struct snapshot *s,
-		      const struct report_opts *o)
+static void json_flow(struct json *j, const struct flow_record *r, const struct flow_view *v,
+		      const struct snapshot *s, const struct report_opts *o)
 {
 	const struct flow_key *k = &r->key;
 	const struct flow_counters *c = &r->c;
@@ -124,7 +125,163 @@ static void json_flow(struct json *j, const struct flow_record *r, const struct 
 		json_str(j, ifn->name);
 	else
 		json_null(j);
+	if (v) {
+		json_kv_double(j, "bps", v->bps, 0);
+		json_kv_double(j, "pps", v->pps, 1);
+		json_kv_double(j, "ce_fraction", v->ce_fraction, 4);
+		json_kv_bool(j, "elephant", v->elephant);
+		json_key(j, "predicted_path");
+		if (v->predicted_path >= 0)
+			json_u64(j, v->predicted_path);
+		else
+			json_null(j);
+	}
 	json_obj_end(j);
+}
+
+/* A flow named by the fields that identify it, for alerts and collisions. */
+static void json_flow_ref(struct json *j, const struct flow_key *k)
+{
+	json_obj_begin(j);
+	json_addr(j, "src", k->src, k->flags & FP_FLOW_IPV6);
+	json_addr(j, "dst", k->dst, k->flags & FP_FLOW_IPV6);
+	json_kv_u64(j, "sport", k->sport);
+	json_kv_u64(j, "dport", k->dport);
+	json_key(j, "vni");
+	if (k->flags & FP_FLOW_VXLAN)
+		json_u64(j, k->vni);
+	else
+		json_null(j);
+	json_kv_u64(j, "dest_qp", k->dest_qp);
+	json_obj_end(j);
+}
+
+static void json_path_name(struct json *j, const char *key, const struct analysis *a, int path)
+{
+	json_key(j, key);
+	if (path >= 0 && path < a->n_paths)
+		json_str(j, a->paths[path].name);
+	else
+		json_null(j);
+}
+
+static void json_paths(struct json *j, const struct analysis *a)
+{
+	json_key(j, "paths");
+	json_arr_begin(j);
+	for (int i = 0; i < a->n_paths; i++) {
+		const struct path_view *p = &a->paths[i];
+
+		json_obj_begin(j);
+		json_kv_str(j, "name", p->name);
+		json_kv_u64(j, "flows", p->flows);
+		json_kv_u64(j, "elephants", p->elephants);
+		json_kv_u64(j, "packets", p->packets);
+		json_kv_u64(j, "bytes", p->bytes);
+		json_kv_double(j, "bps", p->bps, 0);
+		json_kv_double(j, "speed_bps", p->speed_bps, 0);
+		json_kv_u64(j, "predicted_elephants", p->predicted_elephants);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "imbalance");
+	json_obj_begin(j);
+	json_kv_double(j, "bytes", a->imbalance_bytes, 3);
+	json_kv_double(j, "flows", a->imbalance_flows, 3);
+	json_obj_end(j);
+	json_kv_double(j, "elephant_bps", a->elephant_bps, 0);
+	json_kv_double(j, "interval_s", a->interval_s, 3);
+}
+
+static void json_elephants(struct json *j, const struct analysis *a)
+{
+	json_key(j, "elephants");
+	json_arr_begin(j);
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_view *v = &a->flows[i];
+
+		if (!v->elephant)
+			continue;
+		json_obj_begin(j);
+		json_key(j, "flow");
+		json_flow_ref(j, &v->r->key);
+		json_path_name(j, "path", a, v->path);
+		json_kv_double(j, "bps", v->bps, 0);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_collisions(struct json *j, const struct analysis *a)
+{
+	json_key(j, "collisions");
+	json_arr_begin(j);
+	for (size_t i = 0; i < a->n_collisions; i++) {
+		const struct collision *c = &a->collisions[i];
+
+		json_obj_begin(j);
+		json_kv_str(j, "kind", c->predicted ? "predicted" : "observed");
+		if (c->predicted) {
+			json_kv_u64(j, "path", c->path);
+			json_kv_u64(j, "idle_path", c->idle_path);
+		} else {
+			json_path_name(j, "path", a, c->path);
+			json_path_name(j, "idle_path", a, c->idle_path);
+		}
+		json_key(j, "flows");
+		json_arr_begin(j);
+		for (int f = 0; f < c->n_flows; f++)
+			json_flow_ref(j, &a->flows[c->flows[f]].r->key);
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_entropy(struct json *j, const struct analysis *a)
+{
+	json_key(j, "entropy");
+	json_arr_begin(j);
+	for (size_t i = 0; i < a->n_entropy; i++) {
+		const struct entropy_group *e = &a->entropy[i];
+		const struct flow_key *k = &a->flows[e->flow].r->key;
+
+		json_obj_begin(j);
+		json_addr(j, "src", k->src, k->flags & FP_FLOW_IPV6);
+		json_addr(j, "dst", k->dst, k->flags & FP_FLOW_IPV6);
+		json_key(j, "vni");
+		if (k->flags & FP_FLOW_VXLAN)
+			json_u64(j, k->vni);
+		else
+			json_null(j);
+		json_kv_u64(j, "queue_pairs", e->qps);
+		json_kv_u64(j, "source_ports", e->sports);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_alerts(struct json *j, const struct analysis *a)
+{
+	json_key(j, "alerts");
+	json_arr_begin(j);
+	for (size_t i = 0; i < a->n_alerts; i++) {
+		const struct alert *al = &a->alerts[i];
+
+		json_obj_begin(j);
+		json_kv_str(j, "type", alert_type_name(al->type));
+		json_kv_str(j, "severity", severity_name(al->severity));
+		json_kv_str(j, "message", al->message);
+		json_kv_str(j, "evidence", al->evidence);
+		json_key(j, "flows");
+		json_arr_begin(j);
+		for (int f = 0; f < al->n_flows; f++)
+			json_flow_ref(j, &al->flows[f]);
+		json_arr_end(j);
+		json_path_name(j, "path", a, al->path);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 static void json_totals(struct json *j, const struct snapshot *s, const struct report_opts *o)
@@ -150,7 +307,8 @@ static void json_totals(struct json *j, const struct snapshot *s, const struct r
 	json_obj_end(j);
 }
 
-void report_json(FILE *out, const struct snapshot *s, const struct report_opts *o)
+void report_json(FILE *out, const struct snapshot *s, const struct analysis *a,
+		 const struct report_opts *o)
 {
 	struct json j;
 
@@ -162,8 +320,15 @@ void report_json(FILE *out, const struct snapshot *s, const struct report_opts *
 	json_key(&j, "flows");
 	json_arr_begin(&j);
 	for (size_t i = 0; i < s->n_flows; i++)
-		json_flow(&j, &s->flows[i], s, o);
+		json_flow(&j, &s->flows[i], a && i < a->n_flows ? &a->flows[i] : NULL, s, o);
 	json_arr_end(&j);
+	if (a) {
+		json_paths(&j, a);
+		json_elephants(&j, a);
+		json_collisions(&j, a);
+		json_entropy(&j, a);
+		json_alerts(&j, a);
+	}
 	json_obj_end(&j);
 }
 
@@ -196,38 +361,87 @@ static const char *flow_endpoints(char *buf, size_t len, const struct flow_key *
 	return buf;
 }
 
-void report_text(FILE *out, const struct snapshot *s, const struct report_opts *o)
+static void text_paths(FILE *out, const struct analysis *a)
+{
+	char rate[32], bytes[32];
+
+	if (!a->n_paths)
+		return;
+	fprintf(out, "%-16s %7s %9s %12s %10s %12s\n", "PATH", "FLOWS", "ELEPHANTS", "PACKETS",
+		"BYTES", "RATE");
+	for (int i = 0; i < a->n_paths; i++) {
+		const struct path_view *p = &a->paths[i];
+
+		fprintf(out, "%-16s %7llu %9llu %12llu %10s %12s\n", p->name,
+			(unsigned long long)p->flows, (unsigned long long)p->elephants,
+			(unsigned long long)p->packets, fmt_si(bytes, sizeof(bytes), p->bytes, "B"),
+			fmt_si(rate, sizeof(rate), p->bps, "b/s"));
+	}
+	fprintf(out, "imbalance (max/mean): load %.2f, flows %.2f\n\n", a->imbalance_bytes,
+		a->imbalance_flows);
+}
+
+static void text_alerts(FILE *out, const struct analysis *a)
+{
+	if (!a->n_alerts) {
+		fprintf(out, "no alerts\n\n");
+		return;
+	}
+	fprintf(out, "ALERTS\n");
+	for (size_t i = 0; i < a->n_alerts; i++) {
+		const struct alert *al = &a->alerts[i];
+
+		fprintf(out, "  %-8s %-20s %s\n  %-8s %-20s %s\n", severity_name(al->severity),
+			alert_type_name(al->type), al->message, "", "", al->evidence);
+	}
+	fprintf(out, "\n");
+}
+
+void report_text(FILE *out, const struct snapshot *s, const struct analysis *a,
+		 const struct report_opts *o)
 {
 	size_t n = s->n_flows;
 	char ep[128], bytes[32], vni[16], op[32];
 
 	text_totals(out, s, o);
+	if (a) {
+		text_alerts(out, a);
+		text_paths(out, a);
+	}
 	if (!n) {
 		fprintf(out, "no RoCE flows\n");
 		return;
 	}
 	if (o->max_flows && o->max_flows < n)
 		n = o->max_flows;
-	fprintf(out, "%-44s %8s %7s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n",
-		"FLOW (src:sport > dst)", "VNI", "QP", "PACKETS", "BYTES", "CE", "CNP", "ACK",
-		"NAK", "RTX", "GAPS", "LAST OPCODE");
+	fprintf(out, "%-40s %6s %7s %-8s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n",
+		"FLOW (src:sport > dst)", "VNI", "QP", "PATH", "RATE", "PACKETS", "BYTES", "CE",
+		"CNP", "ACK", "NAK", "RTX", "GAPS", "LAST OPCODE");
 	for (size_t i = 0; i < n; i++) {
 		const struct flow_record *r = &s->flows[i];
+		const struct flow_view *v = a && i < a->n_flows ? &a->flows[i] : NULL;
+		const struct iface_name *ifn = report_iface(o, r->key.ifindex);
 		const struct flow_counters *c = &r->c;
+		char rate[32];
 
 		if (r->key.flags & FP_FLOW_VXLAN)
 			snprintf(vni, sizeof(vni), "%u", r->key.vni);
 		else
 			snprintf(vni, sizeof(vni), "-");
-		fprintf(out, "%-44s %8s %7u %9llu %10s %6llu %6llu %6llu %6llu %6llu %6llu  %s\n",
-			flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp,
-			(unsigned long long)c->packets,
-			fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
-			(unsigned long long)(c->ecn[3] + c->inner_ecn[3]),
-			(unsigned long long)c->cnp, (unsigned long long)c->acks,
-			(unsigned long long)(c->naks + c->rnr_naks),
-			(unsigned long long)c->retransmits, (unsigned long long)c->psn_gaps,
-			fmt_opcode(op, sizeof(op), c->last_opcode));
+		snprintf(rate, sizeof(rate), "-");
+		if (v)
+			fmt_si(rate, sizeof(rate), v->bps, "b/s");
+		fprintf(
+		    out,
+		    "%-40s %6s %7u %-8s %9s %9llu %10s %6llu %6llu %6llu %6llu %6llu %6llu  %s%s\n",
+		    flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp,
+		    ifn && ifn->uplink ? ifn->name : "-", rate, (unsigned long long)c->packets,
+		    fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
+		    (unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
+		    (unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks),
+		    (unsigned long long)c->retransmits, (unsigned long long)c->psn_gaps,
+		    fmt_opcode(op, sizeof(op), c->last_opcode),
+		    v && v->elephant ? " [elephant]" : "");
 	}
 	if (n < s->n_flows)
 		fprintf(out, "... %zu more flows (--json shows all)\n", s->n_flows - n);

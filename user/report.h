@@ -12,6 +12,8 @@
 
 #include "collect.h"
 
+struct analysis;
+
 #define FP_NAME_LEN 64
 
 /* What an ifindex (live) or path id (replay) is called, and whether it is an uplink. */
@@ -31,7 +33,10 @@ struct report_opts {
 
 const struct iface_name *report_iface(const struct report_opts *o, __u32 ifindex);
 
-void report_json(FILE *out, const struct snapshot *s, const struct report_opts *o);
-void report_text(FILE *out, const struct snapshot *s, const struct report_opts *o);
+/* a may be NULL: counters only. */
+void report_json(FILE *out, const struct snapshot *s, const struct analysis *a,
+		 const struct report_opts *o);
+void report_text(FILE *out, const struct snapshot *s, const struct analysis *a,
+		 const struct report_opts *o);
 
 #endif /* __FP_REPORT_H */

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "live.h"
+#include "log.h"
+#include "options.h"
+
+volatile sig_atomic_t live_exiting;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	live_exiting = 1;
+}
+
+void live_opts_init(struct live_opts *o)
+{
+	struct probe_opts defaults = PROBE_OPTS_DEFAULT;
+
+	memset(o, 0, sizeof(*o));
+	o->popts = defaults;
+	o->hooks = PROBE_HOOK_XDP | PROBE_HOOK_TC_OUT;
+	o->xdp_mode = PROBE_XDP_AUTO;
+}
+
+/* Split a comma-separated interface list in place. */
+static int split_ifaces(const char *opt, char *arg, char **out, int *n)
+{
+	for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
+		if (strlen(tok) >= IF_NAMESIZE) {
+			fp_err("%s: '%s' is longer than an interface name can be", opt, tok);
+			return -EINVAL;
+		}
+		for (int i = 0; i < *n; i++)
+			if (!strcmp(out[i], tok))
+				goto next;
+		if (*n >= LIVE_MAX_IFACES) {
+			fp_err("%s: at most %d interfaces", opt, LIVE_MAX_IFACES);
+			return -EINVAL;
+		}
+		out[(*n)++] = tok;
+	next:;
+	}
+	if (!*n) {
+		fp_err("%s: no interface named", opt);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int live_parse_opt(struct live_opts *o, int opt, char *arg)
+{
+	switch (opt) {
+	case 'i':
+		return split_ifaces("--interfaces", arg, o->ifaces, &o->n_ifaces) ?: 1;
+	case 'U':
+		return split_ifaces("--uplinks", arg, o->uplinks, &o->n_uplinks) ?: 1;
+	case 'H':
+		if (!strcmp(arg, "xdp"))
+			o->hooks = PROBE_HOOK_XDP;
+		else if (!strcmp(arg, "tc"))
+			o->hooks = PROBE_HOOK_TC_IN | PROBE_HOOK_TC_OUT;
+		else if (!strcmp(arg, "both"))
+			o->hooks = PROBE_HOOK_XDP | PROBE_HOOK_TC_OUT;
+		else {
+			fp_err("--hook: '%s' is not xdp, tc or both", arg);
+			return -EINVAL;
+		}
+		return 1;
+	case 'M':
+		if (!strcmp(arg, "native"))
+			o->xdp_mode = PROBE_XDP_NATIVE;
+		else if (!strcmp(arg, "generic"))
+			o->xdp_mode = PROBE_XDP_GENERIC;
+		else {
+			fp_err("--xdp-mode: '%s' is not native or generic", arg);
+			return -EINVAL;
+		}
+		return 1;
+	default:
+		return opt_parse_probe(&o->popts, opt, arg);
+	}
+}
+
+static bool is_uplink(const struct live_opts *o, const char *name)
+{
+	for (int i = 0; i < o->n_uplinks; i++)
+		if (!strcmp(o->uplinks[i], name))
+			return true;
+	return false;
+}
+
+static const char *hook_desc(unsigned int hooks)
+{
+	if (hooks == PROBE_HOOK_XDP)
+		return "xdp ingress";
+	if (hooks == (PROBE_HOOK_TC_IN | PROBE_HOOK_TC_OUT))
+		return "tc ingress+egress";
+	return "xdp ingress + tc egress";
+}
+
+int live_start(struct live *l, struct live_opts *o)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	int err;
+
+	/* Uplinks are watched whether or not -i names them too. */
+	for (int i = 0; i < o->n_uplinks; i++) {
+		bool listed = false;
+
+		for (int j = 0; j < o->n_ifaces; j++)
+			listed |= !strcmp(o->ifaces[j], o->uplinks[i]);
+		if (!listed && o->n_ifaces < LIVE_MAX_IFACES)
+			o->ifaces[o->n_ifaces++] = o->uplinks[i];
+	}
+	if (!o->n_ifaces) {
+		fp_err("no interface given: use -i IF[,IF...]");
+		return -EINVAL;
+	}
+	/* Check every name before loading anything: one clear line per mistake. */
+	for (int i = 0; i < o->n_ifaces; i++) {
+		if (!if_nametoindex(o->ifaces[i])) {
+			fp_err("interface %s does not exist", o->ifaces[i]);
+			return -ENODEV;
+		}
+	}
+
+	memset(l, 0, sizeof(*l));
+	err = probe_load(&l->probe, &o->popts);
+	if (err)
+		return err;
+	for (int i = 0; i < o->n_ifaces; i++) {
+		err = probe_attach(&l->probe, o->ifaces[i], o->hooks, o->xdp_mode);
+		if (err) {
+			probe_destroy(&l->probe);
+			return err;
+		}
+		l->names[i].ifindex = if_nametoindex(o->ifaces[i]);
+		snprintf(l->names[i].name, FP_NAME_LEN, "%s", o->ifaces[i]);
+		l->names[i].uplink = is_uplink(o, o->ifaces[i]);
+	}
+	l->n_names = o->n_ifaces;
+	l->hook_desc = hook_desc(o->hooks);
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+void live_stop(struct live *l)
+{
+	probe_destroy(&l->probe);
+}
+
+void live_report_opts(const struct live *l, struct report_opts *ro)
+{
+	ro->mode = "live";
+	ro->ifaces = l->names;
+	ro->n_ifaces = l->n_names;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * live.h - what every live command shares: the interface options, loading
+ * and attaching the probe, and stopping cleanly on SIGINT/SIGTERM.
+ */
+#ifndef __FP_LIVE_H
+#define __FP_LIVE_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "probe.h"
+#include "report.h"
+
+#define LIVE_MAX_IFACES 64
+
+struct live_opts {
+	char *ifaces[LIVE_MAX_IFACES];
+	int n_ifaces;
+	char *uplinks[LIVE_MAX_IFACES];
+	int n_uplinks;
+	unsigned int hooks;
+	enum probe_xdp_mode xdp_mode;
+	struct probe_opts popts;
+};
+
+struct live {
+	struct probe probe;
+	struct iface_name names[LIVE_MAX_IFACES];
+	int n_names;
+	const char *hook_desc;
+};
+
+#define LIVE_LONG_OPTS                                                                             \
+	{"interfaces", required_argument, NULL, 'i'}, {"uplinks", required_argument, NULL, 'U'},   \
+	    {"hook", required_argument, NULL, 'H'}, {"xdp-mode", required_argument, NULL, 'M'},    \
+	    OPT_PROBE_LONG_OPTS
+#define LIVE_HELP                                                                                  \
+	"  -i, --interfaces IF,...  interfaces to attach to\n"                                     \
+	"      --uplinks IF,...     the ECMP group (a host's rails, a router's spine ports);\n"    \
+	"                           flows seen on them report their \"path\"\n"                    \
+	"      --hook xdp|tc|both   xdp: XDP ingress; tc: tcx ingress and egress;\n"               \
+	"                           both (default): XDP ingress and tcx egress\n"                  \
+	"      --xdp-mode native|generic  XDP mode (default: native, else "                        \
+	"generic)\n" OPT_PROBE_HELP
+
+void live_opts_init(struct live_opts *o);
+/* Handle one of LIVE_LONG_OPTS: 1 handled, 0 not ours, negative on a bad value. */
+int live_parse_opt(struct live_opts *o, int opt, char *arg);
+/* Validate, load, attach every interface; errors name what failed. */
+int live_start(struct live *l, struct live_opts *o);
+void live_stop(struct live *l);
+/* Options for analysis and reports: the interface names of this session. */
+void live_report_opts(const struct live *l, struct report_opts *ro);
+
+/* Set by SIGINT/SIGTERM; front ends poll it. */
+extern volatile sig_atomic_t live_exiting;
+
+#endif /* __FP_LIVE_H */
