@@ -221,6 +221,13 @@ __u64 snapshot_evictions(const struct snapshot *s)
 	return inserted > s->n_flows ? inserted - s->n_flows : 0;
 }
 
+int collect_psn(struct probe *p, const struct flow_key *k, struct psn_track *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fp_psn), k, out))
+		return -errno;
+	return 0;
+}
+
 static int cmp_bytes_desc(const void *a, const void *b)
 {
 	const struct flow_record *x = a, *y = b;

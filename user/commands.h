@@ -4,5 +4,7 @@
 #define __FP_COMMANDS_H
 
 int cmd_replay(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 
 #endif /* __FP_COMMANDS_H */

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "live.h"
 #include "log.h"
@@ -103,7 +104,15 @@ static const char *hook_desc(unsigned int hooks)
 	return "xdp ingress + tc egress";
 }
 
-int live_start(struct live *l, struct live_opts *o)
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *ao)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
 	int err;
@@ -130,6 +139,7 @@ int live_start(struct live *l, struct live_opts *o)
 	}
 
 	memset(l, 0, sizeof(*l));
+	l->aopts = *ao;
 	err = probe_load(&l->probe, &o->popts);
 	if (err)
 		return err;
@@ -145,6 +155,10 @@ int live_start(struct live *l, struct live_opts *o)
 	}
 	l->n_names = o->n_ifaces;
 	l->hook_desc = hook_desc(o->hooks);
+	l->ropts.mode = "live";
+	l->ropts.ifaces = l->names;
+	l->ropts.n_ifaces = l->n_names;
+	l->started_ns = mono_ns();
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -154,12 +168,43 @@ int live_start(struct live *l, struct live_opts *o)
 
 void live_stop(struct live *l)
 {
+	analysis_free(&l->an);
+	snapshot_free(&l->snap);
 	probe_destroy(&l->probe);
 }
 
-void live_report_opts(const struct live *l, struct report_opts *ro)
+int live_refresh(struct live *l)
 {
-	ro->mode = "live";
-	ro->ifaces = l->names;
-	ro->n_ifaces = l->n_names;
+	int err = collect_snapshot(&l->probe, &l->snap);
+
+	if (err)
+		return err;
+	snapshot_sort_by_bytes(&l->snap);
+	/* Before a previous refresh exists, rates are over the time since attach. */
+	err = analysis_update(&l->an, &l->snap, &l->ropts, &l->aopts, live_uptime_s(l));
+	if (err)
+		fp_err("analysis failed: %s", fp_strerror(err));
+	return err;
+}
+
+bool live_sleep(double seconds)
+{
+	__u64 until = mono_ns() + (__u64)(seconds * 1e9);
+
+	while (!live_exiting) {
+		__u64 now = mono_ns();
+		struct timespec ts = {0, 50000000};
+
+		if (now >= until)
+			break;
+		if (until - now < 50000000ULL)
+			ts.tv_nsec = until - now;
+		nanosleep(&ts, NULL);
+	}
+	return !live_exiting;
+}
+
+double live_uptime_s(const struct live *l)
+{
+	return (mono_ns() - l->started_ns) / 1e9;
 }

@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <stdbool.h>
 
+#include "analysis.h"
+#include "collect.h"
 #include "probe.h"
 #include "report.h"
 
@@ -24,11 +26,17 @@ struct live_opts {
 	struct probe_opts popts;
 };
 
+/* A running probe and its latest picture: snapshot and analysis. */
 struct live {
 	struct probe probe;
 	struct iface_name names[LIVE_MAX_IFACES];
 	int n_names;
 	const char *hook_desc;
+	__u64 started_ns;
+	struct snapshot snap;
+	struct analysis an;
+	struct analysis_opts aopts;
+	struct report_opts ropts;
 };
 
 #define LIVE_LONG_OPTS                                                                             \
@@ -48,10 +56,14 @@ void live_opts_init(struct live_opts *o);
 /* Handle one of LIVE_LONG_OPTS: 1 handled, 0 not ours, negative on a bad value. */
 int live_parse_opt(struct live_opts *o, int opt, char *arg);
 /* Validate, load, attach every interface; errors name what failed. */
-int live_start(struct live *l, struct live_opts *o);
+int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *ao);
 void live_stop(struct live *l);
-/* Options for analysis and reports: the interface names of this session. */
-void live_report_opts(const struct live *l, struct report_opts *ro);
+/* Collect, sort by bytes, analyse: l->snap and l->an are the new picture. */
+int live_refresh(struct live *l);
+/* Sleep up to seconds, waking early on SIGINT/SIGTERM; false once told to exit. */
+bool live_sleep(double seconds);
+/* Seconds since the probe was attached. */
+double live_uptime_s(const struct live *l);
 
 /* Set by SIGINT/SIGTERM; front ends poll it. */
 extern volatile sig_atomic_t live_exiting;

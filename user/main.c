@@ -13,6 +13,8 @@ struct command {
 };
 
 static const struct command commands[] = {
+    {"top", cmd_top, "live flows, paths and alerts (dashboard, --plain, --once)"},
+    {"capture", cmd_capture, "watch for a while and write a diagnostic bundle (.tar.gz)"},
     {"replay", cmd_replay, "run pcap/pcapng captures through the BPF parser and report"},
 };
 

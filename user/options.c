@@ -2,10 +2,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "analysis.h"
 #include "options.h"
 #include "probe.h"
 
@@ -48,6 +50,21 @@ int opt_parse_port(const char *opt, const char *arg, __u16 *out)
 	return err;
 }
 
+int opt_parse_seconds(const char *opt, const char *arg, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isdigit((unsigned char)arg[0]) || v < min || v > max) {
+		fp_err("%s: '%s' is not a number of seconds from %g to %g", opt, arg, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
 int opt_split_pair(const char *opt, char *arg, char **name, char **value)
 {
 	char *eq = strchr(arg, '=');
@@ -82,6 +99,94 @@ int opt_parse_probe(struct probe_opts *po, int opt, const char *arg)
 		return opt_parse_port("--roce-port", arg, &po->roce_port) ?: 1;
 	case 'X':
 		return opt_parse_port("--vxlan-port", arg, &po->vxlan_port) ?: 1;
+	default:
+		return 0;
+	}
+}
+
+int opt_parse_rate(const char *opt, const char *arg, double *bps)
+{
+	double v, mult = 1;
+	char *end;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || v < 0 || !isdigit((unsigned char)arg[0]))
+		goto bad;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		mult = 1e3;
+		end++;
+		break;
+	case 'M':
+		mult = 1e6;
+		end++;
+		break;
+	case 'G':
+		mult = 1e9;
+		end++;
+		break;
+	case 'T':
+		mult = 1e12;
+		end++;
+		break;
+	}
+	if (*end && strcmp(end, "b") && strcmp(end, "bit") && strcmp(end, "bps") &&
+	    strcmp(end, "b/s"))
+		goto bad;
+	*bps = v * mult;
+	return 0;
+bad:
+	fp_err("%s: '%s' is not a rate (bits/s, e.g. 10G, 500M, 64k)", opt, arg);
+	return -EINVAL;
+}
+
+static int parse_int_into(const char *opt, const char *arg, __u32 max, int *out)
+{
+	__u32 v;
+	int err = opt_parse_u32(opt, arg, 0, max, &v);
+
+	if (!err)
+		*out = v;
+	return err;
+}
+
+int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_ELEPHANT_RATE:
+		return opt_parse_rate("--elephant-rate", arg, &ao->elephant_bps) ?: 1;
+	case OPT_DATA_DSCP:
+		return parse_int_into("--data-dscp", arg, 63, &ao->data_dscp) ?: 1;
+	case OPT_CNP_DSCP:
+		return parse_int_into("--cnp-dscp", arg, 63, &ao->cnp_dscp) ?: 1;
+	case OPT_DATA_PCP:
+		return parse_int_into("--data-pcp", arg, 7, &ao->data_pcp) ?: 1;
+	case OPT_CNP_PCP:
+		return parse_int_into("--cnp-pcp", arg, 7, &ao->cnp_pcp) ?: 1;
+	case OPT_HASH_MODEL:
+		if (hash_model_parse(arg, &ao->hash.model)) {
+			fp_err(
+			    "--hash-model: '%s' is not crc32-lo, crc32-hi, crc16-ccitt, xor-fold "
+			    "or toeplitz",
+			    arg);
+			return -EINVAL;
+		}
+		ao->predict = true;
+		return 1;
+	case OPT_HASH_FIELDS:
+		if (hash_fields_parse(arg, &ao->hash.fields)) {
+			fp_err("--hash-fields: '%s' is not a list of src-ip, dst-ip, sport, dport, "
+			       "vni, qp",
+			       arg);
+			return -EINVAL;
+		}
+		return 1;
+	case OPT_HASH_SEED:
+		return opt_parse_u32("--hash-seed", arg, 0, UINT32_MAX, &ao->hash.seed) ?: 1;
+	case OPT_HASH_PATHS:
+		return opt_parse_u32("--hash-paths", arg, 1, AN_MAX_PATHS, &ao->hash.n_paths) ?: 1;
 	default:
 		return 0;
 	}

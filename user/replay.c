@@ -50,8 +50,7 @@ static void usage(FILE *out)
 	    "  -p, --path NAME=FILE   a capture taken on uplink NAME; repeat for each uplink\n"
 	    "                         of one ECMP group (flows report \"path\": NAME)\n"
 	    "  -n, --rows N           table rows to print (default 50, 0 = all)\n" OPT_PROBE_HELP
-	    "  -h, --help             this help\n"
-	    "\n"
+	    "  -h, --help             this help\n" OPT_ANALYSIS_HELP "\n"
 	    "Link types: Ethernet, Linux cooked (SLL, SLL2) and raw IP. Needs root (BPF).\n");
 }
 
@@ -205,10 +204,9 @@ int cmd_replay(int argc, char **argv)
 	    {"json", no_argument, NULL, 'j'},
 	    {"path", required_argument, NULL, 'p'},
 	    {"rows", required_argument, NULL, 'n'},
-	    {"flows", required_argument, NULL, 'F'},
-	    {"roce-port", required_argument, NULL, 'R'},
-	    {"vxlan-port", required_argument, NULL, 'X'},
 	    {"help", no_argument, NULL, 'h'},
+	    OPT_PROBE_LONG_OPTS,
+	    OPT_ANALYSIS_LONG_OPTS,
 	    {},
 	};
 	struct probe_opts popts = PROBE_OPTS_DEFAULT;
@@ -260,6 +258,8 @@ int cmd_replay(int argc, char **argv)
 			return 0;
 		default:
 			err = opt_parse_probe(&popts, opt, optarg);
+			if (!err)
+				err = opt_parse_analysis(&aopts, opt, optarg);
 			if (err < 0)
 				return 2;
 			if (!err)

@@ -6,6 +6,7 @@
 #include "format.h"
 #include "json.h"
 #include "report.h"
+#include "series.h"
 
 #define REPORT_VERSION 1
 
@@ -310,6 +311,12 @@ static void json_totals(struct json *j, const struct snapshot *s, const struct r
 void report_json(FILE *out, const struct snapshot *s, const struct analysis *a,
 		 const struct report_opts *o)
 {
+	report_json_with(out, s, a, o, NULL);
+}
+
+void report_json_with(FILE *out, const struct snapshot *s, const struct analysis *a,
+		      const struct report_opts *o, const struct series *series)
+{
 	struct json j;
 
 	json_init(&j, out);
@@ -329,6 +336,8 @@ void report_json(FILE *out, const struct snapshot *s, const struct analysis *a,
 		json_entropy(&j, a);
 		json_alerts(&j, a);
 	}
+	if (series)
+		series_json(&j, series);
 	json_obj_end(&j);
 }
 

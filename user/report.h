@@ -13,6 +13,7 @@
 #include "collect.h"
 
 struct analysis;
+struct series;
 
 #define FP_NAME_LEN 64
 
@@ -36,6 +37,9 @@ const struct iface_name *report_iface(const struct report_opts *o, __u32 ifindex
 /* a may be NULL: counters only. */
 void report_json(FILE *out, const struct snapshot *s, const struct analysis *a,
 		 const struct report_opts *o);
+/* The same, with the per-second time series of a capture. */
+void report_json_with(FILE *out, const struct snapshot *s, const struct analysis *a,
+		      const struct report_opts *o, const struct series *series);
 void report_text(FILE *out, const struct snapshot *s, const struct analysis *a,
 		 const struct report_opts *o);
 

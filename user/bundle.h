@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bundle.h - a gzip'ed tar written safely: into a temporary file next to
+ * the destination, made visible only when complete, mode 0600, never over
+ * an existing file unless asked.
+ */
+#ifndef __FP_BUNDLE_H
+#define __FP_BUNDLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <zlib.h>
+
+struct bundle {
+	gzFile gz;
+	char path[4096];
+	char tmp_path[4096 + 16];
+	bool force;
+	bool failed;
+};
+
+/* Errors are reported on stderr, naming the path. */
+int bundle_open(struct bundle *b, const char *path, bool force);
+int bundle_add(struct bundle *b, const char *name, const void *data, size_t len);
+/* Finish the archive and move it into place. */
+int bundle_commit(struct bundle *b);
+/* Remove the partial file. */
+void bundle_abort(struct bundle *b);
+
+#endif /* __FP_BUNDLE_H */

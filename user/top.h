@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* top.h - `fabprobe top`: options shared by the plain and full-screen views. */
+#ifndef __FP_TOP_H
+#define __FP_TOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct live;
+
+struct top_opts {
+	double interval_s; /* refresh interval */
+	double duration_s; /* 0: until quit */
+	bool once;
+	bool json;
+	bool plain;
+	size_t rows;
+};
+
+/* The full-screen ncurses dashboard; returns 0 on a normal quit. */
+int top_ui_run(struct live *l, const struct top_opts *t);
+
+#endif /* __FP_TOP_H */
