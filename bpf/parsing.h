@@ -149,7 +149,11 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 			return nexthdr;
 		}
 	}
-	return FP_OTHER;
+	/* FP_MAX_IPV6_EXT headers were skipped; what follows may still be UDP. */
+	if (nexthdr == FP_IPPROTO_HOPOPTS || nexthdr == FP_IPPROTO_ROUTING ||
+	    nexthdr == FP_IPPROTO_DSTOPTS || nexthdr == FP_IPPROTO_FRAGMENT)
+		return FP_OTHER;
+	return nexthdr;
 }
 
 static __always_inline int parse_ip(struct cursor *c, int proto, struct fp_l3 *l3)

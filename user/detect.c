@@ -255,13 +255,14 @@ static int loss_alerts(struct analysis *a, const struct analysis_opts *o)
 static bool wrong_class(const struct flow_counters *c, const struct analysis_opts *o, bool is_data,
 			int *seen)
 {
+	bool responses = c->acks || c->naks || c->rnr_naks;
 	__u64 allowed = 0;
 
-	if (is_data)
+	/* Data and its ACKs/NAKs ride in the lossless class; CNPs in their own. */
+	if (is_data || responses)
 		allowed |= 1ULL << o->data_dscp;
 	if (c->cnp)
 		allowed |= 1ULL << o->cnp_dscp;
-	/* A flow of ACKs only rides with its data; only data and CNPs are audited. */
 	if (!allowed)
 		return false;
 	for (int d = 0; d < 64; d++) {

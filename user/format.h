@@ -18,6 +18,28 @@ const char *fmt_si(char *buf, size_t len, double value, const char *unit);
 /* Shorten text to width columns with "…" in the middle (long IPv6 addresses). */
 const char *fmt_trunc(char *buf, size_t len, const char *text, int width);
 
+/* Up to 5 columns, no unit: "0", "850", "0.50", "12.3k", "1.25M" (for narrow table cells). */
+const char *fmt_si_compact(char *buf, size_t len, double value);
+
+/* part as a percentage of whole: "0%", "<0.01%", "0.25%", "12.5%", "100%"; "-" if whole is 0. */
+const char *fmt_pct(char *buf, size_t len, double part, double whole);
+
+/* A duration, two units at most: "42s", "3m07s", "5h02m", "2d03h". */
+const char *fmt_duration(char *buf, size_t len, double seconds);
+
+/* Columns UTF-8 text takes on a terminal (one per code point: "…" is one). */
+int fmt_cols(const char *text);
+
+/*
+ * "A > B" in at most width columns, shortening the longer name first with
+ * fmt_trunc (two long IPv6 addresses each keep their tails).
+ */
+const char *fmt_pair_trunc(char *buf, size_t len, const char *a, const char *sep, const char *b,
+			   int width);
+
+/* A load bar of width cells, '#' for fraction (clamped to 0..1), '.' for the rest; returns #. */
+int fmt_bar(char *buf, size_t len, double fraction, int width);
+
 /* IBTA name of a BTH opcode ("RC WRITE FIRST", "CNP"). */
 const char *fmt_opcode(char *buf, size_t len, __u8 opcode);
 

@@ -140,6 +140,7 @@ int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *
 
 	memset(l, 0, sizeof(*l));
 	l->aopts = *ao;
+	o->popts.hooks = o->hooks;
 	err = probe_load(&l->probe, &o->popts);
 	if (err)
 		return err;
@@ -159,6 +160,8 @@ int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *
 	l->ropts.ifaces = l->names;
 	l->ropts.n_ifaces = l->n_names;
 	l->started_ns = mono_ns();
+	/* Scripts wait for this line before they start traffic. */
+	fprintf(stderr, "fabprobe: attached to %d interfaces (%s)\n", l->n_names, l->hook_desc);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -59,6 +59,9 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	/* tcx links need the attach type at load time (BPF_TCX_INGRESS/EGRESS). */
 	bpf_program__set_expected_attach_type(skel->progs.fp_tc_ingress, FP_BPF_TCX_INGRESS);
 	bpf_program__set_expected_attach_type(skel->progs.fp_tc_egress, FP_BPF_TCX_EGRESS);
+	bpf_program__set_autoload(skel->progs.fp_xdp, opts->hooks & PROBE_HOOK_XDP);
+	bpf_program__set_autoload(skel->progs.fp_tc_ingress, opts->hooks & PROBE_HOOK_TC_IN);
+	bpf_program__set_autoload(skel->progs.fp_tc_egress, opts->hooks & PROBE_HOOK_TC_OUT);
 
 	err = fabprobe_bpf__load(skel);
 	if (err) {

@@ -13,10 +13,18 @@
 
 struct fabprobe_bpf;
 
+/* Which hooks to attach on an interface (--hook). */
+enum probe_hooks {
+	PROBE_HOOK_XDP = 1,    /* XDP, ingress */
+	PROBE_HOOK_TC_IN = 2,  /* tcx ingress */
+	PROBE_HOOK_TC_OUT = 4, /* tcx egress */
+};
+
 struct probe_opts {
 	__u16 roce_port;
 	__u16 vxlan_port;
 	__u32 flow_entries; /* flow table size, entries */
+	unsigned int hooks; /* programs to load (probe_hooks); the verifier skips the rest */
 	bool replay;	    /* take clock and path from replay_frame() */
 };
 
@@ -24,14 +32,8 @@ struct probe_opts {
 	{                                                                                          \
 		.roce_port = FP_ROCE_PORT_DEFAULT, .vxlan_port = FP_VXLAN_PORT_DEFAULT,            \
 		.flow_entries = FP_FLOWS_DEFAULT,                                                  \
+		.hooks = PROBE_HOOK_XDP | PROBE_HOOK_TC_IN | PROBE_HOOK_TC_OUT,                    \
 	}
-
-/* Which hooks to attach on an interface (--hook). */
-enum probe_hooks {
-	PROBE_HOOK_XDP = 1,    /* XDP, ingress */
-	PROBE_HOOK_TC_IN = 2,  /* tcx ingress */
-	PROBE_HOOK_TC_OUT = 4, /* tcx egress */
-};
 
 enum probe_xdp_mode {
 	PROBE_XDP_AUTO, /* native where the driver has it, else generic */

@@ -225,6 +225,7 @@ int cmd_replay(int argc, char **argv)
 	char *name, *file;
 
 	popts.replay = true;
+	popts.hooks = PROBE_HOOK_XDP;
 	analysis_opts_default(&aopts);
 	optind = 1;
 	opterr = 0;

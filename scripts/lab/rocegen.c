@@ -77,6 +77,7 @@ struct config {
 	int tos, cnp_tos, sport_override;
 	uint16_t cm_port;
 	uint64_t cnp_interval_ns;
+	bool no_cnp; /* a receiver with DCQCN's notification point off */
 };
 
 /* Requester side of one RC QP; seq numbers are unwrapped PSNs. */
@@ -518,7 +519,7 @@ static void maybe_cnp(uint64_t *last_ns, uint16_t sport, uint32_t dst,
 {
 	uint64_t now = now_ns();
 
-	if (now - *last_ns < cfg.cnp_interval_ns)
+	if (cfg.no_cnp || now - *last_ns < cfg.cnp_interval_ns)
 		return;
 	*last_ns = now;
 	send_cnp(sport, dst, dest_qp, tx);
@@ -1304,7 +1305,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rocegen serve [--dscp N] [--ecn ect0|ect1|notect] "
 		"[--cnp-dscp N]\n"
-		"                     [--cnp-interval-us N] [--cm-port N]\n"
+		"                     [--cnp-interval-us N] [--no-cnp] [--cm-port N]\n"
 		"       rocegen run --dst IP "
 		"--qp LQP:RQP:write|send|read:MBPS:BYTES [--qp ...]\n"
 		"                   [--duration S] [--messages N] [--mtu N] "
@@ -1342,6 +1343,7 @@ static void parse_args(int argc, char **argv, bool run)
 		{ "ecn", required_argument, NULL, 'e' },
 		{ "cnp-dscp", required_argument, NULL, 'c' },
 		{ "cnp-interval-us", required_argument, NULL, 'i' },
+		{ "no-cnp", no_argument, NULL, 'N' },
 		{ "sport-override", required_argument, NULL, 's' },
 		{ "cm-port", required_argument, NULL, 'P' },
 		{ 0 },
@@ -1382,6 +1384,9 @@ static void parse_args(int argc, char **argv, bool run)
 		case 'i':
 			cfg.cnp_interval_ns = strtoull(optarg, NULL, 0) *
 					      NSEC_PER_USEC;
+			break;
+		case 'N':
+			cfg.no_cnp = true;
 			break;
 		case 's':
 			cfg.sport_override = atoi(optarg) & 0xffff;

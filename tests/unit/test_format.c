@@ -75,6 +75,135 @@ static void test_trunc(void **state)
 			    "2001:db\xe2\x80\xa6" ":eeee:1");
 }
 
+static void test_si_compact(void **state)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 0, "0" },	      { 850, "850" },	     { 0.5, "0.50" },
+		{ 12.34, "12.3" },    { 999.4, "999" },	     { 999.5, "1.00k" },
+		{ 12345, "12.3k" },   { 99960, "100k" },     { 1.25e9, "1.25G" },
+		{ 9.996e6, "10.0M" }, { 400e12, "400T" },
+	};
+	char buf[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_string_equal(fmt_si_compact(buf, sizeof(buf), cases[i].v), cases[i].want);
+		/* Fits a 5-column cell. */
+		assert_true(strlen(buf) <= 5);
+	}
+}
+
+static void test_si_rounding_boundaries(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	/* Rounding up never prints four digits: 999.96 Mb/s is 1.00 Gb/s. */
+	assert_string_equal(fmt_si(buf, sizeof(buf), 999.96e6, "b/s"), "1.00 Gb/s");
+	assert_string_equal(fmt_si(buf, sizeof(buf), 9.996e9, "b/s"), "10.0 Gb/s");
+	assert_string_equal(fmt_si(buf, sizeof(buf), 99.96e9, "b/s"), "100 Gb/s");
+	assert_string_equal(fmt_si(buf, sizeof(buf), 200e6, "b/s"), "200 Mb/s");
+	assert_string_equal(fmt_si(buf, sizeof(buf), 400e9, "b/s"), "400 Gb/s");
+}
+
+static void test_pct(void **state)
+{
+	static const struct {
+		double part, whole;
+		const char *want;
+	} cases[] = {
+		{ 0, 100, "0%" },     { 1, 0, "-" },	       { 1, 1000000, "<0.01%" },
+		{ 1, 400, "0.25%" },  { 1, 8, "12.5%" },       { 9.996, 100, "10.0%" },
+		{ 99.96, 100, "100%" }, { 5, 5, "100%" },      { 2, 3, "66.7%" },
+	};
+	char buf[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(fmt_pct(buf, sizeof(buf), cases[i].part, cases[i].whole),
+				    cases[i].want);
+}
+
+static void test_duration(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(fmt_duration(buf, sizeof(buf), 0), "0s");
+	assert_string_equal(fmt_duration(buf, sizeof(buf), 59.9), "59s");
+	assert_string_equal(fmt_duration(buf, sizeof(buf), 187), "3m07s");
+	assert_string_equal(fmt_duration(buf, sizeof(buf), 5 * 3600 + 125), "5h02m");
+	assert_string_equal(fmt_duration(buf, sizeof(buf), 2 * 86400 + 3 * 3600 + 59), "2d03h");
+	assert_string_equal(fmt_duration(buf, sizeof(buf), -3), "0s");
+}
+
+static void test_trunc_edges(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	/* Exactly fitting text is left alone; one column less loses a character to "…". */
+	assert_string_equal(fmt_trunc(buf, sizeof(buf), "10.77.2.13", 10), "10.77.2.13");
+	assert_string_equal(fmt_trunc(buf, sizeof(buf), "10.77.2.13", 9), "10.7\xe2\x80\xa6" "2.13");
+	assert_int_equal(fmt_cols(buf), 9);
+	/* The full-length IPv6 form (39 columns) into 20: the host part survives. */
+	fmt_trunc(buf, sizeof(buf), "fd00:1234:5678:9abc:def0:1234:5678:9abc", 20);
+	assert_int_equal(fmt_cols(buf), 20);
+	assert_string_equal(buf, "fd00:1234\xe2\x80\xa6" ":5678:9abc");
+}
+
+static void test_cols(void **state)
+{
+	(void)state;
+	assert_int_equal(fmt_cols(""), 0);
+	assert_int_equal(fmt_cols("up1"), 3);
+	assert_int_equal(fmt_cols("a\xe2\x80\xa6z"), 3);
+}
+
+static void test_pair_trunc(void **state)
+{
+	const char *a6 = "2001:db8:aaaa:bbbb:cccc:dddd:eeee:11";
+	const char *b6 = "2001:db8:aaaa:bbbb:cccc:dddd:eeee:13";
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(fmt_pair_trunc(buf, sizeof(buf), "10.77.1.11", " > ", "10.77.2.13", 40),
+			    "10.77.1.11 > 10.77.2.13");
+	/* Two long IPv6 addresses into 31 columns: 14 each, both tails kept. */
+	fmt_pair_trunc(buf, sizeof(buf), a6, " > ", b6, 31);
+	assert_int_equal(fmt_cols(buf), 31);
+	assert_string_equal(buf, "2001:d\xe2\x80\xa6" "eeee:11 > 2001:d\xe2\x80\xa6" "eeee:13");
+	/* A short name on one side leaves the rest to the long one. */
+	fmt_pair_trunc(buf, sizeof(buf), "10.0.0.1", " > ", b6, 31);
+	assert_int_equal(fmt_cols(buf), 31);
+	assert_string_equal(buf, "10.0.0.1 > 2001:db8:\xe2\x80\xa6" "dd:eeee:13");
+	/* Too narrow to split: the whole pair is shortened. */
+	fmt_pair_trunc(buf, sizeof(buf), a6, " > ", b6, 7);
+	assert_int_equal(fmt_cols(buf), 7);
+}
+
+static void test_bar(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(fmt_bar(buf, sizeof(buf), 0.5, 10), 5);
+	assert_string_equal(buf, "#####.....");
+	assert_int_equal(fmt_bar(buf, sizeof(buf), 0, 4), 0);
+	assert_string_equal(buf, "....");
+	/* Any load shows as one cell; overload is clamped to a full bar. */
+	assert_int_equal(fmt_bar(buf, sizeof(buf), 0.001, 10), 1);
+	assert_int_equal(fmt_bar(buf, sizeof(buf), 2.5, 6), 6);
+	assert_string_equal(buf, "######");
+	assert_int_equal(fmt_bar(buf, sizeof(buf), 0.26, 10), 3);
+	/* Never past the buffer. */
+	fmt_bar(buf, 5, 1, 10);
+	assert_string_equal(buf, "####");
+}
+
 static void test_opcode_names(void **state)
 {
 	char buf[32];
@@ -93,6 +222,10 @@ int main(void)
 		cmocka_unit_test(test_addr_v4),	 cmocka_unit_test(test_addr_v6_rfc5952),
 		cmocka_unit_test(test_si_units), cmocka_unit_test(test_trunc),
 		cmocka_unit_test(test_opcode_names),
+		cmocka_unit_test(test_si_compact), cmocka_unit_test(test_si_rounding_boundaries),
+		cmocka_unit_test(test_pct),	   cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_trunc_edges), cmocka_unit_test(test_cols),
+		cmocka_unit_test(test_pair_trunc), cmocka_unit_test(test_bar),
 	};
 
 	return cmocka_run_group_tests_name("format", tests, NULL, NULL);

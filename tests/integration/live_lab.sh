@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# fabprobe live on the lab's leaf uplinks, checked against independent
+# ground truth: the generator's own counts, the congestion emulator's
+# counters, `ip route get` for the ECMP path, and tshark for pass-through.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+lab_init fpi-
+
+read -r E1 E2 MOUSE <<<"$(colliding_qps 2)"
+QPS="--qp $E1:write:150:65536 --qp $E2:write:150:65536 --qp $MOUSE:write:2:4096"
+echo "elephants $E1 $E2 (one uplink), mouse $MOUSE"
+
+# path_map: "sport=uplink" for every QP, both directions (leaf1 and leaf2 hash).
+path_map() {
+	local q l r sport
+	for q in $E1 $E2 $MOUSE; do
+		l=${q%%:*} r=${q##*:}
+		sport=$("$ROCEGEN" sport "$l" "$r")
+		echo "req:$sport=$(uplink_of leaf1 "$H1" "$H3" "$sport")"
+		echo "rsp:$sport=$(uplink_of leaf2 "$H3" "$H1" "$sport")"
+	done
+}
+path_map >"$TMP/paths"
+
+probe() { # probe LEAF OUT SECONDS
+	bg "$1" "$2" "$FABPROBE" top --once --json -r "$3" -i "$UPLINKS" --uplinks "$UPLINKS" \
+		--elephant-rate 50M
+}
+
+echo "--- phase A: congestion with CNPs"
+for s in 1 2 3 4; do
+	at spine$s "$CONGEST" -i leaf2 --ce-above-mbps 100 --drop-permille 5 >/dev/null 2>&1
+done
+bg h3 "$TMP/serve.json" "$ROCEGEN" serve
+serve_pid=${BG_PIDS[-1]}
+probe leaf1 "$TMP/leaf1.json" 8
+probe leaf2 "$TMP/leaf2.json" 8
+wait_attached "$TMP/leaf1.json.err" "$TMP/leaf2.json.err"
+at h1 "$ROCEGEN" run --dst "$H3" $QPS --duration 3 >"$TMP/run.json"
+wait "${BG_PIDS[1]}" "${BG_PIDS[2]}"
+kill -INT "$serve_pid"
+wait "$serve_pid"
+for s in 1 2 3 4; do
+	at spine$s "$CONGEST" -i leaf2 --stats >"$TMP/congest$s.json"
+	at spine$s "$CONGEST" -i leaf2 --detach >/dev/null 2>&1
+done
+check "phase A ground truth" python3 "$TOP/tests/integration/check_live.py" congestion \
+	"$TMP" "$E1" "$E2" "$MOUSE"
+
+echo "--- phase B: CE marks, receiver sends no CNP"
+BG_PIDS=()
+at spine1 "$CONGEST" -i leaf2 --ce-above-mbps 1 >/dev/null 2>&1
+at spine2 "$CONGEST" -i leaf2 --ce-above-mbps 1 >/dev/null 2>&1
+at spine3 "$CONGEST" -i leaf2 --ce-above-mbps 1 >/dev/null 2>&1
+at spine4 "$CONGEST" -i leaf2 --ce-above-mbps 1 >/dev/null 2>&1
+bg h3 "$TMP/serveB.json" "$ROCEGEN" serve --no-cnp
+serve_pid=${BG_PIDS[-1]}
+probe leaf2 "$TMP/leaf2B.json" 4
+wait_attached "$TMP/leaf2B.json.err"
+at h1 "$ROCEGEN" run --dst "$H3" --qp "$E1:write:100:65536" --duration 1.5 >"$TMP/runB.json"
+wait "${BG_PIDS[1]}"
+kill -INT "$serve_pid"
+wait "$serve_pid"
+for s in 1 2 3 4; do
+	at spine$s "$CONGEST" -i leaf2 --detach >/dev/null 2>&1
+done
+check "phase B ce_without_cnp" python3 "$TOP/tests/integration/check_live.py" no_cnp \
+	"$TMP" "$E1"
+
+echo "--- phase C: byte-identical pass-through with XDP and tc attached"
+BG_PIDS=()
+bg h3 "$TMP/serveC.json" "$ROCEGEN" serve
+serve_pid=${BG_PIDS[-1]}
+bg leaf1 "$TMP/plain.txt" "$FABPROBE" top --plain -r 1 -i down1,$UPLINKS --uplinks "$UPLINKS"
+probe_pid=${BG_PIDS[-1]}
+bg h1 "$TMP/h1.pcap.log" tcpdump -i eth0 -w "$TMP/h1.pcap" -U udp dst port 4791
+bg h3 "$TMP/h3.pcap.log" tcpdump -i eth0 -w "$TMP/h3.pcap" -U udp dst port 4791
+wait_attached "$TMP/plain.txt.err"
+sleep 1
+at h1 "$ROCEGEN" run --dst "$H3" --qp "$E1:write:50:65536" --qp "$MOUSE:send:5:4096" \
+	--duration 1 >"$TMP/runC.json"
+sleep 1.5
+kill -INT "${BG_PIDS[@]:2}" "$serve_pid"
+sleep 0.5
+kill -INT "$probe_pid"
+wait
+check "phase C probe ran on leaf1" grep -q "RoCE" "$TMP/plain.txt"
+check "phase C payloads byte-identical" python3 "$TOP/tests/integration/check_live.py" \
+	passthrough "$TMP"
+
+echo "--- phase D: lifecycle"
+BG_PIDS=()
+bg leaf1 "$TMP/kill.txt" "$FABPROBE" top --plain -r 1 -i "$UPLINKS"
+victim=${BG_PIDS[-1]}
+wait_attached "$TMP/kill.txt.err"
+check "attached while running (XDP on up1)" sh -c \
+	"ip -n $(ns leaf1) -d link show up1 | grep -q 'prog/xdp'"
+check "attached while running (tcx links; bpftool 7.1 says type 11)" sh -c \
+	"bpftool link show | grep -q 'tcx\|type 11'"
+check "second fabprobe refused on the same interface" sh -c \
+	"! ip netns exec $(ns leaf1) $FABPROBE top --once -r 0.1 -i up1 2>$TMP/second.err &&
+	 grep -q 'already runs an XDP program' $TMP/second.err"
+check "first fabprobe still running" kill -0 "$victim"
+xdp_id=$(ip -n "$(ns leaf1)" -d link show up1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+sleep 1
+check "nothing attached after SIGKILL (XDP)" sh -c \
+	"! ip -n $(ns leaf1) -d link show | grep -q 'prog/xdp'"
+check "nothing attached after SIGKILL (tcx links)" sh -c \
+	"! bpftool link show | grep -q 'tcx\|type 11'"
+# The kernel frees a program once its last link is gone (after an RCU grace period).
+gone() {
+	local i
+	for i in $(seq 50); do
+		bpftool prog show id "$1" >/dev/null 2>&1 || return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "the killed probe's XDP program (id $xdp_id) is unloaded" gone "$xdp_id"
+
+finish live-lab
