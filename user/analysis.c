@@ -425,7 +425,8 @@ static int add_collision(struct analysis *a, const struct collision *c)
 
 /*
  * Two or more elephants share one uplink while another uplink could take
- * one of them without becoming worse off than the loaded one is now.
+ * one of them: within its speed, or (speed unknown) without becoming as
+ * loaded as the shared uplink is now.
  */
 static int find_collisions(struct analysis *a)
 {
@@ -449,9 +450,10 @@ static int find_collisions(struct analysis *a)
 		}
 		for (int q = 0; q < a->n_paths; q++) {
 			const struct path_view *idle = &a->paths[q];
-			bool room = idle->speed_bps > 0
-					? idle->bps + smallest <= idle->speed_bps
-					: idle->bps + smallest <= loaded->bps - smallest;
+			/* Room: the idle uplink's speed, else moving one elephant lowers the peak.
+			 */
+			bool room = idle->speed_bps > 0 ? idle->bps + smallest <= idle->speed_bps
+							: idle->bps + smallest < loaded->bps;
 
 			if (q == p || idle->elephants >= loaded->elephants - 1 || !room)
 				continue;

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Detectors on known inputs: snapshots built by hand, analysed, and the
+ * alerts, elephants and collisions checked, thresholds at their boundaries.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "detect.h"
+
+#define MAX_FLOWS 16
+#define UP1	  101
+#define UP2	  102
+
+struct fixture {
+	struct flow_record flows[MAX_FLOWS];
+	struct snapshot snap;
+	struct iface_name names[2];
+	struct report_opts ro;
+	struct analysis_opts ao;
+	struct analysis an;
+};
+
+static struct fixture fx;
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&fx, 0, sizeof(fx));
+	fx.snap.flows = fx.flows;
+	fx.snap.cap = MAX_FLOWS;
+	fx.snap.flow_capacity = 1024;
+	fx.snap.taken_ns = 1000000000ULL;
+	fx.names[0] = (struct iface_name){.ifindex = UP1, .name = "up1", .uplink = true};
+	fx.names[1] = (struct iface_name){.ifindex = UP2, .name = "up2", .uplink = true};
+	fx.ro = (struct report_opts){.mode = "replay", .ifaces = fx.names, .n_ifaces = 2};
+	analysis_opts_default(&fx.ao);
+	fx.ao.elephant_bps = 1e6;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	analysis_free(&fx.an);
+	return 0;
+}
+
+/* A data flow (RC WRITE) src -> dst, sport, qp, on an uplink, with bytes over 1 s. */
+static struct flow_record *add_flow(const char *src, const char *dst, __u16 sport, __u32 qp,
+				    __u32 ifindex, __u64 bytes)
+{
+	struct flow_record *r = &fx.flows[fx.snap.n_flows++];
+
+	inet_pton(AF_INET, src, r->key.src);
+	inet_pton(AF_INET, dst, r->key.dst);
+	r->key.sport = sport;
+	r->key.dport = 4791;
+	r->key.dest_qp = qp;
+	r->key.ifindex = ifindex;
+	r->c.bytes = bytes;
+	r->c.packets = bytes / 1000 + 1;
+	r->c.ecn[2] = r->c.packets; /* ECT(0) */
+	r->c.dscp_mask = 1ULL << 26;
+	r->c.opcodes[0] = 1ULL << FP_OP_WRITE_MIDDLE;
+	return r;
+}
+
+/* The reverse direction of r: ACKs (and CNPs) back to the requester. */
+static struct flow_record *add_reverse(const struct flow_record *r, __u64 acks, __u64 cnps)
+{
+	struct flow_record *rev = &fx.flows[fx.snap.n_flows++];
+
+	memcpy(rev->key.src, r->key.dst, 16);
+	memcpy(rev->key.dst, r->key.src, 16);
+	rev->key.sport = r->key.sport;
+	rev->key.dport = 4791;
+	rev->key.dest_qp = r->key.dest_qp + 100;
+	rev->key.ifindex = r->key.ifindex;
+	rev->c.packets = acks + cnps;
+	rev->c.bytes = rev->c.packets * 62;
+	rev->c.acks = acks;
+	rev->c.cnp = cnps;
+	rev->c.opcodes[0] = 1ULL << FP_OP_ACK;
+	if (cnps)
+		rev->c.opcodes[FP_OPCODE_CNP >> 6] |= 1ULL << (FP_OPCODE_CNP & 63);
+	rev->c.dscp_mask = 1ULL << 26 | (cnps ? 1ULL << 48 : 0);
+	return rev;
+}
+
+static void analyse(double span_s)
+{
+	assert_int_equal(analysis_update(&fx.an, &fx.snap, &fx.ro, &fx.ao, span_s), 0);
+}
+
+static const struct alert *find_alert(enum alert_type t)
+{
+	for (size_t i = 0; i < fx.an.n_alerts; i++)
+		if (fx.an.alerts[i].type == t)
+			return &fx.an.alerts[i];
+	return NULL;
+}
+
+static void test_elephant_threshold_boundary(void **state)
+{
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 125000);     /* exactly 1 Mb/s */
+	add_flow("10.0.0.1", "10.0.1.1", 50001, 2, UP1, 125000 - 1); /* just below */
+	analyse(1.0);
+	assert_true(fx.an.flows[0].elephant);
+	assert_false(fx.an.flows[1].elephant);
+	assert_int_equal(fx.an.paths[0].elephants, 1);
+}
+
+static void test_elephant_hysteresis(void **state)
+{
+	struct flow_record *r;
+
+	(void)state;
+	r = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 200000); /* 1.6 Mb/s */
+	analyse(1.0);
+	assert_true(fx.an.flows[0].elephant);
+	/* One second later at 0.85 Mb/s: above 80% of the threshold, stays an elephant. */
+	fx.snap.taken_ns += 1000000000ULL;
+	r->c.bytes += 106250;
+	analyse(0);
+	assert_true(fx.an.flows[0].elephant);
+	/* Then at 0.75 Mb/s: below the hold level, no longer one. */
+	fx.snap.taken_ns += 1000000000ULL;
+	r->c.bytes += 93750;
+	analyse(0);
+	assert_false(fx.an.flows[0].elephant);
+}
+
+static void test_rates_from_previous_snapshot(void **state)
+{
+	struct flow_record *r;
+
+	(void)state;
+	r = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 1000);
+	analyse(1.0);
+	fx.snap.taken_ns += 2000000000ULL;
+	r->c.bytes += 2000;
+	r->c.packets += 4;
+	r->c.retransmits = 2;
+	analyse(0);
+	assert_true(fx.an.flows[0].bps > 7999.9 && fx.an.flows[0].bps < 8000.1);
+	assert_true(fx.an.flows[0].pps > 1.99 && fx.an.flows[0].pps < 2.01);
+	assert_true(fx.an.flows[0].rtx_per_s > 0.99 && fx.an.flows[0].rtx_per_s < 1.01);
+	assert_int_equal(fx.an.flows[0].d.rtx, 2);
+}
+
+static void test_observed_collision(void **state)
+{
+	const struct alert *al;
+
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 500000);
+	add_flow("10.0.0.2", "10.0.1.2", 50001, 2, UP1, 500000);
+	add_flow("10.0.0.3", "10.0.1.3", 50002, 3, UP2, 1000); /* a mouse on the idle uplink */
+	analyse(1.0);
+	assert_int_equal(fx.an.n_collisions, 1);
+	assert_int_equal(fx.an.collisions[0].path, 0);
+	assert_int_equal(fx.an.collisions[0].idle_path, 1);
+	al = find_alert(ALERT_ELEPHANT_COLLISION);
+	assert_non_null(al);
+	assert_int_equal(al->n_flows, 2);
+	assert_int_equal(al->path, 0);
+	assert_non_null(strstr(al->message, "up1"));
+	assert_non_null(strstr(al->message, "up2"));
+}
+
+static void test_no_collision_when_balanced(void **state)
+{
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 500000);
+	add_flow("10.0.0.2", "10.0.1.2", 50001, 2, UP1, 500000);
+	add_flow("10.0.0.3", "10.0.1.3", 50002, 3, UP2, 500000);
+	add_flow("10.0.0.4", "10.0.1.4", 50003, 4, UP2, 500000);
+	analyse(1.0);
+	assert_int_equal(fx.an.n_collisions, 0);
+	assert_null(find_alert(ALERT_ELEPHANT_COLLISION));
+	assert_null(find_alert(ALERT_PATH_IMBALANCE));
+}
+
+static void test_predicted_collision_and_suggestion(void **state)
+{
+	struct flow_record *a, *b;
+	const struct alert *al;
+	__u16 port = 0;
+	__u32 want;
+
+	(void)state;
+	fx.ao.predict = true;
+	fx.ao.hash.model = HASH_CRC32_LO;
+	fx.ao.hash.n_paths = 4;
+	a = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 500000);
+	b = add_flow("10.0.0.1", "10.0.1.1", 50001, 2, UP2, 500000);
+	/* Move b's source port until the model puts it on a's path. */
+	want = hash_path(&fx.ao.hash, &a->key);
+	while (hash_path(&fx.ao.hash, &b->key) != want)
+		b->key.sport++;
+	analyse(1.0);
+	al = find_alert(ALERT_PREDICTED_COLLISION);
+	assert_non_null(al);
+	assert_int_equal(al->n_flows, 2);
+	/* The suggested port really moves the flow to the least-loaded path. */
+	for (size_t i = 0; i < fx.an.n_collisions; i++)
+		if (fx.an.collisions[i].predicted)
+			port = hash_nearest_sport(&fx.ao.hash,
+						  &fx.an.flows[fx.an.collisions[i].flows[0]].r->key,
+						  fx.an.collisions[i].idle_path);
+	assert_int_not_equal(port, 0);
+	a->key.sport = port;
+	assert_int_not_equal(hash_path(&fx.ao.hash, &a->key), want);
+}
+
+static void test_ce_without_cnp(void **state)
+{
+	struct flow_record *d;
+	const struct alert *al;
+
+	(void)state;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	d->c.ecn[3] = 10;
+	add_reverse(d, 5, 0);
+	analyse(1.0);
+	al = find_alert(ALERT_CE_WITHOUT_CNP);
+	assert_non_null(al);
+	assert_int_equal(al->severity, SEV_CRITICAL);
+	assert_int_equal(al->flows[0].sport, 50000);
+	assert_null(find_alert(ALERT_CNP_WITHOUT_CE));
+}
+
+static void test_ce_with_cnp_is_fine(void **state)
+{
+	struct flow_record *d;
+
+	(void)state;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	d->c.ecn[3] = 10;
+	add_reverse(d, 5, 1);
+	analyse(1.0);
+	assert_null(find_alert(ALERT_CE_WITHOUT_CNP));
+	assert_null(find_alert(ALERT_CNP_WITHOUT_CE));
+	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+}
+
+/* Without the reverse direction in view, missing CNPs cannot be told. */
+static void test_ce_without_reverse_is_silent(void **state)
+{
+	struct flow_record *d;
+
+	(void)state;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	d->c.ecn[3] = 10;
+	analyse(1.0);
+	assert_null(find_alert(ALERT_CE_WITHOUT_CNP));
+}
+
+static void test_cnp_without_ce(void **state)
+{
+	(void)state;
+	add_reverse(add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000), 5, 3);
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_CNP_WITHOUT_CE));
+}
+
+static void test_not_ect(void **state)
+{
+	struct flow_record *d, *rev;
+
+	(void)state;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	rev = add_reverse(d, 5, 0);
+	rev->c.ecn[0] = rev->c.packets; /* ACKs Not-ECT: allowed */
+	analyse(1.0);
+	assert_null(find_alert(ALERT_NOT_ECT_ROCE));
+	d->c.ecn[0] = 1;
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_NOT_ECT_ROCE));
+}
+
+static void test_retransmits_gaps_rnr(void **state)
+{
+	struct flow_record *d, *rev;
+
+	(void)state;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	rev = add_reverse(d, 5, 0);
+	analyse(2.0);
+	assert_null(find_alert(ALERT_RETRANSMITS));
+	assert_null(find_alert(ALERT_PSN_GAPS));
+	d->c.retransmits = 3;
+	d->c.psn_gaps = 1;
+	rev->c.naks = 1;
+	rev->c.rnr_naks = 19; /* 9.5/s over 2 s: below the 10/s storm level */
+	analyse(2.0);
+	assert_non_null(find_alert(ALERT_RETRANSMITS));
+	assert_non_null(find_alert(ALERT_PSN_GAPS));
+	assert_null(find_alert(ALERT_RNR_NAKS));
+	rev->c.rnr_naks = 20; /* exactly 10/s, measured afresh over 2 s */
+	analysis_free(&fx.an);
+	analyse(2.0);
+	assert_non_null(find_alert(ALERT_RNR_NAKS));
+}
+
+static void test_traffic_class(void **state)
+{
+	struct flow_record *d;
+	const struct alert *al;
+
+	(void)state;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	add_reverse(d, 5, 2); /* ACKs in 26, CNPs in 48: the plan */
+	analyse(1.0);
+	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	d->c.dscp_mask |= 1ULL << 0; /* some data in the lossy default class */
+	analyse(1.0);
+	al = find_alert(ALERT_WRONG_TRAFFIC_CLASS);
+	assert_non_null(al);
+	assert_non_null(strstr(al->evidence, "DSCP 0"));
+	/* The plan is configuration: with data in DSCP 0 allowed it is fine again. */
+	d->c.dscp_mask = 1ULL << 0;
+	fx.ao.data_dscp = 0;
+	fx.flows[1].c.dscp_mask = 1ULL << 0 | 1ULL << 48;
+	analyse(1.0);
+	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+}
+
+static void test_pcp_audit(void **state)
+{
+	struct flow_record *d;
+
+	(void)state;
+	fx.ao.data_pcp = 3;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	d->c.vlan_tagged = 1;
+	d->c.pcp = 3;
+	analyse(1.0);
+	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	d->c.pcp = 0;
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+}
+
+static void test_low_entropy(void **state)
+{
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 1000);
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 2, UP1, 1000);
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 3, UP1, 1000);
+	add_flow("10.0.0.1", "10.0.1.2", 50001, 4, UP1, 1000);
+	add_flow("10.0.0.1", "10.0.1.2", 50002, 5, UP1, 1000);
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_LOW_ENTROPY));
+	assert_int_equal(fx.an.n_entropy, 2);
+	assert_int_equal(fx.an.entropy[0].qps, 3);
+	assert_int_equal(fx.an.entropy[0].sports, 1);
+	assert_int_equal(fx.an.entropy[1].qps, 2);
+	assert_int_equal(fx.an.entropy[1].sports, 2);
+	assert_int_equal(find_alert(ALERT_LOW_ENTROPY)->n_flows, 1);
+}
+
+static void test_imbalance_boundary(void **state)
+{
+	struct flow_record *a;
+
+	(void)state;
+	fx.ao.elephant_bps = 1e12;
+	a = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 3000);
+	add_flow("10.0.0.2", "10.0.1.2", 50001, 2, UP2, 1000);
+	analyse(1.0); /* max/mean = 3000/2000 = 1.5: at the ratio, not above */
+	assert_true(fx.an.imbalance_bytes > 1.4999 && fx.an.imbalance_bytes < 1.5001);
+	assert_null(find_alert(ALERT_PATH_IMBALANCE));
+	a->c.bytes = 3100;
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_PATH_IMBALANCE));
+	assert_int_equal(find_alert(ALERT_PATH_IMBALANCE)->path, 0);
+}
+
+static void test_malformed_and_table_pressure(void **state)
+{
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 1000);
+	fx.snap.totals[FP_CNT_FLOW_NEW] = 1;
+	analyse(1.0);
+	assert_null(find_alert(ALERT_MALFORMED));
+	assert_null(find_alert(ALERT_FLOW_TABLE_PRESSURE));
+	fx.snap.totals[FP_CNT_MALFORMED] = 1;
+	fx.snap.totals[FP_CNT_FLOW_NEW] = 2; /* one flow evicted */
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_MALFORMED));
+	assert_non_null(find_alert(ALERT_FLOW_TABLE_PRESSURE));
+}
+
+static void test_alerts_worst_first(void **state)
+{
+	struct flow_record *d;
+
+	(void)state;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	d->c.ecn[3] = 1;
+	d->c.retransmits = 1;
+	add_reverse(d, 1, 0);
+	analyse(1.0);
+	assert_true(fx.an.n_alerts >= 2);
+	for (size_t i = 1; i < fx.an.n_alerts; i++)
+		assert_true(fx.an.alerts[i - 1].severity >= fx.an.alerts[i].severity);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    T(test_elephant_threshold_boundary),
+	    T(test_elephant_hysteresis),
+	    T(test_rates_from_previous_snapshot),
+	    T(test_observed_collision),
+	    T(test_no_collision_when_balanced),
+	    T(test_predicted_collision_and_suggestion),
+	    T(test_ce_without_cnp),
+	    T(test_ce_with_cnp_is_fine),
+	    T(test_ce_without_reverse_is_silent),
+	    T(test_cnp_without_ce),
+	    T(test_not_ect),
+	    T(test_retransmits_gaps_rnr),
+	    T(test_traffic_class),
+	    T(test_pcp_audit),
+	    T(test_low_entropy),
+	    T(test_imbalance_boundary),
+	    T(test_malformed_and_table_pressure),
+	    T(test_alerts_worst_first),
+	};
+
+	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);
+}
