@@ -115,29 +115,51 @@ def congestion(tmp, e1, e2, mouse):
 
     # The report names the collision: both elephants, on the uplink the kernel chose.
     e_ports = {sport_of(q) for q in (e1, e2)}
-    hits = [a for a in leaf1["alerts"] if a["type"] == "elephant_collision"]
-    if expect(hits, f"leaf1: no elephant_collision alert; alerts {[a['type'] for a in leaf1['alerts']]}"):
-        a = hits[0]
-        named = {f["sport"] for f in a["flows"]}
-        expect(e_ports <= named, f"collision names sports {named}, elephants are {e_ports}")
-        expect(a["path"] == route[("req", min(e_ports))],
-               f"collision on {a['path']}, elephants on {route[('req', min(e_ports))]}")
+    collision_named("leaf1", leaf1, e_ports, route[("req", min(e_ports))])
     expect(any(a["type"] == "retransmits" for a in leaf1["alerts"]), "leaf1: no retransmits alert")
     up = {p["name"]: p for p in leaf1["paths"]}
     expect(up[route[("req", min(e_ports))]]["elephants"] == 2, "leaf1: loaded uplink does not count 2 elephants")
 
 
-def no_cnp(tmp, e1):
+def collision_named(name, report, ports, uplink=None):
+    hits = [a for a in report["alerts"] if a["type"] == "elephant_collision"]
+    if expect(hits, f"{name}: no elephant_collision alert; alerts {[a['type'] for a in report['alerts']]}"):
+        named = {f["sport"] for f in hits[0]["flows"]}
+        expect(ports <= named, f"{name}: collision names sports {named}, elephants are {ports}")
+        if uplink:
+            expect(hits[0]["path"] == uplink, f"{name}: collision on {hits[0]['path']}, elephants on {uplink}")
+
+
+def replay_group(tmp, e1, e2):
+    """Captures from each uplink, replayed as one ECMP group, tell what the live probe told."""
+    live, replay = load(f"{tmp}/leaf1E.json"), load(f"{tmp}/replayE.json")
+    run = load(f"{tmp}/runE.json")
+    out = flows_by_key(live, "egress")
+    rep = {key(f): f for f in replay["flows"]}
+    for s in run["sent"]:
+        f, r = out.get(key(s)), rep.get(key(s))
+        if not expect(f and r, f"{key(s)} missing: live {bool(f)} replay {bool(r)}"):
+            continue
+        for field in ("packets", "bytes", "retransmits", "path"):
+            expect(f[field] == r[field], f"{key(s)} {field}: live {f[field]} replay {r[field]}")
+        expect(r["packets"] == s["packets"], f"{key(s)}: replay {r['packets']} generator {s['packets']}")
+    ports = {sport_of(e1), sport_of(e2)}
+    # The live rates are averaged over the probe's whole window, so only replay is asked.
+    collision_named("replay", replay, ports, out[key(run["sent"][0])]["path"] if run["sent"] else None)
+
+
+def no_cnp(tmp, e1, e2):
     leaf2 = load(f"{tmp}/leaf2B.json")
     serve = load(f"{tmp}/serveB.json")
     check_totals("leaf2", leaf2)
     expect(sum(s["cnps"] for s in serve["sent"]) == 0, "serve --no-cnp sent CNPs")
     expect(sum(f["ecn"]["ce"] for f in leaf2["flows"]) > 0, "leaf2: no CE marks")
-    sport = sport_of(e1)
+    ports = {sport_of(e1), sport_of(e2)}
     hits = [a for a in leaf2["alerts"] if a["type"] == "ce_without_cnp"]
     if expect(hits, f"leaf2: no ce_without_cnp alert; alerts {[a['type'] for a in leaf2['alerts']]}"):
-        expect(any(f["sport"] == sport for f in hits[0]["flows"]),
-               f"ce_without_cnp does not name sport {sport}")
+        named = {f["sport"] for f in hits[0]["flows"]}
+        expect(ports <= named, f"ce_without_cnp names sports {named}, elephants are {ports}")
+    collision_named("leaf2", leaf2, ports)
 
 
 def payloads(pcap, src):
@@ -164,7 +186,8 @@ def sport_of(qp_pair):
 def main():
     mode, tmp = sys.argv[1], sys.argv[2]
     {"congestion": lambda: congestion(tmp, *sys.argv[3:6]),
-     "no_cnp": lambda: no_cnp(tmp, sys.argv[3]),
+     "no_cnp": lambda: no_cnp(tmp, sys.argv[3], sys.argv[4]),
+     "replay_group": lambda: replay_group(tmp, sys.argv[3], sys.argv[4]),
      "passthrough": lambda: passthrough(tmp)}[mode]()
     for e in errors:
         print(f"     {e}")

@@ -25,7 +25,7 @@ path_map >"$TMP/paths"
 
 probe() { # probe LEAF OUT SECONDS
 	bg "$1" "$2" "$FABPROBE" top --once --json -r "$3" -i "$UPLINKS" --uplinks "$UPLINKS" \
-		--elephant-rate 50M
+		--elephant-rate 20M
 }
 
 echo "--- phase A: congestion with CNPs"
@@ -58,15 +58,16 @@ bg h3 "$TMP/serveB.json" "$ROCEGEN" serve --no-cnp
 serve_pid=${BG_PIDS[-1]}
 probe leaf2 "$TMP/leaf2B.json" 4
 wait_attached "$TMP/leaf2B.json.err"
-at h1 "$ROCEGEN" run --dst "$H3" --qp "$E1:write:100:65536" --duration 1.5 >"$TMP/runB.json"
+at h1 "$ROCEGEN" run --dst "$H3" --qp "$E1:write:100:65536" --qp "$E2:write:100:65536" \
+	--duration 1.5 >"$TMP/runB.json"
 wait "${BG_PIDS[1]}"
 kill -INT "$serve_pid"
 wait "$serve_pid"
 for s in 1 2 3 4; do
 	at spine$s "$CONGEST" -i leaf2 --detach >/dev/null 2>&1
 done
-check "phase B ce_without_cnp" python3 "$TOP/tests/integration/check_live.py" no_cnp \
-	"$TMP" "$E1"
+check "phase B names the collision and ce_without_cnp" \
+	python3 "$TOP/tests/integration/check_live.py" no_cnp "$TMP" "$E1" "$E2"
 
 echo "--- phase C: byte-identical pass-through with XDP and tc attached"
 BG_PIDS=()
@@ -89,6 +90,28 @@ check "phase C probe ran on leaf1" grep -q "RoCE" "$TMP/plain.txt"
 check "phase C payloads byte-identical" python3 "$TOP/tests/integration/check_live.py" \
 	passthrough "$TMP"
 
+echo "--- phase E: per-uplink captures replayed as one group agree with the live probe"
+BG_PIDS=()
+bg h3 "$TMP/serveE.json" "$ROCEGEN" serve
+serve_pid=${BG_PIDS[-1]}
+probe leaf1 "$TMP/leaf1E.json" 5
+wait_attached "$TMP/leaf1E.json.err"
+for u in 1 2 3 4; do
+	bg leaf1 "$TMP/up$u.log" tcpdump -i up$u -w "$TMP/up$u.pcap" -U -Q out udp dst port 4791
+done
+sleep 1
+at h1 "$ROCEGEN" run --dst "$H3" --qp "$E1:write:60:65536" --qp "$E2:write:60:65536" \
+	--qp "$MOUSE:write:2:4096" --duration 1.5 >"$TMP/runE.json"
+wait "${BG_PIDS[1]}"
+sleep 1
+kill -INT "${BG_PIDS[@]:2}" "$serve_pid"
+wait
+"$FABPROBE" replay --json --elephant-rate 50M --path up1="$TMP/up1.pcap" \
+	--path up2="$TMP/up2.pcap" --path up3="$TMP/up3.pcap" --path up4="$TMP/up4.pcap" \
+	>"$TMP/replayE.json"
+check "phase E replay --path matches live" python3 "$TOP/tests/integration/check_live.py" \
+	replay_group "$TMP" "$E1" "$E2"
+
 echo "--- phase D: lifecycle"
 BG_PIDS=()
 bg leaf1 "$TMP/kill.txt" "$FABPROBE" top --plain -r 1 -i "$UPLINKS"
@@ -103,13 +126,22 @@ check "second fabprobe refused on the same interface" sh -c \
 	 grep -q 'already runs an XDP program' $TMP/second.err"
 check "first fabprobe still running" kill -0 "$victim"
 xdp_id=$(ip -n "$(ns leaf1)" -d link show up1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+link_ids=$(cat /proc/"$victim"/fdinfo/* 2>/dev/null | sed -n 's/^link_id:\s*//p')
+check "the probe holds its attachments as links ($(echo $link_ids | wc -w))" \
+	test "$(echo $link_ids | wc -w)" -eq 8
 kill -KILL "$victim"
 wait "$victim" 2>/dev/null
 sleep 1
 check "nothing attached after SIGKILL (XDP)" sh -c \
 	"! ip -n $(ns leaf1) -d link show | grep -q 'prog/xdp'"
-check "nothing attached after SIGKILL (tcx links)" sh -c \
-	"! bpftool link show | grep -q 'tcx\|type 11'"
+links_gone() {
+	local id
+	for id in $link_ids; do
+		bpftool link show id "$id" >/dev/null 2>&1 && return 1
+	done
+	return 0
+}
+check "nothing attached after SIGKILL (its 8 XDP and tcx links are gone)" links_gone
 # The kernel frees a program once its last link is gone (after an RCU grace period).
 gone() {
 	local i
