@@ -27,7 +27,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
 CFLAGS  ?= -O2 -g
 CFLAGS  += $(WARN) -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(BUILD) \
 	-DFABPROBE_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
-LDLIBS  := -lbpf -lelf -lz -lpcap -lncursesw -lm
+LDLIBS  := -lbpf -lelf -lz -lpcap -lncursesw -lmicrohttpd -lpthread -lm
 
 BPF_SRCS := bpf/fabprobe.bpf.c
 BPF_HDRS := $(wildcard bpf/*.h)
