@@ -15,6 +15,9 @@
 const volatile __u16 roce_port = FP_ROCE_PORT_DEFAULT;
 const volatile __u16 vxlan_port = FP_VXLAN_PORT_DEFAULT;
 const volatile __u8 replay_mode = 0;
+/* Sampling: packets per flow (per CPU) and per CPU in all; 0 turns it off. */
+const volatile __u8 sample_per_flow = 0;
+const volatile __u32 sample_max_per_cpu = 0;
 
 /*
  * Replay: userspace sets the capture's clock, path and the frame's length
@@ -162,7 +165,8 @@ static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs
 	pt->last_psn = p->psn;
 }
 
-static __always_inline void account_flow(struct fp_pkt *p, struct fp_totals *t, __u64 now)
+static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, struct fp_totals *t,
+							  __u64 now)
 {
 	struct flow_counters *fs;
 
@@ -174,7 +178,7 @@ static __always_inline void account_flow(struct fp_pkt *p, struct fp_totals *t, 
 		fs = bpf_map_lookup_elem(&fp_flows, &p->key);
 		if (!fs) {
 			t->cnt[FP_CNT_FLOW_INSERT_FAIL]++;
-			return;
+			return NULL;
 		}
 	}
 
@@ -216,6 +220,35 @@ static __always_inline void account_flow(struct fp_pkt *p, struct fp_totals *t, 
 	} else if (is_request(p->opcode)) {
 		track_psn(p, fs);
 	}
+	return fs;
+}
+
+/* Copy the head of the frame to the sample ring: bounded, and only while sampling. */
+static __always_inline void take_sample(struct fp_pkt *p, struct flow_counters *fs,
+					struct fp_totals *t, void *data, void *data_end, __u64 now)
+{
+	struct fp_sample *s;
+	__u32 i;
+
+	if (fs->samples >= sample_per_flow || t->cnt[FP_CNT_SAMPLES] >= sample_max_per_cpu)
+		return;
+	s = bpf_ringbuf_reserve(&fp_samples, sizeof(*s), 0);
+	if (!s) {
+		t->cnt[FP_CNT_SAMPLE_DROPS]++;
+		return;
+	}
+	fs->samples++;
+	t->cnt[FP_CNT_SAMPLES]++;
+	s->key = p->key;
+	s->ts_ns = now;
+	s->wire_len = p->len;
+	for (i = 0; i < FP_SAMPLE_SNAP; i++) {
+		if (data + i + 1 > data_end)
+			break;
+		s->data[i] = *(__u8 *)(data + i);
+	}
+	s->cap_len = i;
+	bpf_ringbuf_submit(s, 0);
 }
 
 /* Parse, classify, account. data/data_end cover the linear part of the frame. */
@@ -223,6 +256,7 @@ static __always_inline void fp_process(void *data, void *data_end, __u32 frame_l
 				       __u8 dir)
 {
 	struct cursor c = {.pos = data, .start = data, .end = data_end};
+	struct flow_counters *fs;
 	struct fp_pkt p = {};
 	struct fp_totals *t;
 	__u32 zero = 0;
@@ -261,7 +295,9 @@ static __always_inline void fp_process(void *data, void *data_end, __u32 frame_l
 	}
 	p.key.ifindex = ifindex;
 	p.key.dir = dir;
-	account_flow(&p, t, now);
+	fs = account_flow(&p, t, now);
+	if (sample_per_flow && fs)
+		take_sample(&p, fs, t, data, data_end, now);
 }
 
 #endif /* __FP_CORE_H */

@@ -124,6 +124,8 @@ enum fp_counter {
 	FP_CNT_FLOW_NEW,
 	FP_CNT_FLOW_INSERT_FAIL,
 	FP_CNT_PSN_INSERT_FAIL,
+	FP_CNT_SAMPLES,	     /* packets copied to the sample ring */
+	FP_CNT_SAMPLE_DROPS, /* samples lost to a full ring */
 	FP_CNT_MAX,
 };
 
@@ -189,7 +191,7 @@ struct flow_counters {
 	__u8 vlan_tagged;
 	__u8 last_opcode;
 	__u8 last_nak_code;
-	__u8 pad;
+	__u8 samples; /* packets of this flow sampled on this CPU */
 };
 
 /*
@@ -203,6 +205,22 @@ struct psn_track {
 	__u32 next_psn_max; /* highest PSN the next request may carry in order */
 	__u32 last_psn;	    /* PSN of the last request packet */
 	__u32 valid;
+};
+
+/*
+ * Packet samples (capture's samples.pcapng): the first packets of each new
+ * flow, snap length bounded, through a ring buffer. Off unless a command
+ * asks for it at load time.
+ */
+#define FP_SAMPLE_SNAP	     128
+#define FP_SAMPLE_RING_BYTES (4 << 20)
+
+struct fp_sample {
+	struct flow_key key;
+	__u64 ts_ns;
+	__u32 wire_len;
+	__u32 cap_len;
+	__u8 data[FP_SAMPLE_SNAP];
 };
 
 #endif /* __FABPROBE_H */

@@ -29,4 +29,10 @@ struct {
 	__type(value, struct psn_track);
 } fp_psn SEC(".maps");
 
+/* Packet samples for capture; sized by userspace, tiny when sampling is off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} fp_samples SEC(".maps");
+
 #endif /* __FP_MAPS_H */

@@ -39,6 +39,7 @@ int bundle_open(struct bundle *b, const char *path, bool force)
 	int fd;
 
 	memset(b, 0, sizeof(*b));
+	b->sync_fd = -1;
 	b->force = force;
 	if (snprintf(b->path, sizeof(b->path), "%s", path) >= (int)sizeof(b->path)) {
 		fp_err("%s: path too long", path);
@@ -56,9 +57,15 @@ int bundle_open(struct bundle *b, const char *path, bool force)
 		fp_err("cannot create %s: %s", b->tmp_path, strerror(-err));
 		return err;
 	}
+	b->sync_fd = dup(fd);
 	b->gz = gzdopen(fd, "wb6");
-	if (!b->gz) {
-		close(fd);
+	if (!b->gz || b->sync_fd < 0) {
+		if (b->gz)
+			gzclose(b->gz);
+		else
+			close(fd);
+		if (b->sync_fd >= 0)
+			close(b->sync_fd);
 		unlink(b->tmp_path);
 		fp_err("cannot start gzip stream in %s", b->tmp_path);
 		return -ENOMEM;
@@ -134,6 +141,11 @@ int bundle_commit(struct bundle *b)
 		       zerr == Z_ERRNO ? strerror(errno) : "gzip error");
 		err = -EIO;
 	}
+	/* Delayed write errors (a full disk) surface here, before the name appears. */
+	if (!err && fsync(b->sync_fd)) {
+		fp_err("cannot finish %s: %s", b->tmp_path, strerror(errno));
+		err = -EIO;
+	}
 	if (err) {
 		bundle_abort(b);
 		return err;
@@ -142,11 +154,13 @@ int bundle_commit(struct bundle *b)
 	if (b->force ? rename(b->tmp_path, b->path) : link(b->tmp_path, b->path)) {
 		err = -errno;
 		fp_err("cannot create %s: %s", b->path, strerror(-err));
-		unlink(b->tmp_path);
+		bundle_abort(b);
 		return err;
 	}
 	if (!b->force)
 		unlink(b->tmp_path);
+	close(b->sync_fd);
+	b->sync_fd = -1;
 	return 0;
 }
 
@@ -155,5 +169,8 @@ void bundle_abort(struct bundle *b)
 	if (b->gz)
 		gzclose(b->gz);
 	b->gz = NULL;
+	if (b->sync_fd >= 0)
+		close(b->sync_fd);
+	b->sync_fd = -1;
 	unlink(b->tmp_path);
 }

@@ -13,6 +13,7 @@
 
 struct bundle {
 	gzFile gz;
+	int sync_fd; /* a second handle on the file, to fsync once gzip is done */
 	char path[4096];
 	char tmp_path[4096 + 16];
 	bool force;

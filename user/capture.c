@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * capture.c - `fabprobe capture`: watch for a while, then write one
- * self-contained bundle for an incident ticket: report.json, summary.txt
- * and host.txt in a gzip'ed tar.
+ * self-contained bundle for an incident ticket: report.json, summary.txt,
+ * report.html, samples.pcapng and host.txt in a gzip'ed tar.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,14 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 
 #include "bundle.h"
 #include "commands.h"
 #include "hostinfo.h"
+#include "html.h"
 #include "json.h"
 #include "live.h"
 #include "log.h"
 #include "options.h"
+#include "samples.h"
 #include "series.h"
 #include "summary.h"
 
@@ -135,6 +138,7 @@ struct final_report {
 	const struct analysis *an;
 	const struct series *series;
 	const struct hostinfo *host;
+	const struct sample_store *samples;
 	double duration_s;
 };
 
@@ -152,6 +156,21 @@ static void render_summary(FILE *out, const void *arg)
 	summary_text(out, &r->l->snap, r->an, &r->l->ropts, r->duration_s);
 }
 
+static void render_html(FILE *out, const void *arg)
+{
+	const struct final_report *r = arg;
+
+	html_report(out, &r->l->snap, r->an, r->series, r->duration_s);
+}
+
+static void render_samples(FILE *out, const void *arg)
+{
+	const struct final_report *r = arg;
+
+	if (samples_write_pcapng(out, r->samples, r->an, r->l->snap.clock_offset_ns) < 0)
+		fp_err("capture: cannot render samples.pcapng");
+}
+
 static void render_host(FILE *out, const void *arg)
 {
 	const struct final_report *r = arg;
@@ -166,6 +185,10 @@ static int write_bundle(struct bundle *b, const struct final_report *r)
 	if (!err)
 		err = add_rendered(b, "summary.txt", render_summary, r);
 	if (!err)
+		err = add_rendered(b, "report.html", render_html, r);
+	if (!err)
+		err = add_rendered(b, "samples.pcapng", render_samples, r);
+	if (!err)
 		err = add_rendered(b, "host.txt", render_host, r);
 	return err;
 }
@@ -176,6 +199,7 @@ int cmd_capture(int argc, char **argv)
 	struct analysis whole = {};
 	struct analysis_opts aopts;
 	struct series series = {};
+	struct sample_store samples = {};
 	struct hostinfo host = {};
 	struct live_opts lo;
 	struct bundle b;
@@ -194,13 +218,19 @@ int cmd_capture(int argc, char **argv)
 	err = bundle_open(&b, c.output, c.force);
 	if (err)
 		return 1;
+	lo.popts.sample_per_flow = SAMPLES_PER_FLOW;
+	lo.popts.sample_max_per_cpu = SAMPLES_MAX;
 	err = live_start(&l, &lo, &aopts);
+	if (!err)
+		err = live_collect_samples(&l, &samples);
 	if (err) {
+		if (l.probe.skel)
+			live_stop(&l);
 		bundle_abort(&b);
 		return 1;
 	}
 	hostinfo_begin(&host, l.names, l.n_names);
-	while (elapsed < c.duration_s && live_sleep(1.0)) {
+	while (elapsed < c.duration_s && live_wait(&l, 1.0)) {
 		elapsed = live_uptime_s(&l);
 		err = live_refresh(&l);
 		if (err)
@@ -211,7 +241,9 @@ int cmd_capture(int argc, char **argv)
 	if (tty)
 		fputc('\n', stderr);
 	if (!err) {
-		struct final_report r = {&l, &whole, &series, &host, live_uptime_s(&l)};
+		struct final_report r = {&l, &whole, &series, &host, &samples, live_uptime_s(&l)};
+
+		ring_buffer__consume(l.samples_rb);
 
 		/* Findings over the whole capture: one analysis without a previous refresh. */
 		err = live_refresh(&l);
@@ -229,6 +261,7 @@ int cmd_capture(int argc, char **argv)
 		fprintf(stderr, "capture: wrote %s (%.0f s, %zu flows, %zu alerts)\n", c.output,
 			live_uptime_s(&l), l.snap.n_flows, whole.n_alerts);
 	hostinfo_free(&host);
+	samples_free(&samples);
 	series_free(&series);
 	analysis_free(&whole);
 	live_stop(&l);

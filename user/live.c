@@ -6,7 +6,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <bpf/libbpf.h>
+
+#include "fabprobe.skel.h"
 #include "live.h"
+#include "samples.h"
 #include "log.h"
 #include "options.h"
 
@@ -171,6 +175,8 @@ int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *
 
 void live_stop(struct live *l)
 {
+	ring_buffer__free(l->samples_rb);
+	l->samples_rb = NULL;
 	analysis_free(&l->an);
 	snapshot_free(&l->snap);
 	probe_destroy(&l->probe);
@@ -203,6 +209,37 @@ bool live_sleep(double seconds)
 		if (until - now < 50000000ULL)
 			ts.tv_nsec = until - now;
 		nanosleep(&ts, NULL);
+	}
+	return !live_exiting;
+}
+
+int live_collect_samples(struct live *l, struct sample_store *st)
+{
+	int fd = bpf_map__fd(l->probe.skel->maps.fp_samples);
+
+	l->samples_rb = ring_buffer__new(fd, samples_on_ring, st, NULL);
+	if (!l->samples_rb) {
+		int err = -errno;
+
+		fp_err("cannot open the sample ring: %s", fp_strerror(err));
+		return err;
+	}
+	return 0;
+}
+
+bool live_wait(struct live *l, double seconds)
+{
+	__u64 until = mono_ns() + (__u64)(seconds * 1e9);
+
+	if (!l->samples_rb)
+		return live_sleep(seconds);
+	while (!live_exiting && mono_ns() < until) {
+		int err = ring_buffer__poll(l->samples_rb, 50);
+
+		if (err < 0 && err != -EINTR) {
+			fp_err("sample ring: %s", fp_strerror(err));
+			return live_sleep((until - mono_ns()) / 1e9);
+		}
 	}
 	return !live_exiting;
 }

@@ -37,7 +37,10 @@ struct live {
 	struct analysis an;
 	struct analysis_opts aopts;
 	struct report_opts ropts;
+	struct ring_buffer *samples_rb; /* when sampling (capture) */
 };
+
+struct sample_store;
 
 #define LIVE_LONG_OPTS                                                                             \
 	{"interfaces", required_argument, NULL, 'i'}, {"uplinks", required_argument, NULL, 'U'},   \
@@ -62,6 +65,14 @@ void live_stop(struct live *l);
 int live_refresh(struct live *l);
 /* Sleep up to seconds, waking early on SIGINT/SIGTERM; false once told to exit. */
 bool live_sleep(double seconds);
+/*
+ * Drain the probe's packet samples into st while waiting (live_wait).
+ * Needs popts.sample_per_flow set before live_start().
+ */
+int live_collect_samples(struct live *l, struct sample_store *st);
+/* live_sleep, draining the sample ring meanwhile when there is one. */
+bool live_wait(struct live *l, double seconds);
+
 /* Seconds since the probe was attached. */
 double live_uptime_s(const struct live *l);
 

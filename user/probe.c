@@ -47,6 +47,14 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	skel->rodata->roce_port = opts->roce_port;
 	skel->rodata->vxlan_port = opts->vxlan_port;
 	skel->rodata->replay_mode = opts->replay;
+	skel->rodata->sample_per_flow = opts->sample_per_flow;
+	skel->rodata->sample_max_per_cpu = opts->sample_max_per_cpu;
+	if (opts->sample_per_flow)
+		err = bpf_map__set_max_entries(skel->maps.fp_samples, FP_SAMPLE_RING_BYTES);
+	if (err) {
+		fp_err("cannot size the sample ring: %s", fp_strerror(err));
+		goto fail;
+	}
 
 	err = bpf_map__set_max_entries(skel->maps.fp_flows, opts->flow_entries);
 	if (!err)

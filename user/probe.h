@@ -23,9 +23,11 @@ enum probe_hooks {
 struct probe_opts {
 	__u16 roce_port;
 	__u16 vxlan_port;
-	__u32 flow_entries; /* flow table size, entries */
-	unsigned int hooks; /* programs to load (probe_hooks); the verifier skips the rest */
-	bool replay;	    /* take clock and path from replay_frame() */
+	__u32 flow_entries;	  /* flow table size, entries */
+	unsigned int hooks;	  /* programs to load (probe_hooks); the verifier skips the rest */
+	__u8 sample_per_flow;	  /* packets sampled per new flow and CPU; 0 = off */
+	__u32 sample_max_per_cpu; /* and per CPU in all */
+	bool replay;		  /* take clock and path from replay_frame() */
 };
 
 #define PROBE_OPTS_DEFAULT                                                                         \
