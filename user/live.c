@@ -159,6 +159,8 @@ int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *
 		l->names[i].uplink = is_uplink(o, o->ifaces[i]);
 	}
 	l->n_names = o->n_ifaces;
+	l->hooks = o->hooks;
+	l->xdp_mode = o->xdp_mode;
 	l->hook_desc = hook_desc(o->hooks);
 	l->ropts.mode = "live";
 	l->ropts.ifaces = l->names;
@@ -182,9 +184,55 @@ void live_stop(struct live *l)
 	probe_destroy(&l->probe);
 }
 
+static void iface_event(struct live *l, const char *fmt, const char *name)
+{
+	snprintf(l->last_event, sizeof(l->last_event), fmt, name);
+	if (!l->quiet)
+		fp_err("%s", l->last_event);
+}
+
+/*
+ * Interfaces come and go while we run: report each change once and keep
+ * probing the others. A link dies with its device, so an interface that
+ * comes back (a new ifindex) is attached again.
+ */
+static void check_ifaces(struct live *l)
+{
+	static const char *const news[] = {
+	    [IFACE_UP] = "interface %s is up again",
+	    [IFACE_DOWN] = "interface %s went down; probing the others goes on",
+	    [IFACE_GONE] = "interface %s disappeared; probing the others goes on",
+	};
+
+	for (int i = 0; i < l->n_names; i++) {
+		struct iface_name *n = &l->names[i];
+		__u32 ifindex = if_nametoindex(n->name);
+		enum iface_state state = IFACE_GONE;
+
+		if (ifindex)
+			state = probe_iface_up(n->name) > 0 ? IFACE_UP : IFACE_DOWN;
+		if (state == IFACE_UP && ifindex != n->ifindex) {
+			/* A failed attach is retried at the next refresh. */
+			if (probe_attach(&l->probe, n->name, l->hooks, l->xdp_mode))
+				continue;
+			n->ifindex = ifindex;
+			l->if_state[i] = state;
+			iface_event(l, "interface %s is back and attached again", n->name);
+			continue;
+		}
+		if (state != l->if_state[i]) {
+			l->if_state[i] = state;
+			iface_event(l, news[state], n->name);
+		}
+	}
+}
+
 int live_refresh(struct live *l)
 {
-	int err = collect_snapshot(&l->probe, &l->snap);
+	int err;
+
+	check_ifaces(l);
+	err = collect_snapshot(&l->probe, &l->snap);
 
 	if (err)
 		return err;

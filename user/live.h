@@ -26,12 +26,23 @@ struct live_opts {
 	struct probe_opts popts;
 };
 
+enum iface_state {
+	IFACE_UP,
+	IFACE_DOWN,
+	IFACE_GONE,
+};
+
 /* A running probe and its latest picture: snapshot and analysis. */
 struct live {
 	struct probe probe;
 	struct iface_name names[LIVE_MAX_IFACES];
+	enum iface_state if_state[LIVE_MAX_IFACES];
 	int n_names;
+	unsigned int hooks;
+	enum probe_xdp_mode xdp_mode;
 	const char *hook_desc;
+	char last_event[160]; /* the latest interface event, for the dashboard */
+	bool quiet;	      /* events only in last_event, not on stderr (dashboard) */
 	__u64 started_ns;
 	struct snapshot snap;
 	struct analysis an;

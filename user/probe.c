@@ -121,7 +121,7 @@ int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire
 	return 0;
 }
 
-static int iface_is_up(const char *ifname)
+int probe_iface_up(const char *ifname)
 {
 	struct ifreq ifr = {};
 	int fd, err = 0;
@@ -219,7 +219,7 @@ int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
 		fp_err("interface %s does not exist", ifname);
 		return -ENODEV;
 	}
-	up = iface_is_up(ifname);
+	up = probe_iface_up(ifname);
 	if (up <= 0) {
 		fp_err("interface %s is %s", ifname, up < 0 ? fp_strerror(up) : "down");
 		return up < 0 ? up : -ENETDOWN;

@@ -76,6 +76,9 @@ void probe_destroy(struct probe *p);
 int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
 		 enum probe_xdp_mode xdp_mode);
 
+/* 1 if the interface is up, 0 if down, negative errno if it cannot be asked. */
+int probe_iface_up(const char *ifname);
+
 /*
  * Run one captured frame through the XDP program (BPF_PROG_TEST_RUN).
  * caplen bytes are present; wire_len is the frame's length on the wire.
