@@ -5,6 +5,7 @@
 #   make demo       install dependencies, build, run the main job
 #   make install    install to $(DESTDIR)$(PREFIX)/sbin
 #   WERROR=1        warnings are errors (CI)
+#   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (use another BUILD)
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
@@ -20,13 +21,17 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	-I$(VMLINUX_DIR) -Ibpf
 CFLAGS  ?= -O2 -g
 CFLAGS  += $(WARN) -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(BUILD) \
-	-DFABPROBE_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
+	-DFABPROBE_VERSION='"$(VERSION)"' $(SAN_FLAGS) $(EXTRA_CFLAGS)
 LDLIBS  := -lbpf -lelf -lz -lpcap -lncursesw -lmicrohttpd -lpthread -lm
 
 BPF_SRCS := bpf/fabprobe.bpf.c

@@ -51,7 +51,15 @@ done
 run_suite replay-tshark python3 tests/replay/tshark_check.py "$FABPROBE" "$PCAPS"/*.pcap
 run_suite cli-bad-input bash tests/cli/bad_input.sh
 for t in tests/integration/*.sh; do
-	[ -e "$t" ] && run_suite "integration-$(basename "$t" .sh)" bash "$t"
+	case "$t" in
+	*/lib.sh) ;;
+	*) run_suite "integration-$(basename "$t" .sh)" bash "$t" ;;
+	esac
+done
+run_suite robust-valgrind bash tests/robust/valgrind.sh
+run_suite robust-sanitizers bash tests/robust/sanitizers.sh
+for t in tests/fuzz/run.sh; do
+	[ -e "$t" ] && run_suite robust-fuzz bash "$t"
 done
 
 echo

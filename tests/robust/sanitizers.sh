@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The userspace test suite again, built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (any report fails the run): unit and BPF
+# tests, bad input, and replay of every shared capture.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+san=build/san
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:exitcode=86
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+pass=0 fail=0
+
+make -s BUILD=$san SANITIZE=1 ${WERROR:+WERROR=$WERROR} tests-build >/dev/null || {
+	echo "sanitizers: build failed"
+	exit 1
+}
+run() {
+	local name=$1
+	shift
+	if "$@" >"$san/$name.log" 2>&1; then
+		pass=$((pass + 1))
+		echo "ok   $name"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name"
+		grep -E -m 20 "ERROR: AddressSanitizer|runtime error|LeakSanitizer|FAIL|ERROR" \
+			"$san/$name.log" | sed 's/^/     /'
+	fi
+}
+for t in $san/tests/test_*; do
+	run "$(basename "$t")" "$t"
+done
+run bad-input env FABPROBE=$san/fabprobe bash tests/cli/bad_input.sh
+run replay-tshark python3 tests/replay/tshark_check.py $san/fabprobe "$PCAPS"/*.pcap
+echo "sanitizers: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
