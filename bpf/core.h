@@ -295,6 +295,14 @@ static __always_inline void fp_process(void *data, void *data_end, __u32 frame_l
 	}
 	p.key.ifindex = ifindex;
 	p.key.dir = dir;
+#ifdef FP_BENCH_NEW_FLOW
+	/*
+	 * Benchmark build only (bench/, BENCHMARKS.md): this CPU's frame count
+	 * goes into the destination QP, so every frame is a new flow and the
+	 * insert path runs on every BPF_PROG_TEST_RUN repeat.
+	 */
+	p.key.dest_qp ^= (__u32)t->cnt[FP_CNT_FRAMES];
+#endif
 	fs = account_flow(&p, t, now);
 	if (sample_per_flow && fs)
 		take_sample(&p, fs, t, data, data_end, now);

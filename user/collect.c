@@ -160,13 +160,49 @@ static int read_flows_iter(int fd, struct snapshot *s, struct flow_key *keys, ch
 	return 0;
 }
 
+enum read_mode {
+	READ_AUTO,  /* batch, falling back to per-key iteration */
+	READ_BATCH, /* batch only */
+	READ_ITER,  /* per-key iteration only */
+};
+
+static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
+{
+	size_t fstride = percpu_stride(sizeof(struct flow_counters));
+	int ncpus = p->ncpus, fd, err;
+	struct flow_key *keys;
+	char *values;
+
+	s->n_flows = 0;
+	keys = calloc(COLLECT_BATCH, sizeof(*keys));
+	values = calloc((size_t)COLLECT_BATCH * ncpus, fstride);
+	if (!keys || !values) {
+		err = -ENOMEM;
+		goto out;
+	}
+	fd = bpf_map__fd(p->skel->maps.fp_flows);
+	if (mode == READ_ITER) {
+		err = read_flows_iter(fd, s, keys, values, ncpus, fstride);
+	} else {
+		err = read_flows_batch(fd, s, keys, values, ncpus, fstride);
+		if (mode == READ_AUTO &&
+		    (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP)) {
+			s->n_flows = 0;
+			err = read_flows_iter(fd, s, keys, values, ncpus, fstride);
+		}
+	}
+	if (err)
+		fp_err("cannot read the flow table: %s", fp_strerror(err));
+out:
+	free(keys);
+	free(values);
+	return err;
+}
+
 int collect_snapshot(struct probe *p, struct snapshot *s)
 {
 	size_t tstride = percpu_stride(sizeof(struct fp_totals));
-	size_t fstride = percpu_stride(sizeof(struct flow_counters));
-	int ncpus = p->ncpus, fd, err;
-	struct flow_key *keys = NULL;
-	char *values = NULL;
+	int ncpus = p->ncpus, err;
 	void *tvals;
 	__u32 zero = 0;
 
@@ -187,25 +223,12 @@ int collect_snapshot(struct probe *p, struct snapshot *s)
 	}
 	totals_sum(s->totals, tvals, ncpus, tstride);
 	free(tvals);
+	return read_flows(p, s, READ_AUTO);
+}
 
-	keys = calloc(COLLECT_BATCH, sizeof(*keys));
-	values = calloc((size_t)COLLECT_BATCH * ncpus, fstride);
-	if (!keys || !values) {
-		err = -ENOMEM;
-		goto out;
-	}
-	fd = bpf_map__fd(p->skel->maps.fp_flows);
-	err = read_flows_batch(fd, s, keys, values, ncpus, fstride);
-	if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP) {
-		s->n_flows = 0;
-		err = read_flows_iter(fd, s, keys, values, ncpus, fstride);
-	}
-	if (err)
-		fp_err("cannot read the flow table: %s", fp_strerror(err));
-out:
-	free(keys);
-	free(values);
-	return err;
+int collect_flows_mode(struct probe *p, struct snapshot *s, bool batch)
+{
+	return read_flows(p, s, batch ? READ_BATCH : READ_ITER);
 }
 
 void snapshot_free(struct snapshot *s)
@@ -239,5 +262,6 @@ static int cmp_bytes_desc(const void *a, const void *b)
 
 void snapshot_sort_by_bytes(struct snapshot *s)
 {
-	qsort(s->flows, s->n_flows, sizeof(*s->flows), cmp_bytes_desc);
+	if (s->n_flows > 1) /* qsort(NULL, 0, ...) is undefined */
+		qsort(s->flows, s->n_flows, sizeof(*s->flows), cmp_bytes_desc);
 }

@@ -6,6 +6,7 @@
 #ifndef __FP_COLLECT_H
 #define __FP_COLLECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -30,6 +31,11 @@ struct snapshot {
 
 /* Read every map into s (its buffers are reused between calls). */
 int collect_snapshot(struct probe *p, struct snapshot *s);
+/*
+ * Read only the flow table into s, one way: bpf_map_lookup_batch (batch) or
+ * key by key, with no fallback. For bench/, which times the two.
+ */
+int collect_flows_mode(struct probe *p, struct snapshot *s, bool batch);
 void snapshot_free(struct snapshot *s);
 
 /* Flow-table evictions so far: inserts minus the flows still present. */

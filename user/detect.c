@@ -458,7 +458,7 @@ int detect_all(struct analysis *a, const struct snapshot *s, const struct analys
 	if (!err)
 		err = group_alerts(a, s, o);
 	/* Worst first. */
-	if (!err)
+	if (!err && a->n_alerts > 1)
 		qsort(a->alerts, a->n_alerts, sizeof(*a->alerts), cmp_severity);
 	return err;
 }

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for the Prometheus/OpenMetrics renderer (user/metrics.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "metrics.h"
+
+/* A hand-made picture: n flows on two interfaces, flow i at (i + 1) Mbit/s. */
+struct fixture {
+	struct snapshot snap;
+	struct analysis an;
+	struct iface_name names[2];
+	struct report_opts ro;
+	struct metrics_acc acc;
+	struct metrics_self self;
+	struct metrics_view view;
+	struct alert alerts[2];
+};
+
+static void fixture_init(struct fixture *f, size_t n, unsigned int top)
+{
+	memset(f, 0, sizeof(*f));
+	f->names[0] = (struct iface_name){.ifindex = 2, .name = "up1", .uplink = true};
+	f->names[1] = (struct iface_name){.ifindex = 3, .name = "down1"};
+	f->ro = (struct report_opts){.mode = "live", .ifaces = f->names, .n_ifaces = 2};
+	f->snap.flows = calloc(n ? n : 1, sizeof(*f->snap.flows));
+	f->snap.n_flows = f->snap.cap = n;
+	f->snap.flow_capacity = 65536;
+	f->an.flows = calloc(n ? n : 1, sizeof(*f->an.flows));
+	f->an.n_flows = f->an.cap_flows = n;
+	for (size_t i = 0; i < n; i++) {
+		struct flow_record *r = &f->snap.flows[i];
+		struct flow_view *v = &f->an.flows[i];
+
+		r->key.src[0] = 10;
+		r->key.src[3] = 1;
+		r->key.dst[0] = 10;
+		r->key.dst[3] = 2;
+		r->key.sport = 49152 + (i & 0x3fff);
+		r->key.dport = 4791;
+		r->key.dest_qp = (__u32)i;
+		r->key.ifindex = i % 2 ? 3 : 2;
+		r->key.dir = FP_DIR_EGRESS;
+		r->c.packets = 1000 + i;
+		r->c.bytes = 1000000 + i;
+		r->c.dscp = 26;
+		v->r = r;
+		v->d.packets = r->c.packets;
+		v->d.bytes = r->c.bytes;
+		v->bps = (i + 1) * 1e6;
+		v->path = i % 2 ? -1 : 0;
+	}
+	f->an.n_paths = 1;
+	snprintf(f->an.paths[0].name, sizeof(f->an.paths[0].name), "up1");
+	f->an.paths[0].ifindex = 2;
+	f->an.alerts = f->alerts;
+	f->self.version = "test";
+	f->view = (struct metrics_view){.snap = &f->snap,
+					.an = &f->an,
+					.ro = &f->ro,
+					.acc = &f->acc,
+					.self = &f->self,
+					.top_flows = top};
+}
+
+static void fixture_free(struct fixture *f)
+{
+	free(f->snap.flows);
+	free(f->an.flows);
+}
+
+static char *render(const struct metrics_view *v, enum metrics_format fmt, bool eof)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	metrics_render(out, fmt, v, eof);
+	assert_int_equal(fclose(out), 0);
+	return buf;
+}
+
+static size_t count_prefix(const char *text, const char *prefix)
+{
+	size_t n = 0, len = strlen(prefix);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, prefix, len))
+			n++;
+	return n;
+}
+
+static bool ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && !memcmp(s + len - n, suffix, n);
+}
+
+/*
+ * 0.0.4: every counter family is named ..._total, nothing else is; in
+ * OpenMetrics the family drops _total and its samples carry it.
+ */
+static void test_counter_names(void **state)
+{
+	struct fixture f;
+	char *text[2];
+
+	(void)state;
+	fixture_init(&f, 10, 5);
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	text[0] = render(&f.view, METRICS_PROMETHEUS, false);
+	text[1] = render(&f.view, METRICS_OPENMETRICS, true);
+	for (int fmt = 0; fmt < 2; fmt++) {
+		size_t counters = 0;
+		char *save = NULL, *copy = strdup(text[fmt]);
+
+		for (char *line = strtok_r(copy, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char name[160], type[16];
+
+			if (sscanf(line, "# TYPE %159s %15s", name, type) != 2)
+				continue;
+			bool total = ends_with(name, strlen(name), "_total");
+
+			if (!strcmp(type, "counter")) {
+				counters++;
+				if (fmt == METRICS_PROMETHEUS)
+					assert_true(total);
+				else
+					assert_false(total);
+			} else {
+				assert_false(total);
+			}
+		}
+		assert_true(counters > 20);
+		free(copy);
+	}
+	/* Samples of a counter are _total in both formats. */
+	assert_non_null(strstr(text[0], "\nfabprobe_roce_frames_total 0\n"));
+	assert_non_null(strstr(text[1], "\n# TYPE fabprobe_roce_frames counter\n"));
+	assert_non_null(strstr(text[1], "\nfabprobe_roce_frames_total 0\n"));
+	assert_non_null(strstr(text[1], "# TYPE fabprobe_build info\n"));
+	assert_non_null(strstr(text[0], "# TYPE fabprobe_build_info gauge\n"));
+	free(text[0]);
+	free(text[1]);
+	fixture_free(&f);
+}
+
+static void test_label_escaping(void **state)
+{
+	struct fixture f;
+	char *buf = NULL, *text;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	(void)state;
+	metrics_escape_label(out, "a\"b\\c\nd");
+	fclose(out);
+	assert_string_equal(buf, "a\\\"b\\\\c\\nd");
+	free(buf);
+
+	/* Interface names may hold quotes and backslashes: they reach the labels escaped. */
+	fixture_init(&f, 2, 5);
+	snprintf(f.names[0].name, sizeof(f.names[0].name), "u\"p\\1\n");
+	snprintf(f.an.paths[0].name, sizeof(f.an.paths[0].name), "u\"p\\1\n");
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	text = render(&f.view, METRICS_PROMETHEUS, false);
+	assert_non_null(
+	    strstr(text, "fabprobe_interface_uplink{interface=\"u\\\"p\\\\1\\n\"} 1\n"));
+	assert_non_null(strstr(text, ",path=\"u\\\"p\\\\1\\n\"} "));
+	/* No raw newline inside a sample: every line starts with # or a name. */
+	for (char *p = text; *p; p = strchr(p, '\n') + 1)
+		assert_true(*p == '#' || !strncmp(p, "fabprobe_", 9));
+	free(text);
+	fixture_free(&f);
+}
+
+static size_t flow_series(const char *text)
+{
+	return count_prefix(text, "fabprobe_flow_bytes_per_second{");
+}
+
+static void test_top_k_bound(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	/* 100k flows, the default 20: 20 series per flow family, the fastest ones. */
+	fixture_init(&f, 100000, METRICS_TOP_FLOWS_DEFAULT);
+	text = render(&f.view, METRICS_PROMETHEUS, false);
+	assert_int_equal(flow_series(text), 20);
+	assert_int_equal(count_prefix(text, "fabprobe_flow_bytes_total{"), 20);
+	/* The fastest flow (index 99999, 100 Gbit/s = 12.5 GB/s) comes first. */
+	assert_non_null(strstr(text, "dest_qp=\"99999\""));
+	assert_non_null(strstr(text, "} 12500000000\n"));
+	assert_null(strstr(text, "dest_qp=\"99979\""));
+	free(text);
+
+	/* Idle flows are not top flows. */
+	for (size_t i = 0; i < f.an.n_flows; i++)
+		if (i % 100)
+			f.an.flows[i].d.bytes = 0;
+	f.view.top_flows = 5000;
+	text = render(&f.view, METRICS_PROMETHEUS, false);
+	assert_int_equal(flow_series(text), 1000);
+	free(text);
+
+	/* 0 turns them off: no family at all. */
+	f.view.top_flows = 0;
+	text = render(&f.view, METRICS_PROMETHEUS, false);
+	assert_null(strstr(text, "fabprobe_flow_bytes_per_second"));
+	free(text);
+	fixture_free(&f);
+}
+
+static void test_duplicate_labels_once(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	/* Two flows that differ only in what is not a label (dport) make one series. */
+	fixture_init(&f, 2, 5);
+	f.snap.flows[1].key = f.snap.flows[0].key;
+	f.snap.flows[1].key.dport = 4792;
+	text = render(&f.view, METRICS_OPENMETRICS, true);
+	assert_int_equal(flow_series(text), 1);
+	free(text);
+	fixture_free(&f);
+}
+
+static void test_openmetrics_eof(void **state)
+{
+	struct fixture f;
+	char *om, *prom, *open;
+	size_t len;
+
+	(void)state;
+	fixture_init(&f, 3, 5);
+	om = render(&f.view, METRICS_OPENMETRICS, true);
+	len = strlen(om);
+	assert_true(ends_with(om, len, "\n# EOF\n"));
+	assert_int_equal(count_prefix(om, "# EOF"), 1);
+	prom = render(&f.view, METRICS_PROMETHEUS, true);
+	assert_null(strstr(prom, "# EOF"));
+	/* The server appends the per-scrape tail and then "# EOF" itself. */
+	open = render(&f.view, METRICS_OPENMETRICS, false);
+	assert_null(strstr(open, "# EOF"));
+	free(om);
+	free(prom);
+	free(open);
+	fixture_free(&f);
+}
+
+static void test_alerts_every_type(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	fixture_init(&f, 1, 5);
+	f.alerts[0] = (struct alert){.type = ALERT_ELEPHANT_COLLISION, .severity = SEV_CRITICAL};
+	f.alerts[1] = (struct alert){.type = ALERT_ELEPHANT_COLLISION, .severity = SEV_CRITICAL};
+	f.an.n_alerts = 2;
+	text = render(&f.view, METRICS_PROMETHEUS, false);
+	assert_int_equal(count_prefix(text, "fabprobe_alerts{"), ALERT_TYPE_MAX * 3);
+	assert_non_null(
+	    strstr(text, "fabprobe_alerts{type=\"elephant_collision\",severity=\"critical\"} 2\n"));
+	assert_non_null(
+	    strstr(text, "fabprobe_alerts{type=\"malformed\",severity=\"warning\"} 0\n"));
+	free(text);
+	fixture_free(&f);
+}
+
+/* Per-label counters never go back, though the flows behind them are evicted. */
+static void test_accumulate_monotonic(void **state)
+{
+	struct fixture f;
+	const struct flow_delta *up1, *down1;
+
+	(void)state;
+	fixture_init(&f, 2, 5); /* flow 0 on up1, flow 1 on down1 */
+	f.snap.totals[FP_CNT_FLOW_NEW] = 2;
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	assert_int_equal(f.acc.n_ifaces, 2);
+	up1 = &f.acc.ifaces[0].dir[FP_DIR_EGRESS];
+	down1 = &f.acc.ifaces[1].dir[FP_DIR_EGRESS];
+	assert_int_equal(up1->bytes, 1000000);
+	assert_int_equal(down1->bytes, 1000001);
+
+	/* Next refresh: flow 1 evicted, flow 0 carried 500 more bytes. */
+	f.snap.flows[0].c.bytes += 500;
+	f.an.flows[0].d = (struct flow_delta){.bytes = 500, .packets = 1};
+	f.snap.n_flows = f.an.n_flows = 1;
+	f.snap.totals[FP_CNT_FLOW_NEW] = 2;
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	assert_int_equal(up1->bytes, 1000500);
+	assert_int_equal(down1->bytes, 1000001);
+	assert_int_equal(f.acc.evictions, 1);
+	assert_int_equal(f.acc.dscp[26].bytes, 2000501);
+
+	/* A delta larger than the flow's whole count (wrapped) is clamped to it. */
+	f.an.flows[0].d = (struct flow_delta){.bytes = (__u64)-5, .packets = 1};
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	assert_int_equal(up1->bytes, 1000500 + f.snap.flows[0].c.bytes);
+
+	/* Fewer flows inserted than present (cannot happen) does not take evictions back. */
+	f.snap.totals[FP_CNT_FLOW_NEW] = 0;
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	assert_int_equal(f.acc.evictions, 1);
+	fixture_free(&f);
+}
+
+static void test_vni_bound(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	fixture_init(&f, METRICS_MAX_VNIS + 10, 0);
+	for (size_t i = 0; i < f.snap.n_flows; i++) {
+		f.snap.flows[i].key.flags |= FP_FLOW_VXLAN;
+		f.snap.flows[i].key.vni = 1000 + i;
+	}
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	text = render(&f.view, METRICS_PROMETHEUS, false);
+	assert_int_equal(count_prefix(text, "fabprobe_vni_roce_bytes_total{"),
+			 METRICS_MAX_VNIS + 1);
+	assert_non_null(strstr(text, "fabprobe_vni_roce_packets_total{vni=\"other\"} "));
+	free(text);
+	fixture_free(&f);
+}
+
+static void test_accept_negotiation(void **state)
+{
+	(void)state;
+	/* What Prometheus 2.x sends. */
+	assert_true(metrics_wants_openmetrics(
+	    "application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+	    "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
+	assert_true(metrics_wants_openmetrics("application/openmetrics-text"));
+	assert_false(metrics_wants_openmetrics(NULL));
+	assert_false(metrics_wants_openmetrics("*/*"));
+	assert_false(metrics_wants_openmetrics("text/plain;version=0.0.4"));
+	assert_false(metrics_wants_openmetrics("application/openmetrics-text;q=0"));
+	assert_false(metrics_wants_openmetrics(
+	    "text/plain;version=0.0.4, application/openmetrics-text; q=0.3"));
+	assert_false(metrics_wants_openmetrics(""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_counter_names),
+	    cmocka_unit_test(test_label_escaping),
+	    cmocka_unit_test(test_top_k_bound),
+	    cmocka_unit_test(test_duplicate_labels_once),
+	    cmocka_unit_test(test_openmetrics_eof),
+	    cmocka_unit_test(test_alerts_every_type),
+	    cmocka_unit_test(test_accumulate_monotonic),
+	    cmocka_unit_test(test_vni_bound),
+	    cmocka_unit_test(test_accept_negotiation),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
