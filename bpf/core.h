@@ -182,6 +182,9 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 		}
 	}
 
+	/* Time 0 is a valid capture timestamp: the first packet, not the clock, says unset. */
+	if (!fs->packets)
+		fs->first_seen_ns = now;
 	fs->packets++;
 	fs->bytes += p->len;
 	fs->ecn[p->ecn & 3]++;
@@ -198,8 +201,6 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 		fs->fecn++;
 	if (p->bth_flags & FP_BTH_BECN)
 		fs->becn++;
-	if (!fs->first_seen_ns)
-		fs->first_seen_ns = now;
 	fs->last_seen_ns = now;
 
 	if (p->opcode == FP_OPCODE_CNP) {

@@ -198,7 +198,7 @@ static double flows_span_s(const struct snapshot *s)
 	for (size_t i = 0; i < s->n_flows; i++) {
 		const struct flow_counters *c = &s->flows[i].c;
 
-		if (!first || c->first_seen_ns < first)
+		if (i == 0 || c->first_seen_ns < first)
 			first = c->first_seen_ns;
 		if (c->last_seen_ns > last)
 			last = c->last_seen_ns;

@@ -49,6 +49,8 @@ void flow_counters_sum(struct flow_counters *out, const void *percpu, int ncpus,
 
 		if (!c->packets)
 			continue;
+		if (!out->packets || c->first_seen_ns < out->first_seen_ns)
+			out->first_seen_ns = c->first_seen_ns;
 		out->packets += c->packets;
 		out->bytes += c->bytes;
 		for (int i = 0; i < 4; i++) {
@@ -65,8 +67,6 @@ void flow_counters_sum(struct flow_counters *out, const void *percpu, int ncpus,
 		out->fecn += c->fecn;
 		out->becn += c->becn;
 		out->dscp_mask |= c->dscp_mask;
-		if (!out->first_seen_ns || c->first_seen_ns < out->first_seen_ns)
-			out->first_seen_ns = c->first_seen_ns;
 		/* The per-packet fields come from the CPU that saw the newest packet. */
 		if (c->last_seen_ns >= last_ns) {
 			last_ns = c->last_seen_ns;

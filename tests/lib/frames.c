@@ -147,11 +147,10 @@ void fr_ipv6(struct frame *f, const struct fr_ip *ip, __u8 nexthdr)
 	add_len(f, FR_LEN_IPV6_PAYLOAD, off);
 }
 
-void fr_ipv6_opts(struct frame *f, __u8 type, __u8 nexthdr, __u32 len)
+void fr_ipv6_opts(struct frame *f, __u8 nexthdr, __u32 len)
 {
 	__u8 *p;
 
-	(void)type;
 	if (len < 8 || len % 8 || len > 2048)
 		die("bad IPv6 options length");
 	mark_l2l4(f, FR_H_IP_EXT, FR_H_IN_IP_EXT);

@@ -128,8 +128,8 @@ void fr_vlan(struct frame *f, __u8 pcp, __u16 vid, __u16 ethertype);
 
 void fr_ipv4(struct frame *f, const struct fr_ip *ip);
 void fr_ipv6(struct frame *f, const struct fr_ip *ip, __u8 nexthdr);
-/* Hop-by-hop (0) or destination options (60), len bytes, PadN filled. */
-void fr_ipv6_opts(struct frame *f, __u8 type, __u8 nexthdr, __u32 len);
+/* Hop-by-hop or destination options header of len bytes, PadN filled. */
+void fr_ipv6_opts(struct frame *f, __u8 nexthdr, __u32 len);
 /* Segment routing header (type 4) with Segments Left 0 and n segments. */
 void fr_ipv6_routing(struct frame *f, __u8 nexthdr, __u8 n_segments);
 /* Fragment header: offset in 8-byte units, M flag. */

@@ -46,6 +46,23 @@ static void test_flow_sum_over_cpus(void **state)
 	assert_int_equal(sum.naks, 1);
 }
 
+/* A capture may start at time 0: that is a timestamp, not "unset". */
+static void test_first_seen_at_time_zero(void **state)
+{
+	struct flow_counters cpu[2] = {}, sum;
+
+	(void)state;
+	cpu[0].packets = 1;
+	cpu[0].first_seen_ns = 5;
+	cpu[0].last_seen_ns = 5;
+	cpu[1].packets = 1;
+	cpu[1].first_seen_ns = 0;
+	cpu[1].last_seen_ns = 0;
+	flow_counters_sum(&sum, cpu, 2, sizeof(cpu[0]));
+	assert_int_equal(sum.first_seen_ns, 0);
+	assert_int_equal(sum.last_seen_ns, 5);
+}
+
 static void test_totals_sum(void **state)
 {
 	struct fp_totals cpu[2] = {};
@@ -64,7 +81,7 @@ static void test_totals_sum(void **state)
 static void test_evictions_and_sort(void **state)
 {
 	struct flow_record flows[3] = {};
-	struct snapshot s = { .flows = flows, .n_flows = 3 };
+	struct snapshot s = {.flows = flows, .n_flows = 3};
 
 	(void)state;
 	flows[0].c.bytes = 10;
@@ -83,9 +100,10 @@ static void test_evictions_and_sort(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_flow_sum_over_cpus),
-		cmocka_unit_test(test_totals_sum),
-		cmocka_unit_test(test_evictions_and_sort),
+	    cmocka_unit_test(test_flow_sum_over_cpus),
+	    cmocka_unit_test(test_first_seen_at_time_zero),
+	    cmocka_unit_test(test_totals_sum),
+	    cmocka_unit_test(test_evictions_and_sort),
 	};
 
 	return cmocka_run_group_tests_name("collect", tests, NULL, NULL);

@@ -1,0 +1,2364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_parser - the BPF parser and accounting, run over table-driven frame
+ * fixtures with BPF_PROG_TEST_RUN through the probe's own loader
+ * (probe_load, probe_run_frame) and collector (collect_snapshot). Every
+ * test loads a fresh probe, so the expected map contents are exact.
+ *
+ * Expectations come from the specs (IBTA Vol 1 ch. 9 and Annex A17 for
+ * RoCEv2, RFC 7348 for VXLAN, RFC 3168 for ECN, RFC 8200 for IPv6), with
+ * byte counts written as sums of the header sizes those specs define.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "fabprobe.skel.h"
+#include "collect.h"
+#include "frames.h"
+#include "probe.h"
+
+/* Header sizes (IBTA Vol 1 9.2-9.3, Annex A17.9.3 for the CNP). */
+#define S_BTH	       12
+#define S_RETH	       16
+#define S_AETH	       4
+#define S_DETH	       8
+#define S_XRCETH       4
+#define S_ATOMICETH    28
+#define S_ATOMICACKETH 8
+#define S_IMMDT	       4
+#define S_IETH	       4
+#define S_CNP_RSVD     16
+#define S_ICRC	       4
+
+/* RoCE part of a packet, and whole frames around it. */
+#define ROCE(ext, payload) (S_BTH + (ext) + (payload) + S_ICRC)
+#define L4(roce)	   (FR_ETH_LEN + FR_IPV4_LEN + FR_UDP_LEN + (roce))
+#define L6(roce)	   (FR_ETH_LEN + FR_IPV6_LEN + FR_UDP_LEN + (roce))
+#define VX4(inner)	   (FR_ETH_LEN + FR_IPV4_LEN + FR_UDP_LEN + FR_VXLAN_LEN + (inner))
+#define VX6(inner)	   (FR_ETH_LEN + FR_IPV6_LEN + FR_UDP_LEN + FR_VXLAN_LEN + (inner))
+
+/* Opcodes (IBTA Table 38): transport in the top three bits. */
+#define RC_SEND_FIRST	    0x00
+#define RC_SEND_MIDDLE	    0x01
+#define RC_SEND_LAST	    0x02
+#define RC_SEND_LAST_IMM    0x03
+#define RC_SEND_ONLY	    0x04
+#define RC_SEND_ONLY_IMM    0x05
+#define RC_WRITE_FIRST	    0x06
+#define RC_WRITE_MIDDLE	    0x07
+#define RC_WRITE_LAST	    0x08
+#define RC_WRITE_LAST_IMM   0x09
+#define RC_WRITE_ONLY	    0x0A
+#define RC_WRITE_ONLY_IMM   0x0B
+#define RC_READ_REQ	    0x0C
+#define RC_READ_RESP_FIRST  0x0D
+#define RC_READ_RESP_MIDDLE 0x0E
+#define RC_READ_RESP_LAST   0x0F
+#define RC_READ_RESP_ONLY   0x10
+#define RC_ACK		    0x11
+#define RC_ATOMIC_ACK	    0x12
+#define RC_CMP_SWAP	    0x13
+#define RC_FETCH_ADD	    0x14
+#define RC_SEND_LAST_INV    0x16
+#define RC_SEND_ONLY_INV    0x17
+#define UC_SEND_ONLY	    0x24
+#define UC_WRITE_ONLY	    0x2A
+#define UD_SEND_ONLY	    0x64
+#define UD_SEND_ONLY_IMM    0x65
+#define CNP		    0x81
+#define XRC_SEND_ONLY	    0xA4
+#define XRC_WRITE_ONLY	    0xAA
+#define XRC_READ_REQ	    0xAC
+#define XRC_CMP_SWAP	    0xB3
+#define XRC_SEND_ONLY_INV   0xB7
+
+/* AETH syndromes (IBTA 9.7.5.1): ACK, RNR NAK with timer, NAK codes. */
+#define SYN_ACK		0x1F
+#define SYN_RNR(timer)	(0x20 | (timer))
+#define SYN_NAK_PSN	0x60
+#define SYN_NAK_INVREQ	0x61
+#define SYN_NAK_ACCESS	0x62
+#define SYN_NAK_OPER	0x63
+#define SYN_NAK_INVRDRQ 0x64
+
+/* The 256-bit opcode bitmap: bit n is opcode n. */
+#define OPW(op) ((op) >> 6)
+#define OPB(op) (1ULL << ((op)&63))
+
+#define ROCE_PORT  FP_ROCE_PORT_DEFAULT
+#define VXLAN_PORT FP_VXLAN_PORT_DEFAULT
+#define SPORT	   49152
+#define SPORT_B	   49999
+#define VX_SPORT   51000
+#define QP_A	   0x0A1B2C
+#define QP_B	   0x00D00D
+#define VNI	   0xABCDEF
+#define DSCP	   26
+#define A4	   "10.0.0.1"
+#define B4	   "10.0.0.2"
+#define A6	   "fd00::1"
+#define B6	   "fd00::2"
+#define VTEP_A4	   "192.168.1.1"
+#define VTEP_B4	   "192.168.1.2"
+#define VTEP_A6	   "fd01::a"
+#define VTEP_B6	   "fd01::b"
+
+#define FX_PATH	      7
+#define FX_FLOWS      1024
+#define FX_MAX_FRAMES 32
+#define FX_MAX_FLOWS  3
+#define TS0	      1700000000000000000ULL
+#define TS(i)	      (TS0 + (i)*1000ULL)
+
+/* Which programs a fixture runs through, beyond XDP. */
+#define RUN_TC_INGRESS 0x1
+#define RUN_TC_EGRESS  0x2
+#define RUN_UNMODIFIED 0x4
+
+enum fx_prog {
+	PROG_XDP,
+	PROG_TC_INGRESS,
+	PROG_TC_EGRESS,
+};
+
+struct fx {
+	struct frame *frames;
+	int n;
+	const void *arg;
+};
+
+/* Expected flow key; flags as in struct flow_key. */
+struct exp_key {
+	const char *src;
+	const char *dst;
+	__u16 sport;
+	__u16 dport;
+	__u32 vni;
+	const char *isrc;
+	const char *idst;
+	__u16 isport;
+	__u16 idport;
+	__u32 qp;
+	__u32 ifindex; /* 0: FX_PATH */
+	__u8 flags;
+};
+
+struct exp_flow {
+	struct exp_key k;
+	struct flow_counters c;
+};
+
+struct fixture {
+	const char *name;
+	void (*build)(struct fx *fx);
+	const void *arg;
+	__u16 roce_port;  /* 0: default */
+	__u16 vxlan_port; /* 0: default */
+	__u64 totals[FP_CNT_MAX];
+	int n_flows;
+	struct exp_flow flows[FX_MAX_FLOWS];
+	unsigned int runs;
+};
+
+/* The bare IPv4 flow most fixtures use, and its reverse direction. */
+#define KEY_V4                                                                                     \
+	{                                                                                          \
+		.src = A4, .dst = B4, .sport = SPORT, .dport = ROCE_PORT, .qp = QP_A               \
+	}
+#define KEY_V4_REV                                                                                 \
+	{                                                                                          \
+		.src = B4, .dst = A4, .sport = SPORT_B, .dport = ROCE_PORT, .qp = QP_B             \
+	}
+
+/* State shared by a test and its teardown, so a failed assert still cleans up. */
+static struct probe g_probe;
+static struct snapshot g_snap;
+static struct fx g_fx;
+
+/* ---- frame builders ---------------------------------------------------- */
+
+static struct frame *fx_frame(struct fx *fx)
+{
+	struct frame *f;
+
+	if (fx->n == FX_MAX_FRAMES)
+		fail_msg("fixture has more than %d frames", FX_MAX_FRAMES);
+	f = &fx->frames[fx->n];
+	fr_init(f);
+	f->ts_ns = TS(fx->n);
+	f->path_id = FX_PATH;
+	fx->n++;
+	return f;
+}
+
+static const struct fr_ip ip_a4 = {
+    .src = A4, .dst = B4, .dscp = DSCP, .ecn = FR_ECT0, .frag = FR_IP_DF};
+static const struct fr_ip ip_b4 = {
+    .src = B4, .dst = A4, .dscp = DSCP, .ecn = FR_ECT0, .frag = FR_IP_DF};
+static const struct fr_ip ip_a6 = {.src = A6, .dst = B6, .dscp = DSCP, .ecn = FR_ECT0};
+
+/* Ethernet + IPv4 A4 -> B4 (DSCP 26, ECT(0), DF) + UDP to the RoCE port. */
+static struct frame *v4(struct fx *fx)
+{
+	struct frame *f = fx_frame(fx);
+
+	fr_eth(f, FP_ETH_P_IP);
+	fr_ipv4(f, &ip_a4);
+	fr_udp(f, SPORT, ROCE_PORT);
+	return f;
+}
+
+/* The responder's direction: B4 -> A4, towards the requester's QP_B. */
+static struct frame *v4_rev(struct fx *fx)
+{
+	struct frame *f = fx_frame(fx);
+
+	fr_eth(f, FP_ETH_P_IP);
+	fr_ipv4(f, &ip_b4);
+	fr_udp(f, SPORT_B, ROCE_PORT);
+	return f;
+}
+
+static void poke16(struct frame *f, __u32 off, __u16 v)
+{
+	f->data[off] = v >> 8;
+	f->data[off + 1] = v;
+}
+
+/*
+ * The first fragment of a datagram whose UDP length counts the bytes still
+ * to come in the later fragments (1480 of them).
+ */
+static void first_fragment_udp_len(struct frame *f)
+{
+	__u32 udp = fr_off(f, FR_H_UDP);
+
+	poke16(f, udp + 4, f->len - udp + 1480);
+}
+
+static void bth(struct frame *f, __u8 opcode, __u32 qp, __u32 psn)
+{
+	fr_bth(f, &(struct fr_bth){.opcode = opcode, .dest_qp = qp, .psn = psn});
+}
+
+static void tail(struct frame *f, __u32 payload)
+{
+	fr_payload(f, payload);
+	fr_icrc(f);
+	fr_finish(f);
+}
+
+static void send_only(struct frame *f, __u32 psn)
+{
+	bth(f, RC_SEND_ONLY, QP_A, psn);
+	tail(f, 64);
+}
+
+static void ack(struct fx *fx, __u8 syndrome, __u32 psn)
+{
+	struct frame *f = v4_rev(fx);
+
+	bth(f, RC_ACK, QP_B, psn);
+	fr_aeth(f, syndrome, 1);
+	tail(f, 0);
+}
+
+static void b_send_only(struct fx *fx)
+{
+	send_only(v4(fx), 100);
+}
+
+static void b_send_sequence(struct fx *fx)
+{
+	struct frame *f;
+
+	f = v4(fx);
+	bth(f, RC_SEND_FIRST, QP_A, 100);
+	tail(f, 1024);
+	f = v4(fx);
+	bth(f, RC_SEND_MIDDLE, QP_A, 101);
+	tail(f, 1024);
+	f = v4(fx);
+	bth(f, RC_SEND_LAST, QP_A, 102);
+	tail(f, 100);
+}
+
+static void tagged(struct fx *fx, __u16 tpid1, __u8 pcp1, __u16 vid1, __u16 tpid2, __u8 pcp2,
+		   __u16 vid2)
+{
+	struct frame *f = fx_frame(fx);
+
+	fr_eth(f, tpid1);
+	fr_vlan(f, pcp1, vid1, tpid2 ? tpid2 : FP_ETH_P_IP);
+	if (tpid2)
+		fr_vlan(f, pcp2, vid2, FP_ETH_P_IP);
+	fr_ipv4(f, &ip_a4);
+	fr_udp(f, SPORT, ROCE_PORT);
+	send_only(f, 100);
+}
+
+static void b_vlan_one(struct fx *fx)
+{
+	tagged(fx, FP_ETH_P_8021Q, 3, 100, 0, 0, 0);
+}
+
+static void b_vlan_priority(struct fx *fx)
+{
+	tagged(fx, FP_ETH_P_8021Q, 5, 0, 0, 0, 0);
+}
+
+static void b_qinq_ad(struct fx *fx)
+{
+	tagged(fx, FP_ETH_P_8021AD, 5, 200, FP_ETH_P_8021Q, 3, 100);
+}
+
+static void b_qinq_qq(struct fx *fx)
+{
+	tagged(fx, FP_ETH_P_8021Q, 6, 4094, FP_ETH_P_8021Q, 1, 2);
+}
+
+/* IPv6 with the given extension headers in RFC 8200 4.1 order. */
+enum {
+	EXT_HBH = 1,
+	EXT_DST = 2,
+	EXT_RT = 4,
+	EXT_FRAG = 8,
+	EXT_FRAG_LATER = 16,
+	EXT_FRAG_MORE = 32
+};
+
+static void v6_with(struct fx *fx, unsigned int ext)
+{
+	static const __u8 order[] = {EXT_HBH, EXT_DST, EXT_RT, EXT_FRAG};
+	static const __u8 proto[] = {FP_IPPROTO_HOPOPTS, FP_IPPROTO_DSTOPTS, FP_IPPROTO_ROUTING,
+				     FP_IPPROTO_FRAGMENT};
+	struct frame *f = fx_frame(fx);
+	__u8 next[5];
+	int n = 0;
+
+	for (int i = 0; i < 4; i++)
+		if (ext & order[i])
+			next[n++] = proto[i];
+	next[n] = FP_IPPROTO_UDP;
+	fr_eth(f, FP_ETH_P_IPV6);
+	fr_ipv6(f, &ip_a6, next[0]);
+	for (int i = 0; i < n; i++) {
+		switch (next[i]) {
+		case FP_IPPROTO_HOPOPTS:
+			fr_ipv6_opts(f, next[i + 1], 8);
+			break;
+		case FP_IPPROTO_DSTOPTS:
+			fr_ipv6_opts(f, next[i + 1], 16);
+			break;
+		case FP_IPPROTO_ROUTING:
+			fr_ipv6_routing(f, next[i + 1], 2);
+			break;
+		case FP_IPPROTO_FRAGMENT:
+			fr_ipv6_frag(f, next[i + 1], ext & EXT_FRAG_LATER ? 185 : 0,
+				     ext & EXT_FRAG_MORE, 0xFAB);
+			break;
+		}
+	}
+	fr_udp(f, SPORT, ROCE_PORT);
+	send_only(f, 100);
+}
+
+static void b_v6(struct fx *fx)
+{
+	v6_with(fx, 0);
+}
+
+static void b_v6_hbh(struct fx *fx)
+{
+	v6_with(fx, EXT_HBH);
+}
+
+static void b_v6_dst(struct fx *fx)
+{
+	v6_with(fx, EXT_DST);
+}
+
+static void b_v6_rt(struct fx *fx)
+{
+	v6_with(fx, EXT_RT);
+}
+
+static void b_v6_atomic_frag(struct fx *fx)
+{
+	v6_with(fx, EXT_FRAG);
+}
+
+static void b_v6_all_ext(struct fx *fx)
+{
+	v6_with(fx, EXT_HBH | EXT_DST | EXT_RT | EXT_FRAG);
+}
+
+static void b_v6_frag_first(struct fx *fx)
+{
+	v6_with(fx, EXT_FRAG | EXT_FRAG_MORE);
+	first_fragment_udp_len(&fx->frames[0]);
+}
+
+static void b_v6_frag_later(struct fx *fx)
+{
+	v6_with(fx, EXT_FRAG | EXT_FRAG_LATER | EXT_FRAG_MORE);
+}
+
+static void v4_with(struct fx *fx, const struct fr_ip *ip)
+{
+	struct frame *f = fx_frame(fx);
+
+	fr_eth(f, FP_ETH_P_IP);
+	fr_ipv4(f, ip);
+	fr_udp(f, SPORT, ROCE_PORT);
+	send_only(f, 100);
+}
+
+static void b_v4_opts4(struct fx *fx)
+{
+	struct fr_ip ip = ip_a4;
+
+	ip.opt_len = 4;
+	v4_with(fx, &ip);
+}
+
+static void b_v4_opts40(struct fx *fx)
+{
+	struct fr_ip ip = ip_a4;
+
+	ip.opt_len = 40;
+	v4_with(fx, &ip);
+}
+
+static void b_v4_ihl4(struct fx *fx)
+{
+	struct fr_ip ip = ip_a4;
+
+	ip.ihl = 4;
+	v4_with(fx, &ip);
+}
+
+static void b_v4_frag_first(struct fx *fx)
+{
+	struct fr_ip ip = ip_a4;
+
+	ip.frag = FR_IP_MF;
+	v4_with(fx, &ip);
+	first_fragment_udp_len(&fx->frames[0]);
+}
+
+/*
+ * A middle fragment whose first bytes happen to read as a UDP header to
+ * port 4791 and a BTH: fragment offset 185 (1480 bytes in).
+ */
+static void b_v4_frag_later(struct fx *fx)
+{
+	struct fr_ip ip = ip_a4;
+
+	ip.frag = FR_IP_MF | 185;
+	v4_with(fx, &ip);
+}
+
+static void b_v4_frag_last(struct fx *fx)
+{
+	struct fr_ip ip = ip_a4;
+
+	ip.frag = 185;
+	v4_with(fx, &ip);
+}
+
+/* VXLAN: outer and inner families, VXLAN flags and what the inner frame holds. */
+struct vx_spec {
+	bool outer6;
+	bool inner6;
+	__u8 flags;
+	__u8 outer_ecn;
+	__u8 inner_ecn;
+	__u16 inner_type; /* 0: IP of the inner family */
+	__u8 inner_proto; /* 0: UDP */
+	__u16 inner_dport;
+	__u16 vxlan_port;
+};
+
+static struct frame *vxlan(struct fx *fx, const struct vx_spec *vx)
+{
+	struct fr_ip outer = {.dscp = DSCP, .ecn = vx->outer_ecn};
+	struct fr_ip inner = {.dscp = 10, .ecn = vx->inner_ecn};
+	struct frame *f = fx_frame(fx);
+	__u16 type;
+
+	outer.src = vx->outer6 ? VTEP_A6 : VTEP_A4;
+	outer.dst = vx->outer6 ? VTEP_B6 : VTEP_B4;
+	inner.src = vx->inner6 ? A6 : A4;
+	inner.dst = vx->inner6 ? B6 : B4;
+	inner.proto = vx->inner_proto;
+	if (vx->outer6) {
+		fr_eth(f, FP_ETH_P_IPV6);
+		fr_ipv6(f, &outer, FP_IPPROTO_UDP);
+	} else {
+		fr_eth(f, FP_ETH_P_IP);
+		fr_ipv4(f, &outer);
+	}
+	fr_udp(f, VX_SPORT, vx->vxlan_port ? vx->vxlan_port : VXLAN_PORT);
+	fr_vxlan(f, vx->flags ? vx->flags : FP_VXLAN_FLAG_I, VNI);
+	type = vx->inner_type ? vx->inner_type : vx->inner6 ? FP_ETH_P_IPV6 : FP_ETH_P_IP;
+	fr_eth(f, type);
+	if (type == FP_ETH_P_IPV6)
+		fr_ipv6(f, &inner, vx->inner_proto ? vx->inner_proto : FP_IPPROTO_UDP);
+	else if (type == FP_ETH_P_IP)
+		fr_ipv4(f, &inner);
+	else
+		return f; /* not IP: the caller adds what it carries */
+	if (vx->inner_proto && vx->inner_proto != FP_IPPROTO_UDP)
+		return f;
+	fr_udp(f, SPORT, vx->inner_dport ? vx->inner_dport : ROCE_PORT);
+	return f;
+}
+
+static void b_vxlan(struct fx *fx)
+{
+	const struct vx_spec *vx = fx->arg;
+	struct frame *f = vxlan(fx, vx);
+
+	if (vx->inner_proto || vx->inner_type || vx->inner_dport) {
+		fr_payload(f, 28);
+		fr_finish(f);
+		return;
+	}
+	send_only(f, 100);
+}
+
+static const struct vx_spec vx_44 = {.outer_ecn = FR_ECT0, .inner_ecn = FR_ECT0};
+static const struct vx_spec vx_46 = {.inner6 = true, .outer_ecn = FR_ECT0, .inner_ecn = FR_ECT0};
+static const struct vx_spec vx_64 = {.outer6 = true, .outer_ecn = FR_ECT0, .inner_ecn = FR_ECT0};
+static const struct vx_spec vx_66 = {
+    .outer6 = true, .inner6 = true, .outer_ecn = FR_ECT0, .inner_ecn = FR_ECT0};
+static const struct vx_spec vx_rsvd = {.flags = 0xFF, .outer_ecn = FR_ECT0, .inner_ecn = FR_ECT0};
+static const struct vx_spec vx_no_i = {.flags = 0x80, .outer_ecn = FR_ECT0, .inner_ecn = FR_ECT0};
+static const struct vx_spec vx_dns = {.inner_dport = 53};
+static const struct vx_spec vx_arp = {.inner_type = 0x0806};
+static const struct vx_spec vx_tcp = {.inner_proto = 6};
+static const struct vx_spec vx_port8472 = {
+    .outer_ecn = FR_ECT0, .inner_ecn = FR_ECT0, .vxlan_port = 8472};
+
+/* The inner IPv4 header claims IHL 4 past the VXLAN port. */
+static void b_vxlan_inner_ihl4(struct fx *fx)
+{
+	struct frame *f = vxlan(fx, &vx_44);
+
+	send_only(f, 100);
+	f->data[fr_off(f, FR_H_IN_IP)] = 0x44;
+}
+
+/* Outer (inner) ECN: CE (ECT(0)), ECT(1) (CE), Not-ECT (Not-ECT), ECT(0) (ECT(1)). */
+static void b_vxlan_ecn(struct fx *fx)
+{
+	static const __u8 ecn[4][2] = {
+	    {FR_CE, FR_ECT0}, {FR_ECT1, FR_CE}, {FR_NOT_ECT, FR_NOT_ECT}, {FR_ECT0, FR_ECT1}};
+
+	for (int i = 0; i < 4; i++) {
+		struct vx_spec vx = {.outer_ecn = ecn[i][0], .inner_ecn = ecn[i][1]};
+
+		send_only(vxlan(fx, &vx), 100 + i);
+	}
+}
+
+static void b_ecn_all(struct fx *fx)
+{
+	for (int i = 0; i < 4; i++) {
+		struct fr_ip ip = ip_a4;
+
+		ip.ecn = i;
+		v4_with(fx, &ip);
+	}
+	/* v4_with() gives every frame PSN 100: make them in order. */
+	for (int i = 0; i < 4; i++)
+		fx->frames[i].data[fr_off(&fx->frames[i], FR_H_BTH) + 11] = 100 + i;
+}
+
+static void b_dscp_change(struct fx *fx)
+{
+	static const __u8 dscp[] = {26, 46, 0};
+
+	for (int i = 0; i < 3; i++) {
+		struct fr_ip ip = ip_a4;
+		struct frame *f = fx_frame(fx);
+
+		ip.dscp = dscp[i];
+		fr_eth(f, FP_ETH_P_IP);
+		fr_ipv4(f, &ip);
+		fr_udp(f, SPORT, ROCE_PORT);
+		send_only(f, 100 + i);
+	}
+}
+
+static void b_acks(struct fx *fx)
+{
+	ack(fx, SYN_ACK, 100);
+	ack(fx, 0x00, 101); /* ACK with credit count 0 */
+}
+
+static void b_naks(struct fx *fx)
+{
+	ack(fx, SYN_NAK_PSN, 100);
+	ack(fx, SYN_NAK_INVREQ, 100);
+	ack(fx, SYN_NAK_ACCESS, 100);
+	ack(fx, SYN_NAK_OPER, 100);
+	ack(fx, SYN_NAK_INVRDRQ, 100);
+}
+
+static void b_nak_access(struct fx *fx)
+{
+	ack(fx, SYN_NAK_ACCESS, 100);
+}
+
+static void b_rnr(struct fx *fx)
+{
+	ack(fx, SYN_RNR(0x0E), 100);
+	ack(fx, SYN_RNR(0x1F), 100);
+	ack(fx, SYN_RNR(0x00), 100);
+}
+
+/* Syndrome class 0b10 is reserved (IBTA Table 43): no ACK, NAK or RNR. */
+static void b_aeth_reserved(struct fx *fx)
+{
+	ack(fx, 0x40, 100);
+}
+
+/* The requester's PSNs, one SEND_ONLY each; fx->arg ends with ~0U. */
+static void b_psns(struct fx *fx)
+{
+	for (const __u32 *psn = fx->arg; *psn != ~0U; psn++)
+		send_only(v4(fx), *psn);
+}
+
+static const __u32 psn_wrap[] = {0xFFFFFE, 0xFFFFFF, 0, 1, ~0U};
+static const __u32 psn_gap[] = {10, 11, 15, 16, ~0U};
+static const __u32 psn_dup[] = {10, 11, 11, 12, ~0U};
+static const __u32 psn_gap_wrap[] = {0xFFFFFE, 1, 2, ~0U};
+static const __u32 psn_old_wrap[] = {0xFFFFFF, 0, 0xFFFFFF, 1, ~0U};
+
+/* Requester sends 10..14, responder NAKs PSN 12 (sequence error), go-back-N. */
+static void b_go_back_n(struct fx *fx)
+{
+	for (__u32 psn = 10; psn <= 14; psn++)
+		send_only(v4(fx), psn);
+	ack(fx, SYN_NAK_PSN, 12);
+	for (__u32 psn = 12; psn <= 15; psn++)
+		send_only(v4(fx), psn);
+}
+
+/* READ of dma_len at psn, then a SEND at next_psn. */
+struct read_spec {
+	__u32 psn;
+	__u32 dma_len;
+	__u32 next_psn;
+};
+
+static void b_read_then_send(struct fx *fx)
+{
+	const struct read_spec *rs = fx->arg;
+	struct frame *f = v4(fx);
+
+	bth(f, RC_READ_REQ, QP_A, rs->psn);
+	fr_reth(f, 0x7F0000001000ULL, 0x1234, rs->dma_len);
+	tail(f, 0);
+	send_only(v4(fx), rs->next_psn);
+}
+
+/* PMTU 1024: a READ of N bytes takes ceil(N / 1024) response PSNs. */
+static const struct read_spec read_4096 = {.psn = 100, .dma_len = 4096, .next_psn = 104};
+static const struct read_spec read_4097 = {.psn = 100, .dma_len = 4097, .next_psn = 105};
+static const struct read_spec read_zero = {.psn = 100, .dma_len = 0, .next_psn = 101};
+static const struct read_spec read_wrap = {.psn = 0xFFFFFE, .dma_len = 4096, .next_psn = 2};
+/* Far beyond anything a READ of 4096 bytes could reserve at any PMTU. */
+static const struct read_spec read_gap = {.psn = 100, .dma_len = 4096, .next_psn = 200};
+
+static void b_fecn_becn(struct fx *fx)
+{
+	static const bool fb[3][2] = {{true, false}, {false, true}, {true, true}};
+
+	for (int i = 0; i < 3; i++) {
+		struct frame *f = v4(fx);
+
+		fr_bth(f, &(struct fr_bth){.opcode = RC_SEND_ONLY,
+					   .dest_qp = QP_A,
+					   .psn = 100 + i,
+					   .fecn = fb[i][0],
+					   .becn = fb[i][1]});
+		tail(f, 64);
+	}
+}
+
+/* Annex A17.9.3: BTH with opcode 0x81, 16 reserved bytes, ICRC. */
+static void b_cnp(struct fx *fx)
+{
+	struct frame *f = v4(fx);
+
+	fr_bth(f, &(struct fr_bth){.opcode = CNP, .dest_qp = QP_A, .becn = true});
+	fr_payload(f, S_CNP_RSVD);
+	fr_icrc(f);
+	fr_finish(f);
+}
+
+static void b_ud_send(struct fx *fx)
+{
+	struct frame *f = v4(fx);
+
+	bth(f, UD_SEND_ONLY, QP_A, 7);
+	fr_deth(f, 0x80010000, 0x000ABC);
+	tail(f, 256);
+}
+
+static void b_xrc_send(struct fx *fx)
+{
+	struct frame *f = v4(fx);
+
+	bth(f, XRC_SEND_ONLY, QP_A, 100);
+	fr_xrceth(f, 0x42);
+	tail(f, 256);
+	f = v4(fx);
+	bth(f, XRC_SEND_ONLY, QP_A, 101);
+	fr_xrceth(f, 0x42);
+	tail(f, 256);
+}
+
+static void b_tver1(struct fx *fx)
+{
+	struct frame *f = v4(fx);
+
+	fr_bth(f, &(struct fr_bth){.opcode = RC_SEND_ONLY, .dest_qp = QP_A, .psn = 1, .tver = 1});
+	tail(f, 64);
+}
+
+/* Frames to 4791 and to 4792: with roce_port 4792 only the latter is RoCE. */
+static void b_two_ports(struct fx *fx)
+{
+	struct frame *f;
+
+	send_only(v4(fx), 100);
+	f = fx_frame(fx);
+	fr_eth(f, FP_ETH_P_IP);
+	fr_ipv4(f, &ip_a4);
+	fr_udp(f, SPORT, 4792);
+	send_only(f, 101);
+}
+
+/* A capture cut to 128 bytes of a frame that was 1066 bytes on the wire. */
+static void b_snaplen(struct fx *fx)
+{
+	struct frame *f = v4(fx);
+
+	bth(f, RC_SEND_ONLY, QP_A, 100);
+	tail(f, 1066 - L4(ROCE(0, 0)));
+	/* The length fields describe the frame on the wire, not the capture. */
+	fr_cut(f, 128);
+	f->wire_len = 1066;
+}
+
+static void b_two_paths(struct fx *fx)
+{
+	send_only(v4(fx), 100);
+	send_only(v4(fx), 100);
+	fx->frames[1].path_id = 3;
+}
+
+static void b_timestamps(struct fx *fx)
+{
+	static const __u64 ts[] = {5, 1000000, 77000000000ULL};
+
+	for (int i = 0; i < 3; i++) {
+		send_only(v4(fx), 100 + i);
+		fx->frames[i].ts_ns = ts[i];
+	}
+}
+
+static void udp_len(struct fx *fx, __u16 dport, __u16 len)
+{
+	struct frame *f = fx_frame(fx);
+
+	fr_eth(f, FP_ETH_P_IP);
+	fr_ipv4(f, &ip_a4);
+	fr_udp(f, SPORT, dport);
+	fr_udp_len(f, len);
+	send_only(f, 100);
+}
+
+static void b_udp_len_7(struct fx *fx)
+{
+	udp_len(fx, ROCE_PORT, 7);
+}
+
+static void b_udp_len_0(struct fx *fx)
+{
+	udp_len(fx, ROCE_PORT, 0);
+}
+
+static void b_udp_len_7_other(struct fx *fx)
+{
+	udp_len(fx, 5000, 7);
+}
+
+static void b_udp_len_beyond(struct fx *fx)
+{
+	udp_len(fx, ROCE_PORT, FR_UDP_LEN + ROCE(0, 64) + 1);
+}
+
+/* A UDP length that leaves room for the BTH and payload but not the ICRC. */
+static void b_udp_len_no_icrc(struct fx *fx)
+{
+	udp_len(fx, ROCE_PORT, FR_UDP_LEN + S_BTH + S_ICRC - 1);
+}
+
+static void b_vxlan_udp_len_beyond(struct fx *fx)
+{
+	struct frame *f = vxlan(fx, &vx_44);
+
+	send_only(f, 100);
+	f->data[fr_off(f, FR_H_UDP) + 5] += 1;
+}
+
+/* 8 bytes of Ethernet padding after the IP datagram. */
+static void b_eth_trailer(struct fx *fx)
+{
+	struct frame *f = v4(fx);
+	static const __u8 pad[8];
+
+	send_only(f, 100);
+	fr_bytes(f, pad, sizeof(pad));
+}
+
+/* A 4096-byte SEND payload: larger than one page of XDP linear data. */
+static void b_jumbo(struct fx *fx)
+{
+	struct frame *f = v4(fx);
+
+	bth(f, RC_SEND_ONLY, QP_A, 100);
+	tail(f, 4096);
+}
+
+static void b_not_roce(struct fx *fx)
+{
+	static const __u8 arp[28] = {0, 1, 8, 0, 6, 4, 0, 1};
+	struct fr_ip tcp = ip_a4;
+	struct frame *f;
+
+	f = fx_frame(fx); /* UDP to DNS */
+	fr_eth(f, FP_ETH_P_IP);
+	fr_ipv4(f, &ip_a4);
+	fr_udp(f, SPORT, 53);
+	tail(f, 40);
+	f = fx_frame(fx); /* from port 4791, to another: RoCEv2 uses the destination */
+	fr_eth(f, FP_ETH_P_IP);
+	fr_ipv4(f, &ip_a4);
+	fr_udp(f, ROCE_PORT, 5000);
+	send_only(f, 100);
+	f = fx_frame(fx); /* TCP, whose ports would read as 49152 -> 4791 */
+	tcp.proto = 6;
+	fr_eth(f, FP_ETH_P_IP);
+	fr_ipv4(f, &tcp);
+	fr_udp(f, SPORT, ROCE_PORT);
+	send_only(f, 100);
+	f = fx_frame(fx); /* ARP */
+	fr_eth(f, 0x0806);
+	fr_bytes(f, arp, sizeof(arp));
+	f = fx_frame(fx); /* IPv6 carrying no next header */
+	fr_eth(f, FP_ETH_P_IPV6);
+	fr_ipv6(f, &ip_a6, FP_IPPROTO_NONE);
+	fr_finish(f);
+	f = fx_frame(fx); /* EtherType says IPv4, the version nibble says 6 */
+	fr_eth(f, FP_ETH_P_IP);
+	fr_ipv4(f, &ip_a4);
+	fr_udp(f, SPORT, ROCE_PORT);
+	send_only(f, 100);
+	f->data[FR_ETH_LEN] = 0x65;
+}
+
+/* ---- expected values ---------------------------------------------------- */
+
+#define C_ONE_AT(op, nbytes, ts)                                                                   \
+	.packets = 1, .bytes = (nbytes), .ecn = {[FR_ECT0] = 1}, .opcodes = {[OPW(op)] = OPB(op)}, \
+	.dscp_mask = 1ULL << DSCP, .dscp = DSCP, .last_opcode = (op), .first_seen_ns = (ts),       \
+	.last_seen_ns = (ts)
+#define C_ONE(op, nbytes) C_ONE_AT(op, nbytes, TS(0))
+
+/* One SEND_ONLY of 64 payload bytes, at the first timestamp. */
+#define C_SEND(nbytes) C_ONE(RC_SEND_ONLY, nbytes)
+
+/* Totals of n RoCE frames and f new flows. */
+#define T_ROCE(n, bytes, f)                                                                        \
+	{                                                                                          \
+		[FP_CNT_FRAMES] = (n), [FP_CNT_BYTES] = (bytes), [FP_CNT_ROCE] = (n),              \
+		[FP_CNT_FLOW_NEW] = (f)                                                            \
+	}
+#define T_OTHER(n, bytes)                                                                          \
+	{                                                                                          \
+		[FP_CNT_FRAMES] = (n), [FP_CNT_BYTES] = (bytes), [FP_CNT_OTHER] = (n)              \
+	}
+#define T_BAD(n, bytes)                                                                            \
+	{                                                                                          \
+		[FP_CNT_FRAMES] = (n), [FP_CNT_BYTES] = (bytes), [FP_CNT_MALFORMED] = (n)          \
+	}
+
+#define SEND64			L4(ROCE(0, 64))
+#define ACK4			L4(ROCE(S_AETH, 0))
+#define VXSEND(outer, inner_l3) ((outer) + FR_ETH_LEN + (inner_l3) + FR_UDP_LEN + ROCE(0, 64))
+
+/* n requests (SEND ONLY) or responses (ACK), one per timestamp from first. */
+#define C_SENDS_AT(n, first, last)                                                                 \
+	.packets = (n), .bytes = (n)*SEND64, .ecn = {[FR_ECT0] = (n)},                             \
+	.opcodes = {OPB(RC_SEND_ONLY)}, .dscp_mask = 1ULL << DSCP, .dscp = DSCP,                   \
+	.last_opcode = RC_SEND_ONLY, .first_seen_ns = (first), .last_seen_ns = (last)
+#define C_SENDS(n) C_SENDS_AT(n, TS(0), TS((n)-1))
+#define C_ACKS(n)                                                                                  \
+	.packets = (n), .bytes = (n)*ACK4, .ecn = {[FR_ECT0] = (n)}, .opcodes = {OPB(RC_ACK)},     \
+	.dscp_mask = 1ULL << DSCP, .dscp = DSCP, .last_opcode = RC_ACK, .first_seen_ns = TS(0),    \
+	.last_seen_ns = TS((n)-1)
+
+#define KEY_V6                                                                                     \
+	{                                                                                          \
+		.src = A6, .dst = B6, .sport = SPORT, .dport = ROCE_PORT, .qp = QP_A,              \
+		.flags = FP_FLOW_IPV6                                                              \
+	}
+
+#define VX_TOTALS(bytes)                                                                           \
+	{                                                                                          \
+		[FP_CNT_FRAMES] = 1, [FP_CNT_BYTES] = (bytes), [FP_CNT_ROCE] = 1,                  \
+		[FP_CNT_VXLAN] = 1, [FP_CNT_FLOW_NEW] = 1                                          \
+	}
+#define VX_C(nbytes)                                                                               \
+	.packets = 1, .bytes = (nbytes), .ecn = {[FR_ECT0] = 1}, .inner_ecn = {[FR_ECT0] = 1},     \
+	.opcodes = {OPB(RC_SEND_ONLY)}, .dscp_mask = 1ULL << DSCP, .dscp = DSCP,                   \
+	.last_opcode = RC_SEND_ONLY, .first_seen_ns = TS(0), .last_seen_ns = TS(0)
+#define VX_KEY(os, od, is, id, fl)                                                                 \
+	{                                                                                          \
+		.src = os, .dst = od, .sport = VX_SPORT, .dport = VXLAN_PORT, .vni = VNI,          \
+		.isrc = is, .idst = id, .isport = SPORT, .idport = ROCE_PORT, .qp = QP_A,          \
+		.flags = FP_FLOW_VXLAN | (fl)                                                      \
+	}
+
+#define READ_THEN_SEND(gaps)                                                                       \
+	.totals = T_ROCE(2, L4(ROCE(S_RETH, 0)) + SEND64, 1), .n_flows = 1,                        \
+	.flows = {{.k = KEY_V4,                                                                    \
+		   .c = {.packets = 2,                                                             \
+			 .bytes = L4(ROCE(S_RETH, 0)) + SEND64,                                    \
+			 .ecn = {[FR_ECT0] = 2},                                                   \
+			 .opcodes = {OPB(RC_READ_REQ) | OPB(RC_SEND_ONLY)},                        \
+			 .dscp_mask = 1ULL << DSCP,                                                \
+			 .dscp = DSCP,                                                             \
+			 .last_opcode = RC_SEND_ONLY,                                              \
+			 .psn_gaps = (gaps),                                                       \
+			 .first_seen_ns = TS(0),                                                   \
+			 .last_seen_ns = TS(1)}}}
+
+static const struct fixture fixtures[] = {
+    {
+	.name = "bare_send_only",
+	.build = b_send_only,
+	.totals = T_ROCE(1, SEND64, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SEND(SEND64)}}},
+	.runs = RUN_TC_INGRESS | RUN_TC_EGRESS | RUN_UNMODIFIED,
+    },
+    {
+	.name = "bare_send_first_middle_last",
+	.build = b_send_sequence,
+	.totals = T_ROCE(3, 2 * L4(ROCE(0, 1024)) + L4(ROCE(0, 100)), 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4,
+		   .c = {.packets = 3,
+			 .bytes = 2 * L4(ROCE(0, 1024)) + L4(ROCE(0, 100)),
+			 .ecn = {[FR_ECT0] = 3},
+			 .opcodes = {OPB(RC_SEND_FIRST) | OPB(RC_SEND_MIDDLE) | OPB(RC_SEND_LAST)},
+			 .dscp_mask = 1ULL << DSCP,
+			 .dscp = DSCP,
+			 .last_opcode = RC_SEND_LAST,
+			 .first_seen_ns = TS(0),
+			 .last_seen_ns = TS(2)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "vlan_8021q",
+	.build = b_vlan_one,
+	.totals = T_ROCE(1, SEND64 + FR_VLAN_LEN, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4,
+		   .c = {C_SEND(SEND64 + FR_VLAN_LEN), .vlan = 100, .pcp = 3, .vlan_tagged = 1}}},
+	.runs = RUN_TC_INGRESS | RUN_UNMODIFIED,
+    },
+    {
+	.name = "vlan_priority_tag_vid0",
+	.build = b_vlan_priority,
+	.totals = T_ROCE(1, SEND64 + FR_VLAN_LEN, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4,
+		   .c = {C_SEND(SEND64 + FR_VLAN_LEN), .vlan = 0, .pcp = 5, .vlan_tagged = 1}}},
+    },
+    {
+	.name = "vlan_qinq_8021ad_outer",
+	.build = b_qinq_ad,
+	.totals = T_ROCE(1, SEND64 + 2 * FR_VLAN_LEN, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4,
+		   .c = {C_SEND(SEND64 + 2 * FR_VLAN_LEN), .vlan = 200, .pcp = 5,
+			 .vlan_tagged = 1}}},
+	.runs = RUN_TC_INGRESS | RUN_UNMODIFIED,
+    },
+    {
+	.name = "vlan_qinq_8021q_8021q",
+	.build = b_qinq_qq,
+	.totals = T_ROCE(1, SEND64 + 2 * FR_VLAN_LEN, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4,
+		   .c = {C_SEND(SEND64 + 2 * FR_VLAN_LEN), .vlan = 4094, .pcp = 6,
+			 .vlan_tagged = 1}}},
+    },
+    {
+	.name = "ipv6",
+	.build = b_v6,
+	.totals = T_ROCE(1, L6(ROCE(0, 64)), 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V6, .c = {C_SEND(L6(ROCE(0, 64)))}}},
+	.runs = RUN_TC_INGRESS | RUN_UNMODIFIED,
+    },
+    {
+	.name = "ipv6_hop_by_hop",
+	.build = b_v6_hbh,
+	.totals = T_ROCE(1, L6(ROCE(0, 64)) + 8, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V6, .c = {C_SEND(L6(ROCE(0, 64)) + 8)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "ipv6_dest_opts",
+	.build = b_v6_dst,
+	.totals = T_ROCE(1, L6(ROCE(0, 64)) + 16, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V6, .c = {C_SEND(L6(ROCE(0, 64)) + 16)}}},
+    },
+    {
+	.name = "ipv6_routing_srh",
+	.build = b_v6_rt,
+	.totals = T_ROCE(1, L6(ROCE(0, 64)) + 40, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V6, .c = {C_SEND(L6(ROCE(0, 64)) + 40)}}},
+    },
+    {
+	/* RFC 6946 atomic fragment: offset 0, M 0, the whole datagram. */
+	.name = "ipv6_atomic_fragment",
+	.build = b_v6_atomic_frag,
+	.totals = T_ROCE(1, L6(ROCE(0, 64)) + 8, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V6, .c = {C_SEND(L6(ROCE(0, 64)) + 8)}}},
+    },
+    {
+	/* Hop-by-hop, destination options, routing, fragment: RFC 8200 4.1 order. */
+	.name = "ipv6_four_ext_headers",
+	.build = b_v6_all_ext,
+	.totals = T_ROCE(1, L6(ROCE(0, 64)) + 8 + 16 + 40 + 8, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V6, .c = {C_SEND(L6(ROCE(0, 64)) + 8 + 16 + 40 + 8)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	/* The first fragment holds UDP and BTH, but RoCEv2 is never fragmented. */
+	.name = "ipv6_first_fragment",
+	.build = b_v6_frag_first,
+	.totals = T_BAD(1, L6(ROCE(0, 64)) + 8),
+    },
+    {
+	.name = "ipv6_later_fragment",
+	.build = b_v6_frag_later,
+	.totals = T_OTHER(1, L6(ROCE(0, 64)) + 8),
+    },
+    {
+	.name = "ipv4_options_4",
+	.build = b_v4_opts4,
+	.totals = T_ROCE(1, SEND64 + 4, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SEND(SEND64 + 4)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "ipv4_options_40_ihl15",
+	.build = b_v4_opts40,
+	.totals = T_ROCE(1, SEND64 + 40, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SEND(SEND64 + 40)}}},
+    },
+    {
+	.name = "ipv4_ihl_4",
+	.build = b_v4_ihl4,
+	.totals = T_OTHER(1, SEND64),
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "ipv4_first_fragment",
+	.build = b_v4_frag_first,
+	.totals = T_BAD(1, SEND64),
+    },
+    {
+	.name = "ipv4_middle_fragment_looks_like_roce",
+	.build = b_v4_frag_later,
+	.totals = T_OTHER(1, SEND64),
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "ipv4_last_fragment_looks_like_roce",
+	.build = b_v4_frag_last,
+	.totals = T_OTHER(1, SEND64),
+    },
+    {
+	.name = "vxlan_ipv4_in_ipv4",
+	.build = b_vxlan,
+	.arg = &vx_44,
+	.totals = VX_TOTALS(VXSEND(VX4(0), FR_IPV4_LEN)),
+	.n_flows = 1,
+	.flows = {{.k = VX_KEY(VTEP_A4, VTEP_B4, A4, B4, 0),
+		   .c = {VX_C(VXSEND(VX4(0), FR_IPV4_LEN))}}},
+	.runs = RUN_TC_INGRESS | RUN_TC_EGRESS | RUN_UNMODIFIED,
+    },
+    {
+	.name = "vxlan_ipv6_in_ipv4",
+	.build = b_vxlan,
+	.arg = &vx_46,
+	.totals = VX_TOTALS(VXSEND(VX4(0), FR_IPV6_LEN)),
+	.n_flows = 1,
+	.flows = {{.k = VX_KEY(VTEP_A4, VTEP_B4, A6, B6, FP_FLOW_INNER_IPV6),
+		   .c = {VX_C(VXSEND(VX4(0), FR_IPV6_LEN))}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "vxlan_ipv4_in_ipv6",
+	.build = b_vxlan,
+	.arg = &vx_64,
+	.totals = VX_TOTALS(VXSEND(VX6(0), FR_IPV4_LEN)),
+	.n_flows = 1,
+	.flows = {{.k = VX_KEY(VTEP_A6, VTEP_B6, A4, B4, FP_FLOW_IPV6),
+		   .c = {VX_C(VXSEND(VX6(0), FR_IPV4_LEN))}}},
+    },
+    {
+	.name = "vxlan_ipv6_in_ipv6",
+	.build = b_vxlan,
+	.arg = &vx_66,
+	.totals = VX_TOTALS(VXSEND(VX6(0), FR_IPV6_LEN)),
+	.n_flows = 1,
+	.flows = {{.k = VX_KEY(VTEP_A6, VTEP_B6, A6, B6, FP_FLOW_IPV6 | FP_FLOW_INNER_IPV6),
+		   .c = {VX_C(VXSEND(VX6(0), FR_IPV6_LEN))}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	/* RFC 7348 5: reserved bits are ignored on receipt. */
+	.name = "vxlan_reserved_flags_set",
+	.build = b_vxlan,
+	.arg = &vx_rsvd,
+	.totals = VX_TOTALS(VXSEND(VX4(0), FR_IPV4_LEN)),
+	.n_flows = 1,
+	.flows = {{.k = VX_KEY(VTEP_A4, VTEP_B4, A4, B4, 0),
+		   .c = {VX_C(VXSEND(VX4(0), FR_IPV4_LEN))}}},
+    },
+    {
+	.name = "vxlan_without_i_flag",
+	.build = b_vxlan,
+	.arg = &vx_no_i,
+	.totals = T_BAD(1, VXSEND(VX4(0), FR_IPV4_LEN)),
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "vxlan_udp_len_beyond_frame",
+	.build = b_vxlan_udp_len_beyond,
+	.totals = T_BAD(1, VXSEND(VX4(0), FR_IPV4_LEN)),
+    },
+    {
+	.name = "vxlan_inner_ihl_4",
+	.build = b_vxlan_inner_ihl4,
+	.totals = {[FP_CNT_FRAMES] = 1,
+		   [FP_CNT_BYTES] = VXSEND(VX4(0), FR_IPV4_LEN),
+		   [FP_CNT_VXLAN] = 1,
+		   [FP_CNT_MALFORMED] = 1},
+    },
+    {
+	.name = "vxlan_inner_udp_not_roce",
+	.build = b_vxlan,
+	.arg = &vx_dns,
+	.totals = {[FP_CNT_FRAMES] = 1,
+		   [FP_CNT_BYTES] = VX4(FR_ETH_LEN + FR_IPV4_LEN + FR_UDP_LEN + 28),
+		   [FP_CNT_VXLAN] = 1,
+		   [FP_CNT_OTHER] = 1},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "vxlan_inner_arp",
+	.build = b_vxlan,
+	.arg = &vx_arp,
+	.totals = {[FP_CNT_FRAMES] = 1,
+		   [FP_CNT_BYTES] = VX4(FR_ETH_LEN + 28),
+		   [FP_CNT_VXLAN] = 1,
+		   [FP_CNT_OTHER] = 1},
+    },
+    {
+	.name = "vxlan_inner_tcp",
+	.build = b_vxlan,
+	.arg = &vx_tcp,
+	.totals = {[FP_CNT_FRAMES] = 1,
+		   [FP_CNT_BYTES] = VX4(FR_ETH_LEN + FR_IPV4_LEN + 28),
+		   [FP_CNT_VXLAN] = 1,
+		   [FP_CNT_OTHER] = 1},
+    },
+    {
+	.name = "vxlan_ecn_outer_and_inner",
+	.build = b_vxlan_ecn,
+	.totals = {[FP_CNT_FRAMES] = 4,
+		   [FP_CNT_BYTES] = 4 * VXSEND(VX4(0), FR_IPV4_LEN),
+		   [FP_CNT_ROCE] = 4,
+		   [FP_CNT_VXLAN] = 4,
+		   [FP_CNT_FLOW_NEW] = 1},
+	.n_flows = 1,
+	.flows = {{.k = VX_KEY(VTEP_A4, VTEP_B4, A4, B4, 0),
+		   .c = {.packets = 4,
+			 .bytes = 4 * VXSEND(VX4(0), FR_IPV4_LEN),
+			 .ecn = {1, 1, 1, 1},
+			 .inner_ecn = {[FR_NOT_ECT] = 1, [FR_ECT1] = 1, [FR_ECT0] = 1, [FR_CE] = 1},
+			 .opcodes = {OPB(RC_SEND_ONLY)},
+			 .dscp_mask = 1ULL << DSCP,
+			 .dscp = DSCP,
+			 .last_opcode = RC_SEND_ONLY,
+			 .first_seen_ns = TS(0),
+			 .last_seen_ns = TS(3)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "vxlan_custom_port_8472",
+	.build = b_vxlan,
+	.arg = &vx_port8472,
+	.vxlan_port = 8472,
+	.totals = VX_TOTALS(VXSEND(VX4(0), FR_IPV4_LEN)),
+	.n_flows = 1,
+	.flows = {{.k = {.src = VTEP_A4,
+			 .dst = VTEP_B4,
+			 .sport = VX_SPORT,
+			 .dport = 8472,
+			 .vni = VNI,
+			 .isrc = A4,
+			 .idst = B4,
+			 .isport = SPORT,
+			 .idport = ROCE_PORT,
+			 .qp = QP_A,
+			 .flags = FP_FLOW_VXLAN},
+		   .c = {VX_C(VXSEND(VX4(0), FR_IPV4_LEN))}}},
+    },
+    {
+	.name = "vxlan_default_port_not_configured",
+	.build = b_vxlan,
+	.arg = &vx_44,
+	.vxlan_port = 8472,
+	.totals = T_OTHER(1, VXSEND(VX4(0), FR_IPV4_LEN)),
+    },
+    {
+	.name = "ecn_all_codepoints",
+	.build = b_ecn_all,
+	.totals = T_ROCE(4, 4 * SEND64, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4,
+		   .c = {.packets = 4,
+			 .bytes = 4 * SEND64,
+			 .ecn = {[FR_NOT_ECT] = 1, [FR_ECT1] = 1, [FR_ECT0] = 1, [FR_CE] = 1},
+			 .opcodes = {OPB(RC_SEND_ONLY)},
+			 .dscp_mask = 1ULL << DSCP,
+			 .dscp = DSCP,
+			 .last_opcode = RC_SEND_ONLY,
+			 .first_seen_ns = TS(0),
+			 .last_seen_ns = TS(3)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "dscp_last_and_mask",
+	.build = b_dscp_change,
+	.totals = T_ROCE(3, 3 * SEND64, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4,
+		   .c = {.packets = 3,
+			 .bytes = 3 * SEND64,
+			 .ecn = {[FR_ECT0] = 3},
+			 .opcodes = {OPB(RC_SEND_ONLY)},
+			 .dscp_mask = 1ULL << 26 | 1ULL << 46 | 1ULL << 0,
+			 .dscp = 0,
+			 .last_opcode = RC_SEND_ONLY,
+			 .first_seen_ns = TS(0),
+			 .last_seen_ns = TS(2)}}},
+    },
+    {
+	.name = "ack_syndromes",
+	.build = b_acks,
+	.totals = T_ROCE(2, 2 * ACK4, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4_REV, .c = {C_ACKS(2), .acks = 2}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "nak_codes_0_to_4",
+	.build = b_naks,
+	.totals = T_ROCE(5, 5 * ACK4, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4_REV, .c = {C_ACKS(5), .naks = 5, .last_nak_code = 4}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "nak_remote_access_error",
+	.build = b_nak_access,
+	.totals = T_ROCE(1, ACK4, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4_REV, .c = {C_ACKS(1), .naks = 1, .last_nak_code = 2}}},
+    },
+    {
+	.name = "rnr_naks",
+	.build = b_rnr,
+	.totals = T_ROCE(3, 3 * ACK4, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4_REV, .c = {C_ACKS(3), .rnr_naks = 3}}},
+    },
+    {
+	.name = "aeth_reserved_syndrome_class",
+	.build = b_aeth_reserved,
+	.totals = T_ROCE(1, ACK4, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4_REV, .c = {C_ACKS(1)}}},
+    },
+    {
+	.name = "psn_wraparound",
+	.build = b_psns,
+	.arg = psn_wrap,
+	.totals = T_ROCE(4, 4 * SEND64, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SENDS(4)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "psn_forward_gap",
+	.build = b_psns,
+	.arg = psn_gap,
+	.totals = T_ROCE(4, 4 * SEND64, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SENDS(4), .psn_gaps = 1}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "psn_duplicate",
+	.build = b_psns,
+	.arg = psn_dup,
+	.totals = T_ROCE(4, 4 * SEND64, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SENDS(4), .retransmits = 1}}},
+    },
+    {
+	.name = "psn_gap_across_wrap",
+	.build = b_psns,
+	.arg = psn_gap_wrap,
+	.totals = T_ROCE(3, 3 * SEND64, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SENDS(3), .psn_gaps = 1}}},
+    },
+    {
+	.name = "psn_retransmit_across_wrap",
+	.build = b_psns,
+	.arg = psn_old_wrap,
+	.totals = T_ROCE(4, 4 * SEND64, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SENDS(4), .retransmits = 1}}},
+    },
+    {
+	.name = "psn_go_back_n_after_nak",
+	.build = b_go_back_n,
+	.totals = T_ROCE(10, 9 * SEND64 + ACK4, 2),
+	.n_flows = 2,
+	.flows = {{.k = KEY_V4,
+		   .c = {.packets = 9,
+			 .bytes = 9 * SEND64,
+			 .ecn = {[FR_ECT0] = 9},
+			 .opcodes = {OPB(RC_SEND_ONLY)},
+			 .dscp_mask = 1ULL << DSCP,
+			 .dscp = DSCP,
+			 .last_opcode = RC_SEND_ONLY,
+			 .retransmits = 3,
+			 .first_seen_ns = TS(0),
+			 .last_seen_ns = TS(9)}},
+		  {.k = KEY_V4_REV,
+		   .c = {.packets = 1,
+			 .bytes = ACK4,
+			 .ecn = {[FR_ECT0] = 1},
+			 .opcodes = {OPB(RC_ACK)},
+			 .dscp_mask = 1ULL << DSCP,
+			 .dscp = DSCP,
+			 .last_opcode = RC_ACK,
+			 .naks = 1,
+			 .last_nak_code = 0,
+			 .first_seen_ns = TS(5),
+			 .last_seen_ns = TS(5)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "read_4096_reserves_4_psns",
+	.build = b_read_then_send,
+	.arg = &read_4096,
+	READ_THEN_SEND(0),
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "read_4097_reserves_5_psns",
+	.build = b_read_then_send,
+	.arg = &read_4097,
+	READ_THEN_SEND(0),
+    },
+    {
+	.name = "read_zero_length_reserves_1_psn",
+	.build = b_read_then_send,
+	.arg = &read_zero,
+	READ_THEN_SEND(0),
+    },
+    {
+	.name = "read_reservation_across_wrap",
+	.build = b_read_then_send,
+	.arg = &read_wrap,
+	READ_THEN_SEND(0),
+    },
+    {
+	.name = "read_then_real_gap",
+	.build = b_read_then_send,
+	.arg = &read_gap,
+	READ_THEN_SEND(1),
+    },
+    {
+	.name = "fecn_becn",
+	.build = b_fecn_becn,
+	.totals = T_ROCE(3, 3 * SEND64, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SENDS(3), .fecn = 2, .becn = 2}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "cnp",
+	.build = b_cnp,
+	.totals = {[FP_CNT_FRAMES] = 1,
+		   [FP_CNT_BYTES] = L4(ROCE(S_CNP_RSVD, 0)),
+		   [FP_CNT_ROCE] = 1,
+		   [FP_CNT_CNP] = 1,
+		   [FP_CNT_FLOW_NEW] = 1},
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_ONE(CNP, L4(ROCE(S_CNP_RSVD, 0))), .cnp = 1, .becn = 1}}},
+	.runs = RUN_TC_INGRESS | RUN_UNMODIFIED,
+    },
+    {
+	.name = "ud_send_with_deth",
+	.build = b_ud_send,
+	.totals = T_ROCE(1, L4(ROCE(S_DETH, 256)), 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_ONE(UD_SEND_ONLY, L4(ROCE(S_DETH, 256)))}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "xrc_send_with_xrceth",
+	.build = b_xrc_send,
+	.totals = T_ROCE(2, 2 * L4(ROCE(S_XRCETH, 256)), 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4,
+		   .c = {.packets = 2,
+			 .bytes = 2 * L4(ROCE(S_XRCETH, 256)),
+			 .ecn = {[FR_ECT0] = 2},
+			 .opcodes = {[OPW(XRC_SEND_ONLY)] = OPB(XRC_SEND_ONLY)},
+			 .dscp_mask = 1ULL << DSCP,
+			 .dscp = DSCP,
+			 .last_opcode = XRC_SEND_ONLY,
+			 .first_seen_ns = TS(0),
+			 .last_seen_ns = TS(1)}}},
+    },
+    {
+	.name = "bth_tver_1",
+	.build = b_tver1,
+	.totals = T_BAD(1, SEND64),
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "custom_roce_port_4792",
+	.build = b_two_ports,
+	.roce_port = 4792,
+	.totals = {[FP_CNT_FRAMES] = 2,
+		   [FP_CNT_BYTES] = 2 * SEND64,
+		   [FP_CNT_ROCE] = 1,
+		   [FP_CNT_OTHER] = 1,
+		   [FP_CNT_FLOW_NEW] = 1},
+	.n_flows = 1,
+	.flows = {{.k = {.src = A4, .dst = B4, .sport = SPORT, .dport = 4792, .qp = QP_A},
+		   .c = {C_ONE_AT(RC_SEND_ONLY, SEND64, TS(1))}}},
+    },
+    {
+	.name = "wire_len_beyond_caplen",
+	.build = b_snaplen,
+	.totals = T_ROCE(1, 1066, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SEND(1066)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "path_id_is_ifindex",
+	.build = b_two_paths,
+	.totals = T_ROCE(2, 2 * SEND64, 2),
+	.n_flows = 2,
+	.flows = {{.k = KEY_V4, .c = {C_SEND(SEND64)}},
+		  {.k = {.src = A4,
+			 .dst = B4,
+			 .sport = SPORT,
+			 .dport = ROCE_PORT,
+			 .qp = QP_A,
+			 .ifindex = 3},
+		   .c = {C_ONE_AT(RC_SEND_ONLY, SEND64, TS(1))}}},
+    },
+    {
+	.name = "first_and_last_seen",
+	.build = b_timestamps,
+	.totals = T_ROCE(3, 3 * SEND64, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SENDS_AT(3, 5, 77000000000ULL)}}},
+    },
+    {
+	.name = "udp_len_7",
+	.build = b_udp_len_7,
+	.totals = T_BAD(1, SEND64),
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "udp_len_0",
+	.build = b_udp_len_0,
+	.totals = T_BAD(1, SEND64),
+    },
+    {
+	.name = "udp_len_7_other_port",
+	.build = b_udp_len_7_other,
+	.totals = T_OTHER(1, SEND64),
+    },
+    {
+	.name = "udp_len_beyond_frame",
+	.build = b_udp_len_beyond,
+	.totals = T_BAD(1, SEND64),
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "udp_len_leaves_no_room_for_icrc",
+	.build = b_udp_len_no_icrc,
+	.totals = T_BAD(1, SEND64),
+    },
+    {
+	.name = "ethernet_trailer_after_datagram",
+	.build = b_eth_trailer,
+	.totals = T_ROCE(1, SEND64 + 8, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SEND(SEND64 + 8)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "jumbo_4096_payload",
+	.build = b_jumbo,
+	.totals = T_ROCE(1, L4(ROCE(0, 4096)), 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_SEND(L4(ROCE(0, 4096)))}}},
+	.runs = RUN_UNMODIFIED,
+    },
+    {
+	.name = "not_roce",
+	.build = b_not_roce,
+	.totals =
+	    T_OTHER(6, L4(40 + S_ICRC) + 3 * SEND64 + FR_ETH_LEN + 28 + FR_ETH_LEN + FR_IPV6_LEN),
+	.runs = RUN_TC_INGRESS,
+    },
+};
+
+/* ---- running and checking ----------------------------------------------- */
+
+static void key_from(struct flow_key *k, const struct exp_key *e, __u8 dir)
+{
+	memset(k, 0, sizeof(*k));
+	inet_pton(e->flags & FP_FLOW_IPV6 ? AF_INET6 : AF_INET, e->src, k->src);
+	inet_pton(e->flags & FP_FLOW_IPV6 ? AF_INET6 : AF_INET, e->dst, k->dst);
+	if (e->isrc) {
+		inet_pton(e->flags & FP_FLOW_INNER_IPV6 ? AF_INET6 : AF_INET, e->isrc,
+			  k->inner_src);
+		inet_pton(e->flags & FP_FLOW_INNER_IPV6 ? AF_INET6 : AF_INET, e->idst,
+			  k->inner_dst);
+	}
+	k->sport = e->sport;
+	k->dport = e->dport;
+	k->inner_sport = e->isport;
+	k->inner_dport = e->idport;
+	k->vni = e->vni;
+	k->dest_qp = e->qp;
+	k->ifindex = e->ifindex ? e->ifindex : FX_PATH;
+	k->dir = dir;
+	k->flags = e->flags;
+}
+
+static void print_key(const struct flow_key *k)
+{
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], is[INET6_ADDRSTRLEN], id[INET6_ADDRSTRLEN];
+	int af = k->flags & FP_FLOW_IPV6 ? AF_INET6 : AF_INET;
+	int iaf = k->flags & FP_FLOW_INNER_IPV6 ? AF_INET6 : AF_INET;
+
+	inet_ntop(af, k->src, s, sizeof(s));
+	inet_ntop(af, k->dst, d, sizeof(d));
+	inet_ntop(iaf, k->inner_src, is, sizeof(is));
+	inet_ntop(iaf, k->inner_dst, id, sizeof(id));
+	print_message("  key %s:%u > %s:%u vni %#x inner %s:%u > %s:%u qp %#x if %u dir %u "
+		      "flags %#x\n",
+		      s, k->sport, d, k->dport, k->vni, is, k->inner_sport, id, k->inner_dport,
+		      k->dest_qp, k->ifindex, k->dir, k->flags);
+}
+
+static int check_u64(const char *what, __u64 got, __u64 want)
+{
+	if (got == want)
+		return 0;
+	print_message("  %s: got %llu (%#llx), want %llu (%#llx)\n", what, (unsigned long long)got,
+		      (unsigned long long)got, (unsigned long long)want, (unsigned long long)want);
+	return 1;
+}
+
+/* Every field of struct flow_counters but the padding; returns mismatches. */
+static int check_counters(const struct flow_counters *got, const struct flow_counters *want)
+{
+	static const char *const ecn_names[] = {"not_ect", "ect1", "ect0", "ce"};
+	char name[32];
+	int bad = 0;
+
+#define CHECK(f) (bad += check_u64(#f, got->f, want->f))
+	CHECK(packets);
+	CHECK(bytes);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "ecn[%s]", ecn_names[i]);
+		bad += check_u64(name, got->ecn[i], want->ecn[i]);
+		snprintf(name, sizeof(name), "inner_ecn[%s]", ecn_names[i]);
+		bad += check_u64(name, got->inner_ecn[i], want->inner_ecn[i]);
+		snprintf(name, sizeof(name), "opcodes[%d]", i);
+		bad += check_u64(name, got->opcodes[i], want->opcodes[i]);
+	}
+	CHECK(cnp);
+	CHECK(acks);
+	CHECK(naks);
+	CHECK(rnr_naks);
+	CHECK(retransmits);
+	CHECK(psn_gaps);
+	CHECK(fecn);
+	CHECK(becn);
+	CHECK(first_seen_ns);
+	CHECK(last_seen_ns);
+	CHECK(dscp_mask);
+	CHECK(vlan);
+	CHECK(dscp);
+	CHECK(pcp);
+	CHECK(vlan_tagged);
+	CHECK(last_opcode);
+	CHECK(last_nak_code);
+#undef CHECK
+	return bad;
+}
+
+static const char *const cnt_names[FP_CNT_MAX] = {
+    [FP_CNT_FRAMES] = "frames",
+    [FP_CNT_BYTES] = "bytes",
+    [FP_CNT_ROCE] = "roce",
+    [FP_CNT_VXLAN] = "vxlan",
+    [FP_CNT_CNP] = "cnp",
+    [FP_CNT_OTHER] = "other",
+    [FP_CNT_MALFORMED] = "malformed",
+    [FP_CNT_FLOW_NEW] = "flow_new",
+    [FP_CNT_FLOW_INSERT_FAIL] = "flow_insert_fail",
+    [FP_CNT_PSN_INSERT_FAIL] = "psn_insert_fail",
+};
+
+/* Totals exactly as expected, and frames == roce + other + malformed. */
+static void check_totals(const struct snapshot *s, const __u64 want[FP_CNT_MAX])
+{
+	int bad = 0;
+
+	for (int i = 0; i < FP_CNT_MAX; i++)
+		bad += check_u64(cnt_names[i], s->totals[i], want[i]);
+	bad += check_u64("frames - (roce + other + malformed)",
+			 s->totals[FP_CNT_FRAMES] - s->totals[FP_CNT_ROCE] -
+			     s->totals[FP_CNT_OTHER] - s->totals[FP_CNT_MALFORMED],
+			 0);
+	if (bad)
+		fail_msg("%d total(s) differ", bad);
+}
+
+static void check_flows(const struct snapshot *s, const struct fixture *fx, __u8 dir)
+{
+	int bad = 0;
+
+	if (s->n_flows != (size_t)fx->n_flows) {
+		print_message("  %zu flow(s) in the table, want %d:\n", s->n_flows, fx->n_flows);
+		for (size_t i = 0; i < s->n_flows; i++)
+			print_key(&s->flows[i].key);
+		fail_msg("flow count differs");
+	}
+	for (int i = 0; i < fx->n_flows; i++) {
+		const struct flow_record *r = NULL;
+		struct flow_key k;
+
+		key_from(&k, &fx->flows[i].k, dir);
+		for (size_t j = 0; j < s->n_flows; j++)
+			if (!memcmp(&s->flows[j].key, &k, sizeof(k)))
+				r = &s->flows[j];
+		if (!r) {
+			print_message("  no flow with the expected key\n");
+			print_key(&k);
+			print_message("  flows present:\n");
+			for (size_t j = 0; j < s->n_flows; j++)
+				print_key(&s->flows[j].key);
+			fail_msg("flow %d missing", i);
+		}
+		bad += check_counters(&r->c, &fx->flows[i].c);
+	}
+	if (bad)
+		fail_msg("%d flow field(s) differ", bad);
+}
+
+/* A fresh probe with only the programs the test runs (hooks). */
+static void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks)
+{
+	struct probe_opts opts = PROBE_OPTS_DEFAULT;
+
+	if (geteuid() != 0)
+		skip();
+	opts.hooks = hooks;
+	opts.replay = true;
+	opts.flow_entries = flow_entries;
+	if (fx && fx->roce_port)
+		opts.roce_port = fx->roce_port;
+	if (fx && fx->vxlan_port)
+		opts.vxlan_port = fx->vxlan_port;
+	assert_int_equal(probe_load(p, &opts), 0);
+}
+
+/*
+ * One frame through a tc program, with the replay clock and path set as
+ * probe_run_frame() sets them for XDP. Returns the program's verdict.
+ */
+static int run_tc(struct probe *p, struct bpf_program *prog, const struct frame *f, void *out,
+		  __u32 *out_len)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = f->data, .data_size_in = f->len,
+		    .data_out = out, .data_size_out = out ? *out_len : 0, .repeat = 1);
+
+	p->skel->bss->replay_now_ns = f->ts_ns;
+	p->skel->bss->replay_ifindex = f->path_id;
+	p->skel->bss->replay_wire_len = fr_wire_len(f);
+	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(prog), &topts), 0);
+	if (out_len)
+		*out_len = topts.data_size_out;
+	return topts.retval;
+}
+
+static void build(struct fx *fx, void (*builder)(struct fx *), const void *arg)
+{
+	if (!fx->frames)
+		fx->frames = calloc(FX_MAX_FRAMES, sizeof(*fx->frames));
+	assert_non_null(fx->frames);
+	fx->n = 0;
+	fx->arg = arg;
+	builder(fx);
+}
+
+static void run_fixture(const struct fixture *fx, enum fx_prog prog)
+{
+	static const unsigned int hooks[] = {
+	    [PROG_XDP] = PROBE_HOOK_XDP,
+	    [PROG_TC_INGRESS] = PROBE_HOOK_TC_IN,
+	    [PROG_TC_EGRESS] = PROBE_HOOK_TC_OUT,
+	};
+	struct bpf_program *tc;
+
+	load(&g_probe, fx, FX_FLOWS, hooks[prog]);
+	build(&g_fx, fx->build, fx->arg);
+	tc = prog == PROG_TC_EGRESS ? g_probe.skel->progs.fp_tc_egress
+				    : g_probe.skel->progs.fp_tc_ingress;
+	for (int i = 0; i < g_fx.n; i++) {
+		const struct frame *f = &g_fx.frames[i];
+
+		if (prog == PROG_XDP)
+			assert_int_equal(probe_run_frame(&g_probe, f->data, f->len, fr_wire_len(f),
+							 f->ts_ns, f->path_id),
+					 0);
+		else /* TC_ACT_OK */
+			assert_int_equal(run_tc(&g_probe, tc, f, NULL, NULL), 0);
+	}
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	check_totals(&g_snap, fx->totals);
+	check_flows(&g_snap, fx, prog == PROG_TC_EGRESS ? FP_DIR_EGRESS : FP_DIR_INGRESS);
+}
+
+static void test_xdp(void **state)
+{
+	run_fixture(*state, PROG_XDP);
+}
+
+static void test_tc_ingress(void **state)
+{
+	run_fixture(*state, PROG_TC_INGRESS);
+}
+
+static void test_tc_egress(void **state)
+{
+	run_fixture(*state, PROG_TC_EGRESS);
+}
+
+/* The probe is an observer: XDP and tc hand back the frame byte for byte. */
+static void test_unmodified(void **state)
+{
+	const struct fixture *fx = *state;
+	static __u8 out[FR_MAX_LEN];
+
+	load(&g_probe, fx, FX_FLOWS, PROBE_HOOK_XDP | PROBE_HOOK_TC_IN);
+	build(&g_fx, fx->build, fx->arg);
+	for (int i = 0; i < g_fx.n; i++) {
+		const struct frame *f = &g_fx.frames[i];
+		LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = f->data, .data_size_in = f->len,
+			    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
+		__u32 out_len = sizeof(out);
+
+		memset(out, 0xA5, sizeof(out));
+		assert_int_equal(
+		    bpf_prog_test_run_opts(bpf_program__fd(g_probe.skel->progs.fp_xdp), &topts), 0);
+		assert_int_equal(topts.retval, 2); /* XDP_PASS */
+		assert_int_equal(topts.data_size_out, f->len);
+		assert_memory_equal(out, f->data, f->len);
+
+		/* The kernel builds an skb only up to one page. */
+		if (f->len > 3000)
+			continue;
+		memset(out, 0xA5, sizeof(out));
+		assert_int_equal(
+		    run_tc(&g_probe, g_probe.skel->progs.fp_tc_ingress, f, out, &out_len), 0);
+		assert_int_equal(out_len, f->len);
+		assert_memory_equal(out, f->data, f->len);
+	}
+}
+
+/* ---- every opcode: exact minimum length is RoCE, one byte less is malformed */
+
+struct op_case {
+	const char *name;
+	__u8 opcode;
+	__u32 ext_len; /* headers between BTH and payload, from the spec */
+	void (*ext)(struct frame *f);
+	__u64 acks;
+	__u64 cnp;
+};
+
+static void ext_none(struct frame *f)
+{
+	(void)f;
+}
+
+static void ext_reth(struct frame *f)
+{
+	fr_reth(f, 0x1000, 0x55, 512);
+}
+
+static void ext_aeth(struct frame *f)
+{
+	fr_aeth(f, SYN_ACK, 3);
+}
+
+static void ext_immdt(struct frame *f)
+{
+	fr_immdt(f, 0xC0FFEE);
+}
+
+static void ext_ieth(struct frame *f)
+{
+	fr_ieth(f, 0x77);
+}
+
+static void ext_reth_immdt(struct frame *f)
+{
+	ext_reth(f);
+	ext_immdt(f);
+}
+
+static void ext_atomic(struct frame *f)
+{
+	fr_atomiceth(f, 0x2000, 0x66, 1, 0);
+}
+
+static void ext_atomic_ack(struct frame *f)
+{
+	ext_aeth(f);
+	fr_atomicacketh(f, 41);
+}
+
+static void ext_cnp(struct frame *f)
+{
+	fr_payload(f, S_CNP_RSVD);
+}
+
+static void ext_deth(struct frame *f)
+{
+	fr_deth(f, 0x11111111, 0x222);
+}
+
+static void ext_deth_immdt(struct frame *f)
+{
+	ext_deth(f);
+	ext_immdt(f);
+}
+
+static void ext_xrc(struct frame *f)
+{
+	fr_xrceth(f, 9);
+}
+
+static void ext_xrc_reth(struct frame *f)
+{
+	ext_xrc(f);
+	ext_reth(f);
+}
+
+static void ext_xrc_atomic(struct frame *f)
+{
+	ext_xrc(f);
+	ext_atomic(f);
+}
+
+static void ext_xrc_ieth(struct frame *f)
+{
+	ext_xrc(f);
+	ext_ieth(f);
+}
+
+static const struct op_case op_cases[] = {
+    {.name = "rc_send_first", .opcode = RC_SEND_FIRST, .ext_len = 0, .ext = ext_none},
+    {.name = "rc_send_middle", .opcode = RC_SEND_MIDDLE, .ext_len = 0, .ext = ext_none},
+    {.name = "rc_send_last", .opcode = RC_SEND_LAST, .ext_len = 0, .ext = ext_none},
+    {.name = "rc_send_last_imm", .opcode = RC_SEND_LAST_IMM, .ext_len = S_IMMDT, .ext = ext_immdt},
+    {.name = "rc_send_only", .opcode = RC_SEND_ONLY, .ext_len = 0, .ext = ext_none},
+    {.name = "rc_send_only_imm", .opcode = RC_SEND_ONLY_IMM, .ext_len = S_IMMDT, .ext = ext_immdt},
+    {.name = "rc_write_first", .opcode = RC_WRITE_FIRST, .ext_len = S_RETH, .ext = ext_reth},
+    {.name = "rc_write_middle", .opcode = RC_WRITE_MIDDLE, .ext_len = 0, .ext = ext_none},
+    {.name = "rc_write_last", .opcode = RC_WRITE_LAST, .ext_len = 0, .ext = ext_none},
+    {.name = "rc_write_last_imm",
+     .opcode = RC_WRITE_LAST_IMM,
+     .ext_len = S_IMMDT,
+     .ext = ext_immdt},
+    {.name = "rc_write_only", .opcode = RC_WRITE_ONLY, .ext_len = S_RETH, .ext = ext_reth},
+    {.name = "rc_write_only_imm",
+     .opcode = RC_WRITE_ONLY_IMM,
+     .ext_len = S_RETH + S_IMMDT,
+     .ext = ext_reth_immdt},
+    {.name = "rc_read_request", .opcode = RC_READ_REQ, .ext_len = S_RETH, .ext = ext_reth},
+    {.name = "rc_read_response_first",
+     .opcode = RC_READ_RESP_FIRST,
+     .ext_len = S_AETH,
+     .ext = ext_aeth},
+    {.name = "rc_read_response_middle",
+     .opcode = RC_READ_RESP_MIDDLE,
+     .ext_len = 0,
+     .ext = ext_none},
+    {.name = "rc_read_response_last",
+     .opcode = RC_READ_RESP_LAST,
+     .ext_len = S_AETH,
+     .ext = ext_aeth},
+    {.name = "rc_read_response_only",
+     .opcode = RC_READ_RESP_ONLY,
+     .ext_len = S_AETH,
+     .ext = ext_aeth},
+    {.name = "rc_ack", .opcode = RC_ACK, .ext_len = S_AETH, .ext = ext_aeth, .acks = 1},
+    {.name = "rc_atomic_ack",
+     .opcode = RC_ATOMIC_ACK,
+     .ext_len = S_AETH + S_ATOMICACKETH,
+     .ext = ext_atomic_ack},
+    {.name = "rc_compare_swap", .opcode = RC_CMP_SWAP, .ext_len = S_ATOMICETH, .ext = ext_atomic},
+    {.name = "rc_fetch_add", .opcode = RC_FETCH_ADD, .ext_len = S_ATOMICETH, .ext = ext_atomic},
+    {.name = "rc_send_last_inv", .opcode = RC_SEND_LAST_INV, .ext_len = S_IETH, .ext = ext_ieth},
+    {.name = "rc_send_only_inv", .opcode = RC_SEND_ONLY_INV, .ext_len = S_IETH, .ext = ext_ieth},
+    {.name = "uc_send_only", .opcode = UC_SEND_ONLY, .ext_len = 0, .ext = ext_none},
+    {.name = "uc_write_only", .opcode = UC_WRITE_ONLY, .ext_len = S_RETH, .ext = ext_reth},
+    {.name = "ud_send_only", .opcode = UD_SEND_ONLY, .ext_len = S_DETH, .ext = ext_deth},
+    {.name = "ud_send_only_imm",
+     .opcode = UD_SEND_ONLY_IMM,
+     .ext_len = S_DETH + S_IMMDT,
+     .ext = ext_deth_immdt},
+    {.name = "cnp", .opcode = CNP, .ext_len = S_CNP_RSVD, .ext = ext_cnp, .cnp = 1},
+    {.name = "xrc_send_only", .opcode = XRC_SEND_ONLY, .ext_len = S_XRCETH, .ext = ext_xrc},
+    {.name = "xrc_write_only",
+     .opcode = XRC_WRITE_ONLY,
+     .ext_len = S_XRCETH + S_RETH,
+     .ext = ext_xrc_reth},
+    {.name = "xrc_read_request",
+     .opcode = XRC_READ_REQ,
+     .ext_len = S_XRCETH + S_RETH,
+     .ext = ext_xrc_reth},
+    {.name = "xrc_compare_swap",
+     .opcode = XRC_CMP_SWAP,
+     .ext_len = S_XRCETH + S_ATOMICETH,
+     .ext = ext_xrc_atomic},
+    {.name = "xrc_send_only_inv",
+     .opcode = XRC_SEND_ONLY_INV,
+     .ext_len = S_XRCETH + S_IETH,
+     .ext = ext_xrc_ieth},
+};
+
+/* BTH, the opcode's headers and the ICRC, no payload; short: one byte less. */
+static void build_op(struct fx *fx, const struct op_case *oc, bool short_by_one)
+{
+	struct frame *f = v4(fx);
+
+	bth(f, oc->opcode, QP_A, 100);
+	oc->ext(f);
+	fr_icrc(f);
+	fr_finish(f);
+	if (short_by_one) {
+		fr_cut(f, f->len - 1);
+		fr_finish(f);
+	}
+}
+
+static void run_opcode(const struct op_case *oc, bool short_by_one)
+{
+	__u64 len = L4(ROCE(oc->ext_len, 0)) - short_by_one;
+	struct fixture fx = {.n_flows = short_by_one ? 0 : 1};
+
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	if (!g_fx.frames)
+		g_fx.frames = calloc(FX_MAX_FRAMES, sizeof(*g_fx.frames));
+	assert_non_null(g_fx.frames);
+	g_fx.n = 0;
+	build_op(&g_fx, oc, short_by_one);
+	assert_int_equal(g_fx.frames[0].len, len);
+	assert_int_equal(probe_run_frame(&g_probe, g_fx.frames[0].data, g_fx.frames[0].len,
+					 g_fx.frames[0].len, TS(0), FX_PATH),
+			 0);
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+
+	fx.totals[FP_CNT_FRAMES] = 1;
+	fx.totals[FP_CNT_BYTES] = len;
+	if (short_by_one) {
+		fx.totals[FP_CNT_MALFORMED] = 1;
+	} else {
+		fx.totals[FP_CNT_ROCE] = 1;
+		fx.totals[FP_CNT_CNP] = oc->cnp;
+		fx.totals[FP_CNT_FLOW_NEW] = 1;
+		fx.flows[0] = (struct exp_flow){
+		    .k = KEY_V4,
+		    .c = {.packets = 1,
+			  .bytes = len,
+			  .ecn = {[FR_ECT0] = 1},
+			  .acks = oc->acks,
+			  .cnp = oc->cnp,
+			  .dscp_mask = 1ULL << DSCP,
+			  .dscp = DSCP,
+			  .last_opcode = oc->opcode,
+			  .first_seen_ns = TS(0),
+			  .last_seen_ns = TS(0)},
+		};
+		fx.flows[0].c.opcodes[OPW(oc->opcode)] = OPB(oc->opcode);
+	}
+	check_totals(&g_snap, fx.totals);
+	check_flows(&g_snap, &fx, FP_DIR_INGRESS);
+}
+
+static void test_opcode(void **state)
+{
+	run_opcode(*state, false);
+}
+
+static void test_opcode_short(void **state)
+{
+	run_opcode(*state, true);
+}
+
+/* ---- truncation at every header boundary -------------------------------- */
+
+enum cut_class { CUT_OTHER, CUT_MALFORMED, CUT_REFUSED };
+
+struct cut_case {
+	const char *name;
+	void (*build)(struct fx *fx);
+	enum fr_hdr at;
+	__u32 plus; /* bytes of that header kept */
+	bool refit; /* rewrite the length fields to the cut frame */
+	bool vxlan; /* decapsulated: outer UDP length valid, VXLAN header whole */
+	enum cut_class class;
+};
+
+/* QinQ + IPv4 + RDMA WRITE ONLY (RETH). */
+static void c_qinq_write(struct fx *fx)
+{
+	struct frame *f = fx_frame(fx);
+
+	fr_eth(f, FP_ETH_P_8021AD);
+	fr_vlan(f, 5, 200, FP_ETH_P_8021Q);
+	fr_vlan(f, 3, 100, FP_ETH_P_IP);
+	fr_ipv4(f, &ip_a4);
+	fr_udp(f, SPORT, ROCE_PORT);
+	bth(f, RC_WRITE_ONLY, QP_A, 5);
+	fr_reth(f, 0x1000, 0x1, 64);
+	tail(f, 64);
+}
+
+/* IPv6 + hop-by-hop + RDMA READ request (RETH). */
+static void c_v6_read(struct fx *fx)
+{
+	struct frame *f = fx_frame(fx);
+
+	fr_eth(f, FP_ETH_P_IPV6);
+	fr_ipv6(f, &ip_a6, FP_IPPROTO_HOPOPTS);
+	fr_ipv6_opts(f, FP_IPPROTO_UDP, 8);
+	fr_udp(f, SPORT, ROCE_PORT);
+	bth(f, RC_READ_REQ, QP_A, 5);
+	fr_reth(f, 0x1000, 0x1, 4096);
+	tail(f, 0);
+}
+
+/* VXLAN (IPv4 outer, IPv4 inner) carrying an ACK (AETH). */
+static void c_vxlan_ack(struct fx *fx)
+{
+	struct frame *f = vxlan(fx, &vx_44);
+
+	bth(f, RC_ACK, QP_A, 5);
+	fr_aeth(f, SYN_ACK, 1);
+	tail(f, 0);
+}
+
+/* VXLAN (IPv6 outer, IPv6 inner with a VLAN tag) carrying SEND ONLY. */
+static void c_vxlan6_send(struct fx *fx)
+{
+	struct fr_ip inner = {.src = A6, .dst = B6};
+	struct frame *f = fx_frame(fx);
+
+	fr_eth(f, FP_ETH_P_IPV6);
+	fr_ipv6(f, &(struct fr_ip){.src = VTEP_A6, .dst = VTEP_B6}, FP_IPPROTO_UDP);
+	fr_udp(f, VX_SPORT, VXLAN_PORT);
+	fr_vxlan(f, FP_VXLAN_FLAG_I, VNI);
+	fr_eth(f, FP_ETH_P_8021Q);
+	fr_vlan(f, 0, 10, FP_ETH_P_IPV6);
+	fr_ipv6(f, &inner, FP_IPPROTO_UDP);
+	fr_udp(f, SPORT, ROCE_PORT);
+	send_only(f, 5);
+}
+
+#define O CUT_OTHER
+#define M CUT_MALFORMED
+static const struct cut_case cut_cases[] = {
+    {"cut_qinq_eth_13", c_qinq_write, FR_H_ETH, 13, false, false, CUT_REFUSED},
+    {"cut_qinq_at_vlan", c_qinq_write, FR_H_VLAN, 0, false, false, O},
+    {"cut_qinq_in_vlan", c_qinq_write, FR_H_VLAN, 1, false, false, O},
+    {"cut_qinq_at_vlan2", c_qinq_write, FR_H_VLAN, 4, false, false, O},
+    {"cut_qinq_in_vlan2", c_qinq_write, FR_H_VLAN, 5, false, false, O},
+    {"cut_qinq_at_ip", c_qinq_write, FR_H_IP, 0, false, false, O},
+    {"cut_qinq_in_ip", c_qinq_write, FR_H_IP, 1, false, false, O},
+    {"cut_qinq_in_ip_19", c_qinq_write, FR_H_IP, 19, false, false, O},
+    {"cut_qinq_at_udp", c_qinq_write, FR_H_UDP, 0, false, false, O},
+    {"cut_qinq_in_udp", c_qinq_write, FR_H_UDP, 1, false, false, O},
+    {"cut_qinq_at_bth", c_qinq_write, FR_H_BTH, 0, false, false, M},
+    {"cut_qinq_in_bth", c_qinq_write, FR_H_BTH, 1, false, false, M},
+    {"cut_qinq_at_reth", c_qinq_write, FR_H_RETH, 0, false, false, M},
+    {"cut_qinq_in_reth", c_qinq_write, FR_H_RETH, 8, false, false, M},
+    {"cut_qinq_at_payload", c_qinq_write, FR_H_PAYLOAD, 0, false, false, M},
+    {"cut_qinq_at_icrc", c_qinq_write, FR_H_ICRC, 0, false, false, M},
+    {"cut_qinq_at_bth_refit", c_qinq_write, FR_H_BTH, 0, true, false, M},
+    {"cut_qinq_in_bth_refit", c_qinq_write, FR_H_BTH, 11, true, false, M},
+    {"cut_qinq_at_reth_refit", c_qinq_write, FR_H_RETH, 0, true, false, M},
+    {"cut_qinq_in_reth_refit", c_qinq_write, FR_H_RETH, 15, true, false, M},
+    {"cut_qinq_no_icrc_refit", c_qinq_write, FR_H_PAYLOAD, 0, true, false, M},
+    {"cut_v6_at_ip", c_v6_read, FR_H_IP, 0, false, false, O},
+    {"cut_v6_in_ip", c_v6_read, FR_H_IP, 39, false, false, O},
+    {"cut_v6_at_ext", c_v6_read, FR_H_IP_EXT, 0, false, false, O},
+    {"cut_v6_in_ext", c_v6_read, FR_H_IP_EXT, 1, false, false, O},
+    {"cut_v6_at_udp", c_v6_read, FR_H_UDP, 0, false, false, O},
+    {"cut_v6_in_udp", c_v6_read, FR_H_UDP, 7, false, false, O},
+    {"cut_v6_at_bth", c_v6_read, FR_H_BTH, 0, false, false, M},
+    {"cut_v6_at_reth", c_v6_read, FR_H_RETH, 0, false, false, M},
+    {"cut_v6_in_reth", c_v6_read, FR_H_RETH, 12, false, false, M},
+    {"cut_v6_in_reth_refit", c_v6_read, FR_H_RETH, 12, true, false, M},
+    {"cut_v6_at_icrc", c_v6_read, FR_H_ICRC, 0, false, false, M},
+    {"cut_vxlan_at_vxlan", c_vxlan_ack, FR_H_VXLAN, 0, false, false, M},
+    {"cut_vxlan_in_vxlan", c_vxlan_ack, FR_H_VXLAN, 4, false, false, M},
+    {"cut_vxlan_at_vxlan_refit", c_vxlan_ack, FR_H_VXLAN, 0, true, false, M},
+    {"cut_vxlan_at_inner_eth", c_vxlan_ack, FR_H_IN_ETH, 0, false, false, M},
+    {"cut_vxlan_in_inner_eth", c_vxlan_ack, FR_H_IN_ETH, 13, false, false, M},
+    {"cut_vxlan_at_inner_eth_refit", c_vxlan_ack, FR_H_IN_ETH, 0, true, true, M},
+    {"cut_vxlan_at_inner_ip", c_vxlan_ack, FR_H_IN_IP, 0, false, false, M},
+    {"cut_vxlan_in_inner_ip", c_vxlan_ack, FR_H_IN_IP, 10, false, false, M},
+    {"cut_vxlan_at_inner_ip_refit", c_vxlan_ack, FR_H_IN_IP, 0, true, true, M},
+    {"cut_vxlan_at_inner_udp", c_vxlan_ack, FR_H_IN_UDP, 0, false, false, M},
+    {"cut_vxlan_in_inner_udp", c_vxlan_ack, FR_H_IN_UDP, 1, false, false, M},
+    {"cut_vxlan_at_inner_udp_refit", c_vxlan_ack, FR_H_IN_UDP, 0, true, true, M},
+    {"cut_vxlan_at_bth", c_vxlan_ack, FR_H_BTH, 0, false, false, M},
+    {"cut_vxlan_in_bth", c_vxlan_ack, FR_H_BTH, 6, false, false, M},
+    {"cut_vxlan_at_bth_refit", c_vxlan_ack, FR_H_BTH, 0, true, true, M},
+    {"cut_vxlan_at_aeth", c_vxlan_ack, FR_H_AETH, 0, false, false, M},
+    {"cut_vxlan_in_aeth", c_vxlan_ack, FR_H_AETH, 1, false, false, M},
+    {"cut_vxlan_at_aeth_refit", c_vxlan_ack, FR_H_AETH, 0, true, true, M},
+    {"cut_vxlan_at_icrc", c_vxlan_ack, FR_H_ICRC, 0, false, false, M},
+    {"cut_vxlan6_in_inner_vlan", c_vxlan6_send, FR_H_IN_VLAN, 2, false, false, M},
+    {"cut_vxlan6_in_inner_ip", c_vxlan6_send, FR_H_IN_IP, 39, false, false, M},
+    {"cut_vxlan6_in_inner_ip_refit", c_vxlan6_send, FR_H_IN_IP, 39, true, true, M},
+    {"cut_vxlan6_at_bth_refit", c_vxlan6_send, FR_H_BTH, 0, true, true, M},
+};
+#undef O
+#undef M
+
+static void test_cut(void **state)
+{
+	const struct cut_case *cc = *state;
+	__u64 want[FP_CNT_MAX] = {0};
+	struct frame *f;
+	__u32 len;
+	int err;
+
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	build(&g_fx, cc->build, NULL);
+	f = &g_fx.frames[0];
+	len = fr_off(f, cc->at) + cc->plus;
+	fr_cut(f, len);
+	if (cc->refit)
+		fr_finish(f);
+
+	err = probe_run_frame(&g_probe, f->data, f->len, f->len, TS(0), FX_PATH);
+	if (cc->class == CUT_REFUSED) {
+		/* BPF_PROG_TEST_RUN wants at least an Ethernet header. */
+		assert_int_equal(err, -EINVAL);
+	} else {
+		assert_int_equal(err, 0);
+		want[FP_CNT_FRAMES] = 1;
+		want[FP_CNT_BYTES] = len;
+		want[cc->class == CUT_OTHER ? FP_CNT_OTHER : FP_CNT_MALFORMED] = 1;
+		want[FP_CNT_VXLAN] = cc->vxlan;
+	}
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	check_totals(&g_snap, want);
+	assert_int_equal(g_snap.n_flows, 0);
+}
+
+/* ---- LRU pressure ---------------------------------------------------------- */
+
+#define LRU_ENTRIES 64
+#define LRU_FLOWS   1000
+
+static void test_lru_pressure(void **state)
+{
+	__u64 want[FP_CNT_MAX] = {0};
+	struct frame *f;
+	bool newest = false;
+
+	(void)state;
+	load(&g_probe, NULL, LRU_ENTRIES, PROBE_HOOK_XDP);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	for (__u32 qp = 1; qp <= LRU_FLOWS; qp++) {
+		__u8 *b = f->data + fr_off(f, FR_H_BTH);
+
+		b[5] = qp >> 16;
+		b[6] = qp >> 8;
+		b[7] = qp;
+		assert_int_equal(
+		    probe_run_frame(&g_probe, f->data, f->len, f->len, TS(qp), FX_PATH), 0);
+	}
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+
+	want[FP_CNT_FRAMES] = LRU_FLOWS;
+	want[FP_CNT_BYTES] = LRU_FLOWS * SEND64;
+	want[FP_CNT_ROCE] = LRU_FLOWS;
+	want[FP_CNT_FLOW_NEW] = LRU_FLOWS;
+	check_totals(&g_snap, want);
+
+	assert_true(g_snap.n_flows > 0);
+	assert_true(g_snap.n_flows <= LRU_ENTRIES);
+	assert_int_equal(snapshot_evictions(&g_snap), LRU_FLOWS - g_snap.n_flows);
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		const struct flow_record *r = &g_snap.flows[i];
+		struct flow_key k;
+
+		/* Each survivor is one of ours, whole: one packet at its own time. */
+		key_from(&k, &(struct exp_key)KEY_V4, FP_DIR_INGRESS);
+		k.dest_qp = r->key.dest_qp;
+		assert_memory_equal(&r->key, &k, sizeof(k));
+		assert_in_range(r->key.dest_qp, 1, LRU_FLOWS);
+		assert_int_equal(r->c.packets, 1);
+		assert_int_equal(r->c.bytes, SEND64);
+		assert_int_equal(r->c.first_seen_ns, TS(r->key.dest_qp));
+		newest |= r->key.dest_qp == LRU_FLOWS;
+	}
+	/* LRU evicts the least recently used, never the flow just inserted. */
+	assert_true(newest);
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (g_probe.skel)
+		probe_destroy(&g_probe);
+	return 0;
+}
+
+#define N_FIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
+#define N_OPS	   (sizeof(op_cases) / sizeof(op_cases[0]))
+#define N_CUTS	   (sizeof(cut_cases) / sizeof(cut_cases[0]))
+#define MAX_TESTS  (4 * N_FIXTURES + 2 * N_OPS + N_CUTS + 1)
+#define NAME_LEN   96
+
+static struct CMUnitTest tests[MAX_TESTS];
+static char names[MAX_TESTS][NAME_LEN];
+
+static void add(size_t *n, const char *prefix, const char *name, CMUnitTestFunction fn,
+		const void *state)
+{
+	snprintf(names[*n], NAME_LEN, "%s%s", prefix, name);
+	tests[*n] = (struct CMUnitTest){
+	    .name = names[*n],
+	    .test_func = fn,
+	    .teardown_func = teardown,
+	    .initial_state = (void *)state,
+	};
+	(*n)++;
+}
+
+int main(void)
+{
+	size_t n = 0;
+	int failed;
+
+	for (size_t i = 0; i < N_FIXTURES; i++) {
+		const struct fixture *fx = &fixtures[i];
+
+		add(&n, "xdp/", fx->name, test_xdp, fx);
+		if (fx->runs & RUN_TC_INGRESS)
+			add(&n, "tc_ingress/", fx->name, test_tc_ingress, fx);
+		if (fx->runs & RUN_TC_EGRESS)
+			add(&n, "tc_egress/", fx->name, test_tc_egress, fx);
+		if (fx->runs & RUN_UNMODIFIED)
+			add(&n, "unmodified/", fx->name, test_unmodified, fx);
+	}
+	for (size_t i = 0; i < N_OPS; i++) {
+		add(&n, "opcode/", op_cases[i].name, test_opcode, &op_cases[i]);
+		add(&n, "opcode_short/", op_cases[i].name, test_opcode_short, &op_cases[i]);
+	}
+	for (size_t i = 0; i < N_CUTS; i++)
+		add(&n, "", cut_cases[i].name, test_cut, &cut_cases[i]);
+	add(&n, "", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
+
+	failed = _cmocka_run_group_tests("test_parser", tests, n, NULL, NULL);
+	free(g_fx.frames);
+	snapshot_free(&g_snap);
+	return failed;
+}
