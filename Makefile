@@ -4,6 +4,7 @@
 #   make test       install dependencies, build, run every test
 #   make demo       install dependencies, build, run the main job
 #   make install    install to $(DESTDIR)$(PREFIX)/sbin
+#   make bench      build and run the benchmarks (bench/, BENCHMARKS.md), as root
 #   WERROR=1        warnings are errors (CI)
 #   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (use another BUILD)
 
@@ -50,7 +51,13 @@ BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
 TEST_HELPERS := $(wildcard tests/lib/*.c)
 
-.PHONY: all deps test demo install clean tests-build lab
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB  := $(filter-out user/main.c,$(USER_SRCS))
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(BUILD) -DFABPROBE_VERSION='"$(VERSION)"'
+
+.PHONY: all deps test demo install clean tests-build lab fuzz-build bench
 
 all: $(BUILD)/fabprobe
 
@@ -77,6 +84,13 @@ $(BUILD)/tests/%: tests/bpf/%.c $(TEST_HELPERS) $(LIB_OBJS) | $(BUILD)/tests
 
 tests-build: $(BUILD)/fabprobe $(UNIT_BINS) $(BPFT_BINS)
 
+# libFuzzer harnesses, each linked with the userspace sources (ASan + UBSan).
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(USER_HDRS) $(BPF_HDRS) $(SKEL)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) $< $(FUZZ_LIB) -o $@ $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
 lab:
 	$(MAKE) -C scripts/lab BUILD=$(abspath $(BUILD))/lab
 
@@ -91,8 +105,14 @@ demo: deps
 	$(MAKE) all lab
 	scripts/demo.sh
 
+# Timing lives here, never in `make test` (BENCHMARKS.md).
+bench: $(BUILD)/fabprobe
+	$(MAKE) -f bench/bench.mk BUILD=$(BUILD) CLANG=$(CLANG) CC=$(CC) BPFTOOL=$(BPFTOOL)
+	BUILD=$(BUILD) bench/run.sh
+
 install: $(BUILD)/fabprobe
 	install -D -m 0755 $(BUILD)/fabprobe $(DESTDIR)$(PREFIX)/sbin/fabprobe
+	install -D -m 0644 docs/fabprobe.8 $(DESTDIR)$(PREFIX)/share/man/man8/fabprobe.8
 
 clean:
 	rm -rf $(BUILD)

@@ -49,7 +49,9 @@ for t in build/tests/test_*; do
 done
 [ -x build/tests/test_parser ] && run_suite bpf-parser build/tests/test_parser
 run_suite replay-tshark python3 tests/replay/tshark_check.py "$FABPROBE" "$PCAPS"/*.pcap
-run_suite cli-bad-input bash tests/cli/bad_input.sh
+for t in tests/cli/*.sh; do
+	run_suite "cli-$(basename "$t" .sh | tr _ -)" bash "$t"
+done
 for t in tests/integration/*.sh; do
 	case "$t" in
 	*/lib.sh) ;;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Help is complete and true: every long option the sources define is in
+# some command's --help, every option a --help shows is accepted by that
+# command, and the man page names every command.
+set -u
+FABPROBE=${FABPROBE:-build/fabprobe}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+commands=$("$FABPROBE" --help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1} /^$/ {if (on) exit}')
+[ -n "$commands" ] || bad "no commands in fabprobe --help"
+all_help=""
+for c in $commands; do
+	help=$("$FABPROBE" "$c" --help) || bad "$c --help exits non-zero"
+	all_help+="$help"$'\n'
+	grep -q "^Usage: fabprobe $c" <<<"$help" && ok || bad "$c --help has no usage line"
+	grep -q -- "^\.B $c\$" docs/fabprobe.8 && ok || bad "the man page does not describe $c"
+	for o in $(grep -o -- '--[a-z][a-z-]*' <<<"$help" | sort -u); do
+		# Accepted means anything but "unknown option" (a missing value is fine).
+		if "$FABPROBE" "$c" "$o" 2>&1 </dev/null | grep -q "unknown option '$o'"; then
+			bad "$c --help shows $o, which $c refuses"
+		else
+			ok
+		fi
+	done
+done
+for o in $(grep -ho '{"[a-z][a-z-]*", \(no\|required\)_argument' user/*.c user/*.h | cut -d'"' -f2 | sort -u); do
+	grep -q -- "--$o\b" <<<"$all_help" && ok || bad "--$o is defined but in no --help"
+done
+echo "help: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

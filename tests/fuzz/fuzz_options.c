@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Arbitrary command-line values through every option parser the
+ * commands share: numbers, ports, seconds, rates, NAME=VALUE pairs,
+ * interface lists, hooks, XDP modes and the analysis options. Each must
+ * accept or refuse with an error code, never crash; accepted values must
+ * be within their documented range.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "live.h"
+#include "options.h"
+
+static const int live_opts[] = { 'i', 'U', 'H', 'M', 'F', 'R', 'X' };
+static const int analysis_opts[] = { OPT_ELEPHANT_RATE, OPT_DATA_DSCP, OPT_CNP_DSCP,
+				     OPT_DATA_PCP,	OPT_CNP_PCP,   OPT_HASH_MODEL,
+				     OPT_HASH_FIELDS,	OPT_HASH_SEED, OPT_HASH_PATHS };
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	/* Every refusal prints a line; keep the fuzzer's output readable. */
+	if (!freopen("/dev/null", "w", stderr))
+		abort();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
+{
+	struct analysis_opts ao;
+	struct live_opts lo;
+	char *arg, *name, *value;
+	__u64 u64;
+	__u32 u32;
+	__u16 port;
+	double d;
+
+	if (size < 1)
+		return 0;
+	arg = strndup((const char *)data + 1, size - 1);
+	if (!arg)
+		return 0;
+	if (!opt_parse_u32("--x", arg, 3, 70000, &u32) && (u32 < 3 || u32 > 70000))
+		abort();
+	if (!opt_parse_u64("--x", arg, 0, ~0ULL, &u64) && !*arg)
+		abort();
+	if (!opt_parse_port("--p", arg, &port) && port == 0)
+		abort();
+	if (!opt_parse_seconds("--d", arg, 0.1, 3600, &d) && (d < 0.1 || d > 3600))
+		abort();
+	if (!opt_parse_rate("--r", arg, &d) && !(d >= 0))
+		abort();
+
+	live_opts_init(&lo);
+	analysis_opts_default(&ao);
+	/* The first byte picks which option the value goes to. */
+	if (data[0] & 0x80) {
+		int opt = analysis_opts[data[0] % (sizeof(analysis_opts) / sizeof(int))];
+
+		if (opt_parse_analysis(&ao, opt, arg) == 1 &&
+		    (ao.data_dscp > 63 || ao.cnp_dscp > 63 || ao.data_pcp > 7 ||
+		     ao.hash.n_paths < 1 || ao.hash.model >= HASH_MODEL_MAX || !ao.hash.fields))
+			abort();
+	} else {
+		int opt = live_opts[data[0] % (sizeof(live_opts) / sizeof(int))];
+		char *copy = strdup(arg);
+
+		if (copy && live_parse_opt(&lo, opt, copy) == 1)
+			for (int i = 0; i < lo.n_ifaces; i++)
+				if (!*lo.ifaces[i] || strlen(lo.ifaces[i]) >= 16)
+					abort();
+		free(copy);
+	}
+	if (!opt_split_pair("--path", arg, &name, &value) && (!*name || !*value))
+		abort();
+	free(arg);
+	return 0;
+}
