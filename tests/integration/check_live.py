@@ -175,6 +175,10 @@ def passthrough(tmp):
     n = sum(s["packets"] for s in run["sent"])
     expect(sum(sent.values()) == n, f"h1 capture has {sum(sent.values())} requests, generator sent {n}")
     expect(sent == got, f"payloads differ: {sum((sent - got).values())} missing or changed at h3")
+    # Nothing dropped: the responder received every request the generator sent.
+    serve = load(f"{tmp}/serveC.json")
+    received = sum(f["packets"] for f in serve["received"])
+    expect(received == n, f"responder received {received} of {n} requests")
 
 
 def sport_of(qp_pair):
