@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "buf.h"
 #include "detect.h"
 
 /* Hysteresis: an elephant stays one until it falls below this share of the threshold. */
@@ -63,23 +64,6 @@ static __u64 key_hash(const struct flow_key *k)
 	for (size_t i = 0; i < sizeof(*k); i++)
 		h = (h ^ p[i]) * 0x100000001b3ULL;
 	return h;
-}
-
-int grow(void **buf, size_t *cap, size_t want, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (want <= *cap)
-		return 0;
-	while (n < want)
-		n *= 2;
-	p = realloc(*buf, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = n;
-	return 0;
 }
 
 /* Open addressing over prev[]: slot holds index + 1, 0 is empty. */
@@ -230,7 +214,7 @@ static void flow_delta_sub(struct flow_delta *d, const struct flow_delta *then)
 
 static int compute_rates(struct analysis *a, const struct snapshot *s, double dt)
 {
-	int err = grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
+	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
 
 	if (err)
 		return err;
@@ -415,8 +399,8 @@ static int pair_reverse(struct analysis *a)
 
 static int add_collision(struct analysis *a, const struct collision *c)
 {
-	int err = grow((void **)&a->collisions, &a->cap_collisions, a->n_collisions + 1,
-		       sizeof(*a->collisions));
+	int err = buf_grow((void **)&a->collisions, &a->cap_collisions, a->n_collisions + 1,
+			   sizeof(*a->collisions));
 
 	if (!err)
 		a->collisions[a->n_collisions++] = *c;
@@ -510,7 +494,7 @@ static int predict(struct analysis *a, const struct analysis_opts *o)
 
 static int remember(struct analysis *a, const struct snapshot *s)
 {
-	int err = grow((void **)&a->prev, &a->cap_prev, s->n_flows, sizeof(*a->prev));
+	int err = buf_grow((void **)&a->prev, &a->cap_prev, s->n_flows, sizeof(*a->prev));
 
 	if (err)
 		return err;

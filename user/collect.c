@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "buf.h"
 #include "collect.h"
 #include "fabprobe.skel.h"
 #include "log.h"
@@ -82,27 +83,10 @@ void flow_counters_sum(struct flow_counters *out, const void *percpu, int ncpus,
 	}
 }
 
-static int grow(struct snapshot *s, size_t want)
-{
-	struct flow_record *flows;
-	size_t cap = s->cap ? s->cap : 1024;
-
-	while (cap < want)
-		cap *= 2;
-	if (cap == s->cap)
-		return 0;
-	flows = realloc(s->flows, cap * sizeof(*flows));
-	if (!flows)
-		return -ENOMEM;
-	s->flows = flows;
-	s->cap = cap;
-	return 0;
-}
-
 static int add_flows(struct snapshot *s, const struct flow_key *keys, const char *values, size_t n,
 		     int ncpus, size_t stride)
 {
-	int err = grow(s, s->n_flows + n);
+	int err = buf_grow((void **)&s->flows, &s->cap, s->n_flows + n, sizeof(*s->flows));
 
 	if (err)
 		return err;

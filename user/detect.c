@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "detect.h"
 #include "format.h"
 
@@ -23,7 +24,7 @@ static struct alert *alert_new(struct analysis *a, enum alert_type type, enum se
 {
 	struct alert *al;
 
-	if (grow((void **)&a->alerts, &a->cap_alerts, a->n_alerts + 1, sizeof(*a->alerts)))
+	if (buf_grow((void **)&a->alerts, &a->cap_alerts, a->n_alerts + 1, sizeof(*a->alerts)))
 		return NULL;
 	al = &a->alerts[a->n_alerts++];
 	memset(al, 0, sizeof(*al));
@@ -358,8 +359,8 @@ static int entropy_alerts(struct analysis *a)
 			eg.qps++;
 			eg.sports += j == i || hp[j].sport != hp[j - 1].sport;
 		}
-		err = grow((void **)&a->entropy, &a->cap_entropy, a->n_entropy + 1,
-			   sizeof(*a->entropy));
+		err = buf_grow((void **)&a->entropy, &a->cap_entropy, a->n_entropy + 1,
+			       sizeof(*a->entropy));
 		if (err)
 			break;
 		a->entropy[a->n_entropy++] = eg;

@@ -7,9 +7,6 @@
 
 int detect_all(struct analysis *a, const struct snapshot *s, const struct analysis_opts *o);
 
-/* Grow *buf to hold want elements of elem bytes (doubling). */
-int grow(void **buf, size_t *cap, size_t want, size_t elem);
-
 /* The UDP source port nearest to the flow's that the model sends to path want; 0 if none. */
 __u16 hash_nearest_sport(const struct hash_config *c, const struct flow_key *k, __u32 want);
 

@@ -8,7 +8,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#include "detect.h"
+#include "buf.h"
 #include "hostinfo.h"
 
 extern char **environ;
@@ -70,7 +70,7 @@ static void sysctl(FILE *out, const char *name)
 
 static void counter_add(struct counter_set *c, const char *name, unsigned long long v)
 {
-	if (grow((void **)&c->names, &c->cap, c->n + 1, sizeof(*c->names)))
+	if (buf_grow((void **)&c->names, &c->cap, c->n + 1, sizeof(*c->names)))
 		return;
 	c->values = realloc(c->values, c->cap * sizeof(*c->values));
 	if (!c->values)

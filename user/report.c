@@ -37,6 +37,16 @@ static void json_addr(struct json *j, const char *key, const __u8 addr[16], bool
 	json_kv_str(j, key, fmt_addr(buf, sizeof(buf), addr, v6));
 }
 
+/* The VXLAN VNI, or null for bare RoCEv2. */
+static void json_vni(struct json *j, const struct flow_key *k)
+{
+	json_key(j, "vni");
+	if (k->flags & FP_FLOW_VXLAN)
+		json_u64(j, k->vni);
+	else
+		json_null(j);
+}
+
 static void json_time(struct json *j, const char *key, __u64 ns, __s64 offset_ns)
 {
 	json_kv_double(j, key, (double)((__s64)ns + offset_ns) / 1e9, 6);
@@ -55,11 +65,7 @@ static void json_flow(struct json *j, const struct flow_record *r, const struct 
 	json_addr(j, "dst", k->dst, k->flags & FP_FLOW_IPV6);
 	json_kv_u64(j, "sport", k->sport);
 	json_kv_u64(j, "dport", k->dport);
-	json_key(j, "vni");
-	if (vxlan)
-		json_u64(j, k->vni);
-	else
-		json_null(j);
+	json_vni(j, k);
 	json_key(j, "inner");
 	if (vxlan) {
 		json_obj_begin(j);
@@ -148,11 +154,7 @@ static void json_flow_ref(struct json *j, const struct flow_key *k)
 	json_addr(j, "dst", k->dst, k->flags & FP_FLOW_IPV6);
 	json_kv_u64(j, "sport", k->sport);
 	json_kv_u64(j, "dport", k->dport);
-	json_key(j, "vni");
-	if (k->flags & FP_FLOW_VXLAN)
-		json_u64(j, k->vni);
-	else
-		json_null(j);
+	json_vni(j, k);
 	json_kv_u64(j, "dest_qp", k->dest_qp);
 	json_obj_end(j);
 }
@@ -250,11 +252,7 @@ static void json_entropy(struct json *j, const struct analysis *a)
 		json_obj_begin(j);
 		json_addr(j, "src", k->src, k->flags & FP_FLOW_IPV6);
 		json_addr(j, "dst", k->dst, k->flags & FP_FLOW_IPV6);
-		json_key(j, "vni");
-		if (k->flags & FP_FLOW_VXLAN)
-			json_u64(j, k->vni);
-		else
-			json_null(j);
+		json_vni(j, k);
 		json_kv_u64(j, "queue_pairs", e->qps);
 		json_kv_u64(j, "source_ports", e->sports);
 		json_obj_end(j);

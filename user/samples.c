@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect.h"
+#include "buf.h"
 #include "pcapng.h"
 #include "samples.h"
 
@@ -12,7 +12,8 @@ int samples_on_ring(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct fp_sample))
 		return 0;
-	if (st->n >= SAMPLES_MAX || grow((void **)&st->s, &st->cap, st->n + 1, sizeof(*st->s))) {
+	if (st->n >= SAMPLES_MAX ||
+	    buf_grow((void **)&st->s, &st->cap, st->n + 1, sizeof(*st->s))) {
 		st->dropped++;
 		return 0;
 	}

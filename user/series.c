@@ -3,14 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect.h"
+#include "buf.h"
 #include "series.h"
 
 int series_add(struct series *s, const struct analysis *a, double t_s)
 {
 	struct series_sample *x;
 	double dt = a->interval_s;
-	int err = grow((void **)&s->samples, &s->cap, s->n + 1, sizeof(*s->samples));
+	int err = buf_grow((void **)&s->samples, &s->cap, s->n + 1, sizeof(*s->samples));
 
 	if (err)
 		return err;

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "buf.h"
 #include "analysis.h"
 #include "format.h"
 #include "hash.h"
@@ -763,23 +764,6 @@ static bool flow_matches(const struct ui *u, int i)
 
 /* ---- per-refresh bookkeeping ------------------------------------------ */
 
-static int grow_buf(void **buf, size_t *cap, size_t want, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (want <= *cap)
-		return 0;
-	while (n < want)
-		n *= 2;
-	p = realloc(*buf, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = n;
-	return 0;
-}
-
 static int ph_reindex(struct ui *u, size_t want)
 {
 	int err = kidx_reset(&u->ph_index, want);
@@ -834,7 +818,7 @@ static int note_paths(struct ui *u, double now_s)
 		id = flow_identity(&v->r->key);
 		slot = kidx_slot(&u->ph_index, &id, u->ph, sizeof(*u->ph));
 		if (!*slot) {
-			err = grow_buf((void **)&u->ph, &u->cap_ph, u->n_ph + 1, sizeof(*u->ph));
+			err = buf_grow((void **)&u->ph, &u->cap_ph, u->n_ph + 1, sizeof(*u->ph));
 			if (err)
 				return err;
 			h = &u->ph[u->n_ph++];
@@ -930,7 +914,7 @@ static void mark_flows(struct ui *u)
 	const struct analysis *a = &u->l->an;
 
 	u->ce_per_s = u->cnp_per_s = u->rtx_per_s = 0;
-	if (grow_buf((void **)&u->marks, &u->cap_marks, a->n_flows + 1, 1))
+	if (buf_grow((void **)&u->marks, &u->cap_marks, a->n_flows + 1, 1))
 		return;
 	memset(u->marks, 0, a->n_flows);
 	for (size_t i = 0; i < a->n_flows; i++) {
@@ -1063,7 +1047,7 @@ static int cmp_flow_rows(const void *pa, const void *pb, void *ctx)
 static int build_flow_rows(struct ui *u)
 {
 	const struct analysis *a = &u->l->an;
-	int err = grow_buf((void **)&u->flow_rows, &u->cap_flow_rows, a->n_flows + 1,
+	int err = buf_grow((void **)&u->flow_rows, &u->cap_flow_rows, a->n_flows + 1,
 			   sizeof(*u->flow_rows));
 
 	if (err)
@@ -1160,10 +1144,10 @@ static int build_qp_rows(struct ui *u)
 	size_t n = a->n_flows;
 	int err;
 
-	err = grow_buf((void **)&u->nkeys, &u->cap_nkeys, n + 1, sizeof(*u->nkeys)) ?:
-	      grow_buf((void **)&u->rep_of, &u->cap_rep, n + 1, sizeof(*u->rep_of)) ?:
-	      grow_buf((void **)&u->used, &u->cap_used, n + 1, 1) ?:
-	      grow_buf((void **)&u->qp_rows, &u->cap_qp_rows, n + 1, sizeof(*u->qp_rows)) ?:
+	err = buf_grow((void **)&u->nkeys, &u->cap_nkeys, n + 1, sizeof(*u->nkeys)) ?:
+	      buf_grow((void **)&u->rep_of, &u->cap_rep, n + 1, sizeof(*u->rep_of)) ?:
+	      buf_grow((void **)&u->used, &u->cap_used, n + 1, 1) ?:
+	      buf_grow((void **)&u->qp_rows, &u->cap_qp_rows, n + 1, sizeof(*u->qp_rows)) ?:
 	      kidx_reset(&u->qp_index, n);
 	if (err)
 		return err;
@@ -1260,8 +1244,8 @@ static int build_vni_rows(struct ui *u)
 	const struct analysis *a = &u->l->an;
 	size_t n = 0;
 	int err =
-	    grow_buf((void **)&u->scratch, &u->cap_scratch, a->n_flows + 1, sizeof(*u->scratch))
-		?: grow_buf((void **)&u->vni_rows, &u->cap_vni_rows, a->n_flows + 1,
+	    buf_grow((void **)&u->scratch, &u->cap_scratch, a->n_flows + 1, sizeof(*u->scratch))
+		?: buf_grow((void **)&u->vni_rows, &u->cap_vni_rows, a->n_flows + 1,
 			    sizeof(*u->vni_rows));
 
 	if (err)
