@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.mk - builds the benchmarks into $(BUILD)/bench; `make bench` (top
+# Makefile) runs it after building fabprobe, then bench/run.sh.
+#
+#   $(B)/empty.bpf.o          the baseline XDP_PASS program
+#   $(B)/newflow/             fabprobe's object built with -DFP_BENCH_NEW_FLOW
+#   $(B)/pktcost              per-packet cost, update path (normal object)
+#   $(B)/pktcost-newflow      per-packet cost, insert path (new-flow object)
+#   $(B)/genpcap              writes the replay capture
+#   $(B)/userspace            collect / analyse / render timings, map memory
+#   $(B)/live                 veth sender and XDP holder
+
+BUILD   ?= build
+CLANG   ?= clang
+CC      ?= gcc
+BPFTOOL ?= bpftool
+B       := $(BUILD)/bench
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra -Ivmlinux/$(ARCH) -Ibpf
+BENCH_CFLAGS := -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -Ibench
+LDLIBS := -lbpf -lelf -lz -lpcap -lncursesw -lmicrohttpd -lpthread -lm
+
+BPF_HDRS := $(wildcard bpf/*.h)
+LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(patsubst user/%.c,$(BUILD)/obj/%.o,$(wildcard user/*.c)))
+# Every userspace source but main.c, so the link follows the tree as it is split.
+LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+BENCH_HDRS := bench/bench.h bench/frames.h
+
+.PHONY: all
+all: $(B)/empty.bpf.o $(B)/pktcost $(B)/pktcost-newflow $(B)/genpcap $(B)/userspace $(B)/live
+
+$(B) $(B)/newflow:
+	@mkdir -p $@
+
+$(B)/empty.bpf.o: bench/empty.bpf.c | $(B)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/newflow/fabprobe.bpf.o: bpf/fabprobe.bpf.c $(BPF_HDRS) | $(B)/newflow
+	$(CLANG) $(BPF_CFLAGS) -DFP_BENCH_NEW_FLOW -c $< -o $@
+
+$(B)/newflow/fabprobe.skel.h: $(B)/newflow/fabprobe.bpf.o
+	$(BPFTOOL) gen skeleton $< name fabprobe_bpf > $@.tmp && mv $@.tmp $@
+
+$(B)/pktcost: bench/pktcost.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
+	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# The userspace library compiled again, against the new-flow skeleton.
+$(B)/pktcost-newflow: bench/pktcost.c $(BENCH_HDRS) $(LIB_SRCS) $(wildcard user/*.h) \
+		$(B)/newflow/fabprobe.skel.h
+	$(CC) $(BENCH_CFLAGS) -DBENCH_NEW_FLOW -DFABPROBE_VERSION='"bench"' -I$(B)/newflow \
+		$< $(LIB_SRCS) -o $@ $(LDLIBS)
+
+$(B)/genpcap: bench/genpcap.c $(BENCH_HDRS) | $(B)
+	$(CC) $(BENCH_CFLAGS) $< -o $@
+
+$(B)/userspace: bench/userspace.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
+	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+$(B)/live: bench/live.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
+	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktcost.c - per-packet cost of the XDP program under BPF_PROG_TEST_RUN:
+ * the kernel runs the program opts.repeat times on one frame and reports
+ * the mean time per run in opts.duration (ns). Median of several trials,
+ * each trial running every case back to back so drift hits them alike.
+ *
+ * Built twice: against the normal object (the update path: one flow seen
+ * again and again) and, as pktcost-newflow, against the object compiled
+ * with -DFP_BENCH_NEW_FLOW, where every repeat is a new flow (insert path).
+ * fabprobe's program is loaded through the real loader (probe_load, replay
+ * mode, XDP only); the baseline is bench/empty.bpf.c, an XDP_PASS program.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bench.h"
+#include "collect.h"
+#include "fabprobe.skel.h"
+#include "frames.h"
+#include "probe.h"
+
+#define MAX_TRIALS 31
+#define XDP_PASS_  2
+
+struct bench_case {
+	const char *name;
+	struct bench_frame f;
+	__u8 buf[512];
+	__u32 len;
+};
+
+static int repeat = 1000000;
+static int trials = 7;
+
+/* One BPF_PROG_TEST_RUN of `repeat` runs: the kernel's ns per run. */
+static int test_run(int prog_fd, const void *frame, __u32 len, __u32 *ns)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = len, .repeat = repeat);
+
+	if (bpf_prog_test_run_opts(prog_fd, &o))
+		return -errno;
+	if (o.retval != XDP_PASS_)
+		return -EPROTO;
+	*ns = o.duration;
+	return 0;
+}
+
+static int load_empty(const char *path, struct bpf_object **obj)
+{
+	struct bpf_program *prog;
+	int err;
+
+	*obj = bpf_object__open_file(path, NULL);
+	if (!*obj)
+		return -errno;
+	err = bpf_object__load(*obj);
+	if (err) {
+		fprintf(stderr, "pktcost: cannot load %s: %d\n", path, err);
+		return err;
+	}
+	prog = bpf_object__next_program(*obj, NULL);
+	return bpf_program__fd(prog);
+}
+
+static int load_fabprobe(struct probe *p, __u32 flows)
+{
+	struct probe_opts opts = PROBE_OPTS_DEFAULT;
+
+	opts.replay = true;
+	opts.hooks = PROBE_HOOK_XDP;
+	opts.flow_entries = flows;
+	memset(p, 0, sizeof(*p));
+	return probe_load(p, &opts);
+}
+
+/* replay_* are what `fabprobe replay` sets before each frame. */
+static void set_replay(struct probe *p, __u32 wire_len)
+{
+	p->skel->bss->replay_now_ns = 1000000000ULL;
+	p->skel->bss->replay_ifindex = 1;
+	p->skel->bss->replay_wire_len = wire_len;
+}
+
+static __u64 read_total(struct probe *p, enum fp_counter c)
+{
+	size_t stride = (sizeof(struct fp_totals) + 7) & ~(size_t)7;
+	__u64 sum[FP_CNT_MAX];
+	__u32 zero = 0;
+	void *v = calloc(p->ncpus, stride);
+
+	if (!v)
+		return 0;
+	bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fp_totals), &zero, v);
+	totals_sum(sum, v, p->ncpus, stride);
+	free(v);
+	return sum[c];
+}
+
+static void fmt(char *out, size_t n, const char *f, double v)
+{
+	snprintf(out, n, f, v);
+}
+
+#ifndef BENCH_NEW_FLOW
+/* The update path: every case's flow exists after the first repeat. */
+static int run_update(int empty_fd, double *empty_med)
+{
+	struct bench_case cases[] = {
+	    {.name = "bare RoCEv2 WRITE", .f = {.kind = BENCH_WRITE, .payload = 64}},
+	    {.name = "RoCEv2 WRITE in VXLAN",
+	     .f = {.kind = BENCH_VXLAN_WRITE, .payload = 64, .vni = 100}},
+	    {.name = "RoCEv2 ACK", .f = {.kind = BENCH_ACK}},
+	    {.name = "RoCEv2 CNP", .f = {.kind = BENCH_CNP}},
+	    {.name = "non-RoCE TCP", .f = {.kind = BENCH_TCP}},
+	};
+	int n = sizeof(cases) / sizeof(cases[0]);
+	double res[8][MAX_TRIALS], base[MAX_TRIALS];
+	struct probe p;
+	__u32 ns;
+	int err, i, t;
+
+	err = load_fabprobe(&p, FP_FLOWS_DEFAULT);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		struct bench_frame *f = &cases[i].f;
+
+		f->src_ip = 0x0a000001;
+		f->dst_ip = 0x0a000002;
+		f->sport = 49152 + i;
+		f->dest_qp = 0x100 + i;
+		f->psn = 1;
+		f->dscp = 26;
+		f->ecn = 2;
+		cases[i].len = bench_frame_build(cases[i].buf, f);
+	}
+	set_replay(&p, 0);
+	for (t = 0; t < trials; t++) {
+		err = test_run(empty_fd, cases[0].buf, cases[0].len, &ns);
+		if (err)
+			goto out;
+		base[t] = ns;
+		for (i = 0; i < n; i++) {
+			err = test_run(bpf_program__fd(p.skel->progs.fp_xdp), cases[i].buf,
+				       cases[i].len, &ns);
+			if (err)
+				goto out;
+			res[i][t] = ns;
+		}
+	}
+	*empty_med = bench_median(base, trials);
+	{
+		char v[64];
+
+		fmt(v, sizeof(v), "%.0f ns", *empty_med);
+		bench_row("per packet (test_run)", "empty XDP_PASS program", v, "-", "-", "-",
+			  "baseline");
+	}
+	for (i = 0; i < n; i++) {
+		double med = bench_median(res[i], trials), d = med - *empty_med;
+		bool non_roce = cases[i].f.kind == BENCH_TCP;
+		bool has_target = non_roce || cases[i].f.kind == BENCH_WRITE ||
+				  cases[i].f.kind == BENCH_VXLAN_WRITE;
+		double limit = non_roce ? 10 : 50;
+		char v[64], b[64], vs[64], tg[64];
+
+		fmt(v, sizeof(v), "%.0f ns", med);
+		fmt(b, sizeof(b), "%.0f ns", *empty_med);
+		fmt(vs, sizeof(vs), "%+.0f ns", d);
+		fmt(tg, sizeof(tg), "<= +%.0f ns", limit);
+		bench_row("per packet (test_run)", cases[i].name, v, b, vs, has_target ? tg : "-",
+			  has_target ? (d <= limit ? "met" : "MISSED") : "-");
+		if (cases[i].f.kind == BENCH_WRITE)
+			printf("UPDATE_NS|%.1f\n", med);
+	}
+	bench_note("per packet: %d trials x %d repeats, median of the kernel's duration; "
+		   "flow inserts during the update runs: %llu (one per RoCE case)",
+		   trials, repeat, (unsigned long long)read_total(&p, FP_CNT_FLOW_NEW));
+out:
+	probe_destroy(&p);
+	return err;
+}
+#else
+/*
+ * The insert path (object built with -DFP_BENCH_NEW_FLOW): every repeat is
+ * a new WRITE flow, so it inserts into fp_flows and fp_psn. "not full": a
+ * fresh table larger than the repeats of one trial; "full": a 1024-entry
+ * table filled first, so every insert evicts the least recently used flow.
+ */
+static int run_insert(int empty_fd, double update_ns)
+{
+	struct bench_frame f = {.kind = BENCH_WRITE,
+				.payload = 64,
+				.src_ip = 0x0a000001,
+				.dst_ip = 0x0a000002,
+				.sport = 49152,
+				.dest_qp = 0x100,
+				.psn = 1,
+				.dscp = 26,
+				.ecn = 2};
+	double empty_t[MAX_TRIALS], fresh[MAX_TRIALS], full[MAX_TRIALS];
+	__u32 fresh_flows = 1U << 20, full_flows = 1024, ns;
+	size_t present = 0;
+	__u64 inserts = 0, fails = 0, full_inserts = 0;
+	__u8 buf[512];
+	__u32 len = bench_frame_build(buf, &f);
+	struct probe small, big;
+	int err, t;
+
+	err = load_fabprobe(&small, full_flows);
+	if (err)
+		return err;
+	set_replay(&small, 0);
+	/* Fill the small table (and the PSN table) before timing anything. */
+	err = test_run(bpf_program__fd(small.skel->progs.fp_xdp), buf, len, &ns);
+	if (err)
+		goto out_small;
+	for (t = 0; t < trials; t++) {
+		__u64 before;
+
+		err = test_run(empty_fd, buf, len, &ns);
+		if (err)
+			goto out_small;
+		empty_t[t] = ns;
+
+		/* A fresh table per trial, so it never fills: 1Mi entries, 1M new flows. */
+		err = load_fabprobe(&big, fresh_flows);
+		if (err)
+			goto out_small;
+		set_replay(&big, 0);
+		err = test_run(bpf_program__fd(big.skel->progs.fp_xdp), buf, len, &ns);
+		inserts += read_total(&big, FP_CNT_FLOW_NEW);
+		fails += read_total(&big, FP_CNT_FLOW_INSERT_FAIL);
+		if (t == 0) {
+			/* Nothing evicted: every flow inserted is still there. */
+			struct snapshot s = {};
+
+			if (!collect_snapshot(&big, &s))
+				present = s.n_flows;
+			snapshot_free(&s);
+		}
+		probe_destroy(&big);
+		if (err)
+			goto out_small;
+		fresh[t] = ns;
+
+		before = read_total(&small, FP_CNT_FLOW_NEW);
+		err = test_run(bpf_program__fd(small.skel->progs.fp_xdp), buf, len, &ns);
+		if (err)
+			goto out_small;
+		full[t] = ns;
+		full_inserts += read_total(&small, FP_CNT_FLOW_NEW) - before;
+	}
+	{
+		double e = bench_median(empty_t, trials), a = bench_median(fresh, trials);
+		double b = bench_median(full, trials);
+		char v[64], base[64], vs[96], ub[64];
+
+		fmt(base, sizeof(base), "%.0f ns", e);
+		fmt(v, sizeof(v), "%.0f ns", a);
+		snprintf(vs, sizeof(vs), "%+.0f ns; %.1fx update", a - e, a / update_ns);
+		bench_row("per packet (test_run)", "new flow, table not full (1Mi entries)", v,
+			  base, vs, "-", "-");
+		fmt(v, sizeof(v), "%.0f ns", b);
+		snprintf(vs, sizeof(vs), "%+.0f ns; %.1fx update", b - e, b / update_ns);
+		fmt(ub, sizeof(ub), "<= 3x update (%.0f ns)", update_ns);
+		bench_row("per packet (test_run)", "new flow, table full (1024 entries)", v, base,
+			  vs, ub, b <= 3 * update_ns ? "met" : "MISSED");
+	}
+	bench_note("new flow: %llu inserts for %llu runs into fresh tables (%llu failed, %zu "
+		   "of the first trial's %d flows still present); %llu inserts for %llu runs "
+		   "into the full table",
+		   (unsigned long long)inserts, (unsigned long long)trials * repeat,
+		   (unsigned long long)fails, present, repeat, (unsigned long long)full_inserts,
+		   (unsigned long long)trials * repeat);
+out_small:
+	probe_destroy(&small);
+	return err;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	const char *empty_path = "build/bench/empty.bpf.o";
+	struct bpf_object *empty = NULL;
+	double update_ns = 0, empty_ns;
+	int opt, empty_fd, err;
+
+	while ((opt = getopt(argc, argv, "e:r:t:u:")) != -1) {
+		switch (opt) {
+		case 'e':
+			empty_path = optarg;
+			break;
+		case 'r':
+			repeat = atoi(optarg);
+			break;
+		case 't':
+			trials = atoi(optarg);
+			break;
+		case 'u':
+			update_ns = atof(optarg);
+			break;
+		default:
+			fprintf(stderr,
+				"usage: %s [-e empty.bpf.o] [-r repeat] [-t trials] "
+				"[-u update_ns]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (trials < 1 || trials > MAX_TRIALS || repeat < 1)
+		return 2;
+	bench_pin_last_cpu();
+	empty_fd = load_empty(empty_path, &empty);
+	if (empty_fd < 0)
+		return 1;
+#ifndef BENCH_NEW_FLOW
+	(void)update_ns;
+	err = run_update(empty_fd, &empty_ns);
+#else
+	(void)empty_ns;
+	if (update_ns <= 0) {
+		fprintf(stderr, "pktcost-newflow: -u UPDATE_NS (the update path's cost) needed\n");
+		return 2;
+	}
+	err = run_insert(empty_fd, update_ns);
+#endif
+	bpf_object__close(empty);
+	if (err)
+		fprintf(stderr, "pktcost: %s\n", strerror(-err));
+	return err ? 1 : 0;
+}

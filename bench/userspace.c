@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * userspace.c - the userspace side at scale, and what the maps cost.
+ *
+ *   userspace scale N [N...]   fill a table of N flows from userspace
+ *                              (bpf_map_update_batch), then time reading it
+ *                              with bpf_map_lookup_batch and key by key,
+ *                              analysis_update, and at 100k flows the
+ *                              exporter's render (metrics_render)
+ *   userspace memory N [N...]  load the probe with --flows N and report
+ *                              `bpftool map show` memlock per map
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "analysis.h"
+#include "bench.h"
+#include "collect.h"
+#include "fabprobe.skel.h"
+#include "metrics.h"
+#include "probe.h"
+#include "report.h"
+
+#define FILL_BATCH 8192
+
+static size_t stride(void)
+{
+	return (sizeof(struct flow_counters) + 7) & ~(size_t)7;
+}
+
+static void make_key(struct flow_key *k, __u32 i)
+{
+	memset(k, 0, sizeof(*k));
+	k->src[0] = 10;
+	k->src[1] = 1 + (i >> 16 & 0x3f);
+	k->src[2] = i >> 8;
+	k->src[3] = i;
+	k->dst[0] = 10;
+	k->dst[1] = 128 + (i >> 16 & 0x3f);
+	k->dst[2] = i >> 8;
+	k->dst[3] = i;
+	k->sport = 49152 + (i * 7 & 0x3fff);
+	k->dport = 4791;
+	k->dest_qp = 0x100 + i;
+	k->ifindex = 1 + (i & 1); /* two uplinks */
+	if (i % 8 == 0) {
+		k->flags = FP_FLOW_VXLAN;
+		k->vni = 5000 + i % 64;
+		memcpy(k->inner_src, k->src, 4);
+		memcpy(k->inner_dst, k->dst, 4);
+		k->inner_sport = k->sport;
+		k->inner_dport = 4791;
+	}
+}
+
+/* Plausible counters, split over the CPUs; `round` moves them on. */
+static void make_value(char *v, __u32 i, int ncpus, __u64 round)
+{
+	bool ack = i % 4 == 3;
+	__u8 op = ack ? FP_OP_ACK : FP_OP_WRITE_ONLY;
+
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		struct flow_counters *c = (void *)(v + cpu * stride());
+
+		memset(c, 0, sizeof(*c));
+		c->packets = 1000 + i % 5000 + round * (i % 97);
+		c->bytes = c->packets * (ack ? 62 : 1078);
+		c->ecn[2] = c->packets - c->packets / 64;
+		c->ecn[3] = c->packets / 64;
+		c->acks = ack ? c->packets : 0;
+		c->cnp = i % 16 == 5 ? c->packets / 100 : 0;
+		c->first_seen_ns = 1000000000ULL;
+		c->last_seen_ns = 2000000000ULL + round * 1000000000ULL;
+		c->opcodes[0] = 1ULL << op;
+		c->dscp = 26;
+		c->dscp_mask = 1ULL << 26;
+		c->last_opcode = op;
+	}
+}
+
+static int fill(struct probe *p, __u32 n, __u64 round)
+{
+	int fd = bpf_map__fd(p->skel->maps.fp_flows), err = 0;
+	struct flow_key *keys = calloc(FILL_BATCH, sizeof(*keys));
+	char *vals = calloc((size_t)FILL_BATCH * p->ncpus, stride());
+
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (__u32 i = 0; i < n; i += FILL_BATCH) {
+		__u32 count = n - i < FILL_BATCH ? n - i : FILL_BATCH;
+
+		for (__u32 j = 0; j < count; j++) {
+			make_key(&keys[j], i + j);
+			make_value(vals + (size_t)j * p->ncpus * stride(), i + j, p->ncpus, round);
+		}
+		if (bpf_map_update_batch(fd, keys, vals, &count, NULL)) {
+			err = -errno;
+			goto out;
+		}
+	}
+out:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+static double ms_since(__u64 t0)
+{
+	return (bench_now_ns() - t0) / 1e6;
+}
+
+static int load(struct probe *p, __u32 flows)
+{
+	struct probe_opts opts = PROBE_OPTS_DEFAULT;
+
+	opts.replay = true;
+	opts.hooks = PROBE_HOOK_XDP;
+	opts.flow_entries = flows;
+	memset(p, 0, sizeof(*p));
+	return probe_load(p, &opts);
+}
+
+static void label(char *out, size_t len, __u32 n)
+{
+	if (n >= 1000000 && n % 1000000 == 0)
+		snprintf(out, len, "%uM", n / 1000000);
+	else if (n >= 1000 && n % 1000 == 0)
+		snprintf(out, len, "%uk", n / 1000);
+	else
+		snprintf(out, len, "%u", n);
+}
+
+static int scale(__u32 n, int trials)
+{
+	struct iface_name names[2] = {{.ifindex = 1, .name = "up1", .uplink = true},
+				      {.ifindex = 2, .name = "up2", .uplink = true}};
+	struct report_opts ro = {.mode = "live", .ifaces = names, .n_ifaces = 2};
+	double batch_ms[16], iter_ms[16], an_ms[16], first_ms, rd;
+	struct snapshot s = {}, s_iter = {};
+	struct analysis an = {};
+	struct analysis_opts ao;
+	char lab[16], fig[96], v[64], b[64], vs[64];
+	int iter_trials = n >= 1000000 ? 1 : trials;
+	struct probe p;
+	__u64 t0;
+	int err, t;
+
+	label(lab, sizeof(lab), n);
+	/* A quarter more entries than flows: an LRU table evicts before it is full. */
+	err = load(&p, n + n / 4);
+	if (err)
+		return err;
+	analysis_opts_default(&ao);
+	err = fill(&p, n, 0);
+	if (err)
+		goto out;
+	err = collect_snapshot(&p, &s);
+	if (err)
+		goto out;
+	if (s.n_flows != n) {
+		fprintf(stderr, "userspace: %zu flows read, %u written\n", s.n_flows, n);
+		err = -EIO;
+		goto out;
+	}
+	t0 = bench_now_ns();
+	err = analysis_update(&an, &s, &ro, &ao, 1.0);
+	first_ms = ms_since(t0);
+	if (err)
+		goto out;
+
+	for (t = 0; t < trials; t++) {
+		/* Traffic moved on: the next refresh has deltas to rate. */
+		err = fill(&p, n, t + 1);
+		if (err)
+			goto out;
+		t0 = bench_now_ns();
+		err = collect_flows_mode(&p, &s, true);
+		batch_ms[t] = ms_since(t0);
+		if (err)
+			goto out;
+		s.taken_ns += (t + 1) * 1000000000ULL;
+		t0 = bench_now_ns();
+		err = analysis_update(&an, &s, &ro, &ao, 0);
+		an_ms[t] = ms_since(t0);
+		if (err)
+			goto out;
+		if (t < iter_trials) {
+			t0 = bench_now_ns();
+			err = collect_flows_mode(&p, &s_iter, false);
+			iter_ms[t] = ms_since(t0);
+			if (err)
+				goto out;
+			if (s_iter.n_flows != n) {
+				err = -EIO;
+				goto out;
+			}
+		}
+	}
+	{
+		double bm = bench_median(batch_ms, trials), im = bench_median(iter_ms, iter_trials);
+		double am = bench_median(an_ms, trials);
+
+		snprintf(fig, sizeof(fig), "%s flows: collect, bpf_map_lookup_batch", lab);
+		snprintf(v, sizeof(v), "%.1f ms", bm);
+		snprintf(b, sizeof(b), "%.1f ms per-key", im);
+		snprintf(vs, sizeof(vs), "%.1fx faster", im / bm);
+		bench_row("userspace", fig, v, b, vs, "-", "-");
+		snprintf(fig, sizeof(fig), "%s flows: collect, per-key iteration", lab);
+		snprintf(v, sizeof(v), "%.1f ms", im);
+		bench_row("userspace", fig, v, "-", "-", "-", iter_trials == 1 ? "1 trial" : "-");
+		snprintf(fig, sizeof(fig), "%s flows: analysis_update (refresh)", lab);
+		snprintf(v, sizeof(v), "%.1f ms", am);
+		snprintf(vs, sizeof(vs), "first call %.1f ms", first_ms);
+		bench_row("userspace", fig, v, "-", vs, "-", "-");
+		rd = bm + am;
+		snprintf(fig, sizeof(fig), "%s flows: read + analyse (batch)", lab);
+		snprintf(v, sizeof(v), "%.1f ms", rd);
+		bench_row("userspace", fig, v, "-", "-", n == 1000000 ? "<= 100 ms" : "-",
+			  n == 1000000 ? (rd <= 100 ? "met" : "MISSED") : "-");
+	}
+
+	if (n == 100000) {
+		struct metrics_acc *acc = calloc(1, sizeof(*acc));
+		struct metrics_self self = {.version = "bench", .interval_s = 1};
+		struct metrics_view mv = {.snap = &s,
+					  .an = &an,
+					  .ro = &ro,
+					  .self = &self,
+					  .top_flows = METRICS_TOP_FLOWS_DEFAULT};
+		double render_ms[16], json_ms[16], acc_ms = 0;
+		size_t render_bytes = 0, json_bytes = 0;
+
+		if (!acc) {
+			err = -ENOMEM;
+			goto out;
+		}
+		t0 = bench_now_ns();
+		metrics_accumulate(acc, &s, &an);
+		acc_ms = ms_since(t0);
+		mv.acc = acc;
+		for (t = 0; t < trials; t++) {
+			char *text = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&text, &len);
+
+			t0 = bench_now_ns();
+			metrics_render(f, METRICS_PROMETHEUS, &mv, false);
+			fclose(f);
+			render_ms[t] = ms_since(t0);
+			render_bytes = len;
+			free(text);
+
+			text = NULL;
+			f = open_memstream(&text, &len);
+			t0 = bench_now_ns();
+			report_json(f, &s, &an, &ro);
+			fclose(f);
+			json_ms[t] = ms_since(t0);
+			json_bytes = len;
+			free(text);
+		}
+		snprintf(v, sizeof(v), "%.2f ms", bench_median(render_ms, trials));
+		snprintf(b, sizeof(b), "%.0f ms report_json", bench_median(json_ms, trials));
+		snprintf(vs, sizeof(vs), "%zu B text; accumulate %.1f ms", render_bytes, acc_ms);
+		bench_row("userspace", "100k flows: exporter scrape (metrics_render, top 20)", v, b,
+			  vs, "-", "-");
+		bench_note("exporter: metrics_render (user/metrics.c) into memory, Prometheus "
+			   "0.0.4 text, %zu bytes; report_json of the same snapshot: %zu bytes",
+			   render_bytes, json_bytes);
+		free(acc);
+	}
+out:
+	analysis_free(&an);
+	snapshot_free(&s);
+	snapshot_free(&s_iter);
+	probe_destroy(&p);
+	return err;
+}
+
+/* `bpftool map show` memlock of one map, as the operator would read it. */
+static long long bpftool_memlock(int map_fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char cmd[128], line[4096];
+	long long memlock = -1;
+	FILE *f;
+
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "bpftool map show id %u 2>/dev/null", info.id);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *m = strstr(line, "memlock ");
+
+		if (m)
+			memlock = strtoll(m + 8, NULL, 10);
+	}
+	pclose(f);
+	return memlock;
+}
+
+static int memory(__u32 n)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	long long flows, psn, totals, ring;
+	char lab[16], fig[96], v[96], vs[128];
+	struct probe p;
+	int err;
+
+	label(lab, sizeof(lab), n);
+	if (n == 65536)
+		snprintf(lab, sizeof(lab), "65536 (default)");
+	err = load(&p, n);
+	if (err)
+		return err;
+	flows = bpftool_memlock(bpf_map__fd(p.skel->maps.fp_flows));
+	psn = bpftool_memlock(bpf_map__fd(p.skel->maps.fp_psn));
+	totals = bpftool_memlock(bpf_map__fd(p.skel->maps.fp_totals));
+	ring = bpftool_memlock(bpf_map__fd(p.skel->maps.fp_samples));
+	snprintf(fig, sizeof(fig), "memory, %s flows: fp_flows + fp_psn", lab);
+	snprintf(v, sizeof(v), "%.1f MiB", (flows + psn) / 1048576.0);
+	snprintf(vs, sizeof(vs), "%.0f B/flow (flows %.0f + psn %.0f), %d possible CPUs",
+		 (double)(flows + psn) / n, (double)flows / n, (double)psn / n, ncpus);
+	bench_row("memory", fig, v, "-", vs, "-", "-");
+	bench_note("memory %u: bpftool memlock fp_flows %lld, fp_psn %lld, fp_totals %lld, "
+		   "fp_samples %lld bytes; key %zu B, value %zu B per CPU, psn value %zu B",
+		   n, flows, psn, totals, ring, sizeof(struct flow_key),
+		   sizeof(struct flow_counters), sizeof(struct psn_track));
+	probe_destroy(&p);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int err = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: userspace scale|memory N [N...]\n");
+		return 2;
+	}
+	bench_pin_last_cpu();
+	for (int i = 2; i < argc && !err; i++) {
+		__u32 n = strtoul(argv[i], NULL, 10);
+
+		if (!strcmp(argv[1], "scale"))
+			err = scale(n, n >= 1000000 ? 3 : 5);
+		else if (!strcmp(argv[1], "memory"))
+			err = memory(n);
+		else
+			return 2;
+	}
+	if (err)
+		fprintf(stderr, "userspace: %s\n", strerror(-err));
+	return err ? 1 : 0;
+}
