@@ -15,6 +15,8 @@
 const volatile __u16 roce_port = FP_ROCE_PORT_DEFAULT;
 const volatile __u16 vxlan_port = FP_VXLAN_PORT_DEFAULT;
 const volatile __u8 replay_mode = 0;
+/* fp_psn's size minus one (a power of two minus one). */
+const volatile __u32 psn_slot_mask = 2 * FP_FLOWS_DEFAULT - 1;
 /* Sampling: packets per flow (per CPU) and per CPU in all; 0 turns it off. */
 const volatile __u8 sample_per_flow = 0;
 const volatile __u32 sample_max_per_cpu = 0;
@@ -28,7 +30,6 @@ __u32 replay_ifindex = 0;
 __u32 replay_wire_len = 0;
 
 static const struct flow_counters zero_counters;
-static const struct psn_track zero_psn;
 
 enum fp_class {
 	FP_CLASS_ROCE,
@@ -52,9 +53,10 @@ static __always_inline int classify_roce(struct cursor *c, struct fp_pkt *p, __u
  */
 static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 {
-	struct fp_l3 l3 = {.src = p->key.src, .dst = p->key.dst, .tclass = &p->dscp};
+	struct fp_l3 l3 = {};
 	__u32 payload_len;
 	bool bad_len;
+	__u16 sport;
 	int proto;
 
 	proto = parse_eth(c, p, true);
@@ -62,28 +64,26 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 		proto = parse_ip(c, proto, &l3);
 	if (proto != FP_IPPROTO_UDP)
 		return FP_CLASS_OTHER;
-	if (l3.v6)
-		p->key.flags |= FP_FLOW_IPV6;
-	p->ecn = p->dscp & 3;
-	p->dscp >>= 2;
-
-	proto = parse_udp(c, p->len, &p->key.sport, &payload_len, &bad_len);
-	if (proto < 0)
+	proto = parse_udp(c, p->len, &sport, &payload_len, &bad_len);
+	if (proto < 0 || (proto != roce_port && proto != vxlan_port))
 		return FP_CLASS_OTHER;
+
+	/* Ours: now the key is worth building. */
+	__builtin_memset(&p->key, 0, sizeof(p->key));
+	copy_addrs(p->key.src, p->key.dst, &l3);
+	p->key.flags = l3.v6 ? FP_FLOW_IPV6 : 0;
+	p->key.sport = sport;
 	p->key.dport = proto;
+	p->ecn = l3.tclass & 3;
+	p->dscp = l3.tclass >> 2;
 	if (proto == roce_port)
 		return classify_roce(c, p, payload_len, bad_len);
-	if (proto != vxlan_port)
-		return FP_CLASS_OTHER;
 
 	if (bad_len || parse_vxlan(c, &p->key.vni) < 0)
 		return FP_CLASS_MALFORMED;
 	p->vxlan = 1;
 	p->key.flags |= FP_FLOW_VXLAN;
 
-	l3.src = p->key.inner_src;
-	l3.dst = p->key.inner_dst;
-	l3.tclass = &p->inner_ecn;
 	proto = parse_eth(c, p, false);
 	if (proto >= 0)
 		proto = parse_ip(c, proto, &l3);
@@ -91,9 +91,10 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 		return FP_CLASS_MALFORMED;
 	if (proto != FP_IPPROTO_UDP)
 		return FP_CLASS_OTHER;
+	copy_addrs(p->key.inner_src, p->key.inner_dst, &l3);
 	if (l3.v6)
 		p->key.flags |= FP_FLOW_INNER_IPV6;
-	p->inner_ecn &= 3;
+	p->inner_ecn = l3.tclass & 3;
 
 	proto = parse_udp(c, p->len, &p->key.inner_sport, &payload_len, &bad_len);
 	if (proto < 0)
@@ -129,26 +130,22 @@ static __always_inline bool is_request(__u8 opcode)
  * PSN ahead of the highest the previous request allowed (one more, or the
  * PSNs a READ request reserves for its responses).
  */
-static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs)
+static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs,
+				     struct fp_totals *t)
 {
+	__u64 tag = fp_key_hash(&p->key);
+	__u32 slot = fp_psn_slot(tag, psn_slot_mask);
 	struct psn_track *pt;
 	__u32 reserve = 1;
 
-	pt = bpf_map_lookup_elem(&fp_psn, &p->key);
-	if (!pt) {
-		if (bpf_map_update_elem(&fp_psn, &p->key, &zero_psn, BPF_NOEXIST) &&
-		    !bpf_map_lookup_elem(&fp_psn, &p->key)) {
-			struct fp_totals *t;
-			__u32 zero = 0;
-
-			t = bpf_map_lookup_elem(&fp_totals, &zero);
-			if (t)
-				t->cnt[FP_CNT_PSN_INSERT_FAIL]++;
-			return;
-		}
-		pt = bpf_map_lookup_elem(&fp_psn, &p->key);
-		if (!pt)
-			return;
+	pt = bpf_map_lookup_elem(&fp_psn, &slot);
+	if (!pt)
+		return;
+	if (pt->tag != tag) {
+		if (pt->tag)
+			t->cnt[FP_CNT_PSN_TAKEOVER]++;
+		pt->tag = tag;
+		pt->valid = 0;
 	}
 	if ((p->opcode & FP_OP_MASK) == FP_OP_READ_REQ && p->read_len > 1)
 		reserve = (p->read_len + (1U << FP_MIN_PMTU_SHIFT) - 1) >> FP_MIN_PMTU_SHIFT;
@@ -219,7 +216,7 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 			break;
 		}
 	} else if (is_request(p->opcode)) {
-		track_psn(p, fs);
+		track_psn(p, fs, t);
 	}
 	return fs;
 }
@@ -258,7 +255,7 @@ static __always_inline void fp_process(void *data, void *data_end, __u32 frame_l
 {
 	struct cursor c = {.pos = data, .start = data, .end = data_end};
 	struct flow_counters *fs;
-	struct fp_pkt p = {};
+	struct fp_pkt p;
 	struct fp_totals *t;
 	__u32 zero = 0;
 	__u64 now;
@@ -272,6 +269,7 @@ static __always_inline void fp_process(void *data, void *data_end, __u32 frame_l
 	t->cnt[FP_CNT_FRAMES]++;
 	t->cnt[FP_CNT_BYTES] += frame_len;
 
+	__builtin_memset(&p, 0, __builtin_offsetof(struct fp_pkt, key));
 	p.len = frame_len;
 	class = fp_parse(&c, &p);
 	if (p.vxlan)

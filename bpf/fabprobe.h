@@ -123,7 +123,7 @@ enum fp_counter {
 	FP_CNT_MALFORMED,
 	FP_CNT_FLOW_NEW,
 	FP_CNT_FLOW_INSERT_FAIL,
-	FP_CNT_PSN_INSERT_FAIL,
+	FP_CNT_PSN_TAKEOVER, /* a flow's PSN slot held another flow's state */
 	FP_CNT_SAMPLES,	     /* packets copied to the sample ring */
 	FP_CNT_SAMPLE_DROPS, /* samples lost to a full ring */
 	FP_CNT_MAX,
@@ -151,7 +151,7 @@ enum fp_dir {
  * Keep it free of holes: it is hashed byte for byte.
  */
 struct flow_key {
-	__u8 src[16];
+	__u8 src[16] __attribute__((aligned(8)));
 	__u8 dst[16];
 	__u8 inner_src[16];
 	__u8 inner_dst[16];
@@ -197,15 +197,42 @@ struct flow_counters {
 /*
  * Request-PSN state of a flow. Packets of one queue pair can be handled on
  * different CPUs (tc egress runs on the sender's CPU), so this lives in a
- * shared map; updates are plain stores, and a race costs at most one
- * misclassified packet, never a lost frame count.
+ * shared map: a direct-mapped array indexed by a hash of the flow key (an
+ * array lookup costs a fraction of a hash-table one). The tag tells whose
+ * state a slot holds; a flow that finds another's tag takes the slot over.
+ * Updates are plain stores: a race costs at most one misclassified packet,
+ * never a lost frame count.
  */
 struct psn_track {
+	__u64 tag;	    /* fp_key_hash() of the owner, 0 when empty */
 	__u32 max_psn;	    /* highest request PSN seen, 24-bit */
 	__u32 next_psn_max; /* highest PSN the next request may carry in order */
 	__u32 last_psn;	    /* PSN of the last request packet */
 	__u32 valid;
 };
+
+/* 64-bit hash of a flow key, never 0; the same in BPF and userspace. */
+static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow_key *k)
+{
+	__u64 h = 0x9E3779B97F4A7C15ULL, w;
+	unsigned int i;
+
+#ifdef __clang__
+#pragma unroll
+#endif
+	for (i = 0; i < sizeof(*k) / 8; i++) {
+		__builtin_memcpy(&w, (const char *)k + 8 * i, 8);
+		h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+		h ^= h >> 32;
+	}
+	return h | 1;
+}
+
+/* The PSN slot of a key hash: its high half, masked to the array's size. */
+static inline __attribute__((always_inline)) __u32 fp_psn_slot(__u64 hash, __u32 mask)
+{
+	return (__u32)(hash >> 32) & mask;
+}
 
 /*
  * Packet samples (capture's samples.pcapng): the first packets of each new

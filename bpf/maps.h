@@ -21,11 +21,11 @@ struct {
 	__type(value, struct flow_counters);
 } fp_flows SEC(".maps");
 
-/* Request-PSN state, shared across CPUs (see struct psn_track). */
+/* Request-PSN state, shared across CPUs (see struct psn_track); a power of two. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, FP_FLOWS_DEFAULT);
-	__type(key, struct flow_key);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * FP_FLOWS_DEFAULT);
+	__type(key, __u32);
 	__type(value, struct psn_track);
 } fp_psn SEC(".maps");
 

@@ -20,9 +20,12 @@ struct cursor {
 	void *end;
 };
 
-/* What the parser learned about one frame; the flow key is built in place. */
+/*
+ * What the parser learned about one frame. The head is zeroed for every
+ * frame; the key only once the frame turns out to be on the RoCE or VXLAN
+ * port, so that other traffic costs as little as possible.
+ */
 struct fp_pkt {
-	struct flow_key key;
 	__u32 len; /* frame bytes on the wire */
 	__u32 psn;
 	__u32 read_len; /* RETH DMA length of a READ request */
@@ -37,13 +40,13 @@ struct fp_pkt {
 	__u8 syndrome;	/* AETH syndrome when has_aeth */
 	__u8 has_aeth;
 	__u8 vxlan;
+	struct flow_key key;
 };
 
 /* An IP header's view, so that outer and inner headers share one parser. */
 struct fp_l3 {
-	__u8 *src;
-	__u8 *dst;
-	__u8 *tclass; /* DSCP << 2 | ECN */
+	void *hdr;    /* the IPv4 or IPv6 header, bounds checked */
+	__u8 tclass; /* DSCP << 2 | ECN */
 	__u8 v6;
 };
 
@@ -96,9 +99,8 @@ static __always_inline int parse_ipv4(struct cursor *c, struct fp_l3 *l3)
 	/* A non-first fragment has no UDP header: its first bytes are payload. */
 	if (bpf_ntohs(iph->frag_off) & FP_IP_OFFSET)
 		return FP_OTHER;
-	__builtin_memcpy(l3->src, &iph->saddr, 4);
-	__builtin_memcpy(l3->dst, &iph->daddr, 4);
-	*l3->tclass = iph->tos;
+	l3->hdr = iph;
+	l3->tclass = iph->tos;
 	l3->v6 = 0;
 	c->pos += hlen;
 	return iph->protocol;
@@ -116,9 +118,8 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 		return FP_MALFORMED;
 	if (ip6h->version != 6)
 		return FP_MALFORMED;
-	__builtin_memcpy(l3->src, &ip6h->saddr, 16);
-	__builtin_memcpy(l3->dst, &ip6h->daddr, 16);
-	*l3->tclass = ip6h->priority << 4 | ip6h->flow_lbl[0] >> 4;
+	l3->hdr = ip6h;
+	l3->tclass = ip6h->priority << 4 | ip6h->flow_lbl[0] >> 4;
 	l3->v6 = 1;
 	c->pos = ip6h + 1;
 	nexthdr = ip6h->nexthdr;
@@ -154,6 +155,22 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 	    nexthdr == FP_IPPROTO_DSTOPTS || nexthdr == FP_IPPROTO_FRAGMENT)
 		return FP_OTHER;
 	return nexthdr;
+}
+
+/* Addresses into a key: IPv4 in the first four bytes of the zeroed fields. */
+static __always_inline void copy_addrs(__u8 *src, __u8 *dst, const struct fp_l3 *l3)
+{
+	if (l3->v6) {
+		struct ipv6hdr *ip6h = l3->hdr;
+
+		__builtin_memcpy(src, &ip6h->saddr, 16);
+		__builtin_memcpy(dst, &ip6h->daddr, 16);
+	} else {
+		struct iphdr *iph = l3->hdr;
+
+		__builtin_memcpy(src, &iph->saddr, 4);
+		__builtin_memcpy(dst, &iph->daddr, 4);
+	}
 }
 
 static __always_inline int parse_ip(struct cursor *c, int proto, struct fp_l3 *l3)

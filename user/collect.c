@@ -230,9 +230,13 @@ __u64 snapshot_evictions(const struct snapshot *s)
 
 int collect_psn(struct probe *p, const struct flow_key *k, struct psn_track *out)
 {
-	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fp_psn), k, out))
+	__u64 tag = fp_key_hash(k);
+	__u32 slot = fp_psn_slot(tag, p->psn_slots - 1);
+
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fp_psn), &slot, out))
 		return -errno;
-	return 0;
+	/* The slot may hold another flow's state, or none. */
+	return out->tag == tag && out->valid ? 0 : -ENOENT;
 }
 
 static int cmp_bytes_desc(const void *a, const void *b)

@@ -337,8 +337,8 @@ static void render_totals(struct mw *w, const struct metrics_view *v)
 	    {"fabprobe_flow_inserts", "Flows added to the flow table", FP_CNT_FLOW_NEW},
 	    {"fabprobe_flow_insert_failures", "Flows the flow table could not take",
 	     FP_CNT_FLOW_INSERT_FAIL},
-	    {"fabprobe_psn_insert_failures", "Queue pairs the PSN tracker could not take",
-	     FP_CNT_PSN_INSERT_FAIL},
+	    {"fabprobe_psn_slot_takeovers", "PSN tracker slots a flow took from another flow",
+	     FP_CNT_PSN_TAKEOVER},
 	};
 	const struct snapshot *s = v->snap;
 

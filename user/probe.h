@@ -60,6 +60,7 @@ struct probe {
 	struct fabprobe_bpf *skel;
 	int ncpus;
 	__u32 flow_entries;
+	__u32 psn_slots; /* fp_psn's size, a power of two */
 	bool replay;
 	struct probe_link links[PROBE_MAX_LINKS];
 	int n_links;

@@ -302,7 +302,7 @@ static void json_totals(struct json *j, const struct snapshot *s, const struct r
 	json_kv_u64(j, "flow_inserts", t[FP_CNT_FLOW_NEW]);
 	json_kv_u64(j, "flow_insert_failures", t[FP_CNT_FLOW_INSERT_FAIL]);
 	json_kv_u64(j, "flow_evictions", snapshot_evictions(s));
-	json_kv_u64(j, "psn_insert_failures", t[FP_CNT_PSN_INSERT_FAIL]);
+	json_kv_u64(j, "psn_slot_takeovers", t[FP_CNT_PSN_TAKEOVER]);
 	json_obj_end(j);
 }
 

@@ -1680,7 +1680,7 @@ static const char *const cnt_names[FP_CNT_MAX] = {
     [FP_CNT_MALFORMED] = "malformed",
     [FP_CNT_FLOW_NEW] = "flow_new",
     [FP_CNT_FLOW_INSERT_FAIL] = "flow_insert_fail",
-    [FP_CNT_PSN_INSERT_FAIL] = "psn_insert_fail",
+    [FP_CNT_PSN_TAKEOVER] = "psn_takeover",
 };
 
 /* Totals exactly as expected, and frames == roce + other + malformed. */
@@ -2253,6 +2253,32 @@ static void test_cut(void **state)
 #define LRU_ENTRIES 64
 #define LRU_FLOWS   1000
 
+/*
+ * The PSN tracker is a direct-mapped table indexed by the key hash: replay
+ * the test's keys through the same slot function and count the flows that
+ * find a slot holding another flow's tag.
+ */
+static __u64 expected_psn_takeovers(const struct probe *p)
+{
+	__u64 *tags = calloc(p->psn_slots, sizeof(*tags)), takeovers = 0;
+	struct flow_key k;
+
+	assert_non_null(tags);
+	key_from(&k, &(struct exp_key)KEY_V4, FP_DIR_INGRESS);
+	for (__u32 qp = 1; qp <= LRU_FLOWS; qp++) {
+		__u64 tag;
+		__u32 slot;
+
+		k.dest_qp = qp;
+		tag = fp_key_hash(&k);
+		slot = fp_psn_slot(tag, p->psn_slots - 1);
+		takeovers += tags[slot] && tags[slot] != tag;
+		tags[slot] = tag;
+	}
+	free(tags);
+	return takeovers;
+}
+
 static void test_lru_pressure(void **state)
 {
 	__u64 want[FP_CNT_MAX] = {0};
@@ -2278,6 +2304,9 @@ static void test_lru_pressure(void **state)
 	want[FP_CNT_BYTES] = LRU_FLOWS * SEND64;
 	want[FP_CNT_ROCE] = LRU_FLOWS;
 	want[FP_CNT_FLOW_NEW] = LRU_FLOWS;
+	want[FP_CNT_PSN_TAKEOVER] = expected_psn_takeovers(&g_probe);
+	/* 1000 flows in the smallest PSN table (1024 slots): some must share. */
+	assert_true(want[FP_CNT_PSN_TAKEOVER] > 0);
 	check_totals(&g_snap, want);
 
 	assert_true(g_snap.n_flows > 0);

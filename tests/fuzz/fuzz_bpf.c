@@ -108,7 +108,7 @@ static void feedback(void)
 {
 	static const int which[] = { FP_CNT_ROCE,     FP_CNT_OTHER,	   FP_CNT_MALFORMED,
 				     FP_CNT_VXLAN,    FP_CNT_CNP,	   FP_CNT_FLOW_NEW,
-				     FP_CNT_PSN_INSERT_FAIL };
+				     FP_CNT_PSN_TAKEOVER };
 	__u64 after[FP_CNT_MAX];
 	unsigned int sig = 0;
 
