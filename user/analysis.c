@@ -11,6 +11,7 @@
 
 #include "analysis.h"
 #include "buf.h"
+#include "kindex.h"
 #include "detect.h"
 
 /* Hysteresis: an elephant stays one until it falls below this share of the threshold. */
@@ -55,59 +56,25 @@ const char *severity_name(enum severity s)
 	return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : "info";
 }
 
-/* FNV-1a over the key: the flow table's keys are plain bytes without holes. */
-static __u64 key_hash(const struct flow_key *k)
-{
-	const __u8 *p = (const __u8 *)k;
-	__u64 h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-/* Open addressing over prev[]: slot holds index + 1, 0 is empty. */
 static int index_prev(struct analysis *a)
 {
-	size_t size = 16;
+	int err = kindex_reset(&a->prev_index, a->n_prev);
 
-	while (size < a->n_prev * 2)
-		size *= 2;
-	if (size != a->index_size) {
-		free(a->prev_index);
-		a->prev_index = malloc(size * sizeof(*a->prev_index));
-		if (!a->prev_index) {
-			a->index_size = 0;
-			return -ENOMEM;
-		}
-		a->index_size = size;
-	}
-	memset(a->prev_index, 0, size * sizeof(*a->prev_index));
-	for (size_t i = 0; i < a->n_prev; i++) {
-		size_t slot = key_hash(&a->prev[i].key) & (size - 1);
-
-		while (a->prev_index[slot])
-			slot = (slot + 1) & (size - 1);
-		a->prev_index[slot] = i + 1;
-	}
-	return 0;
+	for (size_t i = 0; !err && i < a->n_prev; i++)
+		*kindex_slot(&a->prev_index, &a->prev[i].key, sizeof(a->prev[i].key), a->prev,
+			     sizeof(*a->prev)) = i + 1;
+	return err;
 }
 
 static const struct prev_flow *find_prev(const struct analysis *a, const struct flow_key *k)
 {
-	size_t slot;
+	struct kindex *x = (struct kindex *)&a->prev_index;
+	__u32 slot;
 
-	if (!a->have_prev || !a->index_size)
+	if (!a->have_prev || !x->size)
 		return NULL;
-	slot = key_hash(k) & (a->index_size - 1);
-	while (a->prev_index[slot]) {
-		const struct prev_flow *p = &a->prev[a->prev_index[slot] - 1];
-
-		if (!memcmp(&p->key, k, sizeof(*k)))
-			return p;
-		slot = (slot + 1) & (a->index_size - 1);
-	}
-	return NULL;
+	slot = *kindex_slot(x, k, sizeof(*k), a->prev, sizeof(*a->prev));
+	return slot ? &a->prev[slot - 1] : NULL;
 }
 
 __u64 flow_ce(const struct flow_counters *c)
@@ -116,21 +83,27 @@ __u64 flow_ce(const struct flow_counters *c)
 	return c->ecn[3] > c->inner_ecn[3] ? c->ecn[3] : c->inner_ecn[3];
 }
 
-/* Requests or read responses: the packets DCQCN and the lossless class are for. */
+/*
+ * Requests or read responses: the packets DCQCN and the lossless class are
+ * for. Everything of the RC/UC/RD/UD/XRC transports but ACKs, atomic ACKs
+ * and CNPs (opcode 0x81, the whole 0x80 transport), as an opcode bitmap.
+ */
 static bool carries_data(const struct flow_counters *c)
 {
-	for (int op = 0; op < 256; op++) {
-		int low = op & FP_OP_MASK, transport = op & FP_TRANSPORT_MASK;
+	static __u64 data_ops[4];
 
-		if (!(c->opcodes[op >> 6] & (1ULL << (op & 63))))
-			continue;
-		if (op == FP_OPCODE_CNP || transport == FP_TRANSPORT_CNP)
-			continue;
-		if (low == FP_OP_ACK || low == FP_OP_ATOMIC_ACK)
-			continue;
-		return true;
+	if (!data_ops[0]) {
+		for (int op = 0; op < 256; op++) {
+			int low = op & FP_OP_MASK, transport = op & FP_TRANSPORT_MASK;
+
+			if (transport == FP_TRANSPORT_CNP || low == FP_OP_ACK ||
+			    low == FP_OP_ATOMIC_ACK)
+				continue;
+			data_ops[op >> 6] |= 1ULL << (op & 63);
+		}
 	}
-	return false;
+	return (c->opcodes[0] & data_ops[0]) | (c->opcodes[1] & data_ops[1]) |
+	       (c->opcodes[2] & data_ops[2]) | (c->opcodes[3] & data_ops[3]);
 }
 
 static int path_of(const struct analysis *a, __u32 ifindex)
@@ -311,36 +284,87 @@ static void sum_paths(struct analysis *a)
 	a->imbalance_flows = mean_flows > 0 ? max_flows / mean_flows : 0;
 }
 
-/* Compact key for pairing a flow with its opposite direction. */
-struct pair_key {
-	__u8 a[16], b[16];
+/* The hosts (and VNI) of a flow, and with the source port: the keys of the joins below. */
+struct host_key {
+	__u8 src[16], dst[16];
 	__u32 vni;
+};
+
+struct port_key {
+	struct host_key hosts;
 	__u16 sport;
 	__u16 pad;
 };
 
-struct pair_entry {
-	struct pair_key k;
-	int flow;
+struct join {
+	struct port_key k; /* at offset 0, for kindex */
+	int flow;	   /* first flow with this key */
+	int count;	   /* flows with these hosts (host join) */
+	int sports;	   /* distinct source ports among them (host join) */
 };
 
-static int cmp_pair_prefix(const struct pair_key *x, const struct pair_key *y)
+static void host_key_of(struct host_key *h, const struct flow_key *k, bool reverse)
 {
-	int c = memcmp(x->a, y->a, 16);
-
-	if (!c)
-		c = memcmp(x->b, y->b, 16);
-	if (!c)
-		c = (x->vni > y->vni) - (x->vni < y->vni);
-	return c;
+	memset(h, 0, sizeof(*h));
+	memcpy(h->src, reverse ? k->dst : k->src, 16);
+	memcpy(h->dst, reverse ? k->src : k->dst, 16);
+	h->vni = k->vni;
 }
 
-static int cmp_pair(const void *pa, const void *pb)
-{
-	const struct pair_entry *x = pa, *y = pb;
-	int c = cmp_pair_prefix(&x->k, &y->k);
+/*
+ * Two joins over the flows: by hosts+VNI (counting flows and distinct source
+ * ports) and by hosts+VNI+source port. n records in each; only flows for
+ * which want() is true take part.
+ */
+struct joins {
+	struct join *host, *port;
+	size_t n_host, n_port;
+	struct kindex host_index, port_index;
+};
 
-	return c ? c : (x->k.sport > y->k.sport) - (x->k.sport < y->k.sport);
+static int join_flows(struct joins *j, const struct analysis *a, bool data_only)
+{
+	int err;
+
+	j->n_host = j->n_port = 0;
+	j->host = calloc(a->n_flows + 1, sizeof(*j->host));
+	j->port = calloc(a->n_flows + 1, sizeof(*j->port));
+	if (!j->host || !j->port)
+		return -ENOMEM;
+	err = kindex_reset(&j->host_index, a->n_flows);
+	if (!err)
+		err = kindex_reset(&j->port_index, a->n_flows);
+	for (size_t i = 0; !err && i < a->n_flows; i++) {
+		const struct flow_key *k = &a->flows[i].r->key;
+		struct port_key pk = {.sport = k->sport};
+		__u32 *hs, *ps;
+
+		if (data_only && !a->flows[i].is_data)
+			continue;
+		host_key_of(&pk.hosts, k, false);
+		hs = kindex_slot(&j->host_index, &pk.hosts, sizeof(pk.hosts), j->host,
+				 sizeof(*j->host));
+		if (!*hs) {
+			j->host[j->n_host] = (struct join){.k = pk, .flow = i};
+			*hs = ++j->n_host;
+		}
+		j->host[*hs - 1].count++;
+		ps = kindex_slot(&j->port_index, &pk, sizeof(pk), j->port, sizeof(*j->port));
+		if (!*ps) {
+			j->port[j->n_port] = (struct join){.k = pk, .flow = i};
+			*ps = ++j->n_port;
+			j->host[*hs - 1].sports++;
+		}
+	}
+	return err;
+}
+
+static void joins_free(struct joins *j)
+{
+	free(j->host);
+	free(j->port);
+	kindex_free(&j->host_index);
+	kindex_free(&j->port_index);
 }
 
 /*
@@ -352,49 +376,47 @@ static int cmp_pair(const void *pa, const void *pb)
  */
 static int pair_reverse(struct analysis *a)
 {
-	struct pair_entry *e = calloc(a->n_flows ? a->n_flows : 1, sizeof(*e));
+	struct joins j = {};
+	int err = join_flows(&j, a, false);
 
-	if (!e)
-		return -ENOMEM;
-	for (size_t i = 0; i < a->n_flows; i++) {
+	for (size_t i = 0; !err && i < a->n_flows; i++) {
 		const struct flow_key *k = &a->flows[i].r->key;
+		struct port_key want = {.sport = k->sport};
+		__u32 slot;
 
-		memcpy(e[i].k.a, k->src, 16);
-		memcpy(e[i].k.b, k->dst, 16);
-		e[i].k.vni = k->vni;
-		e[i].k.sport = k->sport;
-		e[i].flow = i;
-	}
-	qsort(e, a->n_flows, sizeof(*e), cmp_pair);
-	for (size_t i = 0; i < a->n_flows; i++) {
-		const struct flow_key *k = &a->flows[i].r->key;
-		struct pair_key want = {.vni = k->vni, .sport = k->sport};
-		size_t lo = 0, hi = a->n_flows, first, n = 0;
-		int same_port = -1;
-
-		memcpy(want.a, k->dst, 16);
-		memcpy(want.b, k->src, 16);
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (cmp_pair_prefix(&e[mid].k, &want) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
+		host_key_of(&want.hosts, k, true);
+		slot = *kindex_slot(&j.port_index, &want, sizeof(want), j.port, sizeof(*j.port));
+		if (slot) {
+			a->flows[i].reverse = j.port[slot - 1].flow;
+			continue;
 		}
-		first = lo;
-		for (size_t j = first; j < a->n_flows && !cmp_pair_prefix(&e[j].k, &want); j++) {
-			n++;
-			if (e[j].k.sport == want.sport && same_port < 0)
-				same_port = e[j].flow;
-		}
-		if (same_port >= 0)
-			a->flows[i].reverse = same_port;
-		else if (n == 1)
-			a->flows[i].reverse = e[first].flow;
+		slot = *kindex_slot(&j.host_index, &want.hosts, sizeof(want.hosts), j.host,
+				    sizeof(*j.host));
+		if (slot && j.host[slot - 1].count == 1)
+			a->flows[i].reverse = j.host[slot - 1].flow;
 	}
-	free(e);
-	return 0;
+	joins_free(&j);
+	return err;
+}
+
+/*
+ * ECMP spreads queue pairs only by what differs between them: between two
+ * hosts that is the UDP source port. Groups of data flows per hosts+VNI,
+ * with their distinct source ports, in order of the first flow's bytes.
+ */
+static int group_entropy(struct analysis *a)
+{
+	struct joins j = {};
+	int err = join_flows(&j, a, true);
+
+	if (!err)
+		err = buf_grow((void **)&a->entropy, &a->cap_entropy, j.n_host + 1,
+			       sizeof(*a->entropy));
+	for (size_t i = 0; !err && i < j.n_host; i++)
+		a->entropy[a->n_entropy++] = (struct entropy_group){
+		    .flow = j.host[i].flow, .qps = j.host[i].count, .sports = j.host[i].sports};
+	joins_free(&j);
+	return err;
 }
 
 static int add_collision(struct analysis *a, const struct collision *c)
@@ -540,6 +562,8 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct r
 		err = pair_reverse(a);
 	}
 	if (!err)
+		err = group_entropy(a);
+	if (!err)
 		err = find_collisions(a);
 	if (!err)
 		err = predict(a, o);
@@ -565,6 +589,6 @@ void analysis_free(struct analysis *a)
 	free(a->alerts);
 	free(a->entropy);
 	free(a->prev);
-	free(a->prev_index);
+	kindex_free(&a->prev_index);
 	memset(a, 0, sizeof(*a));
 }

@@ -13,6 +13,7 @@
 
 #include "collect.h"
 #include "hash.h"
+#include "kindex.h"
 #include "report.h"
 
 #define AN_MAX_PATHS   64
@@ -133,8 +134,7 @@ struct analysis {
 	/* previous refresh, for rates */
 	struct prev_flow *prev;
 	size_t n_prev, cap_prev;
-	__u32 *prev_index; /* open-addressing table over prev */
-	size_t index_size;
+	struct kindex prev_index; /* over prev[], by key */
 	__u64 prev_totals[FP_CNT_MAX];
 	__u64 prev_taken_ns;
 	bool have_prev;

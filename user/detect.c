@@ -309,81 +309,30 @@ static int class_alerts(struct analysis *a, const struct analysis_opts *o)
 	return 0;
 }
 
-struct host_pair {
-	struct pair_id {
-		__u8 src[16], dst[16];
-		__u32 vni;
-	} id;
-	__u16 sport;
-	int flow;
-};
-
-static int cmp_host_pair(const void *pa, const void *pb)
-{
-	const struct host_pair *x = pa, *y = pb;
-	int c = memcmp(&x->id, &y->id, sizeof(x->id));
-
-	return c ? c : (x->sport > y->sport) - (x->sport < y->sport);
-}
-
-/*
- * ECMP spreads queue pairs only by what differs between them: between two
- * hosts that is the UDP source port. Many QPs on few ports polarise.
- */
+/* Many queue pairs between two hosts on few source ports (the groups come from analysis.c). */
 static int entropy_alerts(struct analysis *a)
 {
-	struct host_pair *hp = calloc(a->n_flows ? a->n_flows : 1, sizeof(*hp));
 	struct group g = {};
-	size_t n = 0, i, j;
 	char name[96];
-	int err = 0;
 
-	if (!hp)
-		return -ENOMEM;
-	for (i = 0; i < a->n_flows; i++) {
-		const struct flow_key *k = &a->flows[i].r->key;
+	for (size_t i = 0; i < a->n_entropy; i++) {
+		const struct entropy_group *eg = &a->entropy[i];
+		struct alert *al;
 
-		if (!a->flows[i].is_data)
+		if (eg->qps < 2 || eg->sports >= eg->qps)
 			continue;
-		memcpy(hp[n].id.src, k->src, 16);
-		memcpy(hp[n].id.dst, k->dst, 16);
-		hp[n].id.vni = k->vni;
-		hp[n].sport = k->sport;
-		hp[n++].flow = i;
+		al = group_add(a, &g, ALERT_LOW_ENTROPY, SEV_WARNING, &a->flows[eg->flow]);
+		if (!al)
+			return -ENOMEM;
+		say(al->message,
+		    "queue pairs share UDP source ports towards %d destinations: ECMP cannot "
+		    "spread "
+		    "them (pinned RoCE source port?)",
+		    g.count);
+		say(al->evidence, "%s: %d queue pairs over %d source ports",
+		    flow_name(name, sizeof(name), &a->flows[eg->flow].r->key), eg->qps, eg->sports);
 	}
-	qsort(hp, n, sizeof(*hp), cmp_host_pair);
-	for (i = 0; i < n; i = j) {
-		struct entropy_group eg = {.flow = hp[i].flow, .qps = 0, .sports = 0};
-
-		for (j = i; j < n && !memcmp(&hp[j].id, &hp[i].id, sizeof(hp[i].id)); j++) {
-			eg.qps++;
-			eg.sports += j == i || hp[j].sport != hp[j - 1].sport;
-		}
-		err = buf_grow((void **)&a->entropy, &a->cap_entropy, a->n_entropy + 1,
-			       sizeof(*a->entropy));
-		if (err)
-			break;
-		a->entropy[a->n_entropy++] = eg;
-		if (eg.qps >= 2 && eg.sports < eg.qps) {
-			struct alert *al =
-			    group_add(a, &g, ALERT_LOW_ENTROPY, SEV_WARNING, &a->flows[eg.flow]);
-
-			if (!al) {
-				err = -ENOMEM;
-				break;
-			}
-			say(al->message,
-			    "queue pairs share UDP source ports towards %d destinations: ECMP "
-			    "cannot "
-			    "spread them (pinned RoCE source port?)",
-			    g.count);
-			say(al->evidence, "%s: %d queue pairs over %d source ports",
-			    flow_name(name, sizeof(name), &a->flows[eg.flow].r->key), eg.qps,
-			    eg.sports);
-		}
-	}
-	free(hp);
-	return err;
+	return 0;
 }
 
 static int group_alerts(struct analysis *a, const struct snapshot *s, const struct analysis_opts *o)

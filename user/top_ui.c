@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "kindex.h"
 #include "analysis.h"
 #include "format.h"
 #include "hash.h"
@@ -226,10 +227,6 @@ struct filter {
 };
 
 /* Open addressing over flow keys: a slot holds index + 1, 0 is empty. */
-struct key_index {
-	__u32 *slot;
-	size_t size;
-};
 /* Which uplink carried a flow, from when to when (uptime seconds). */
 struct path_seg {
 	__u32 ifindex;
@@ -310,11 +307,11 @@ struct ui {
 	size_t cap_used;
 	struct flow_key *nkeys;
 	size_t cap_nkeys;
-	struct key_index qp_index;
+	struct kindex qp_index;
 
 	struct path_hist *ph;
 	size_t n_ph, cap_ph;
-	struct key_index ph_index;
+	struct kindex ph_index;
 
 	struct alert_hist *ah;
 	size_t n_ah;
@@ -341,18 +338,6 @@ static double cpu_s(void)
 	       ru.ru_stime.tv_usec / 1e6;
 }
 
-static __u64 key_hash(const void *p, size_t len, __u64 h)
-{
-	const __u8 *b = p;
-
-	/* FNV-1a: flow keys are plain bytes without holes. */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-#define FNV_BASIS 0xcbf29ce484222325ULL
-
 /* The flow wherever it was seen: one queue-pair direction. */
 static struct flow_key flow_identity(const struct flow_key *k)
 {
@@ -364,32 +349,10 @@ static struct flow_key flow_identity(const struct flow_key *k)
 	return n;
 }
 
-static int kidx_reset(struct key_index *x, size_t n)
+/* The slot for k among keys[] (stride apart): 0 when absent (store index + 1 there to add). */
+static __u32 *kidx_slot(struct kindex *x, const struct flow_key *k, const void *keys, size_t stride)
 {
-	size_t size = 16;
-
-	while (size < 2 * n)
-		size *= 2;
-	if (size != x->size) {
-		free(x->slot);
-		x->slot = calloc(size, sizeof(*x->slot));
-		x->size = x->slot ? size : 0;
-		return x->slot ? 0 : -ENOMEM;
-	}
-	memset(x->slot, 0, size * sizeof(*x->slot));
-	return 0;
-}
-
-/* The slot for k among keys[]: 0 when absent (store index + 1 there to add). */
-static __u32 *kidx_slot(struct key_index *x, const struct flow_key *k, const void *keys,
-			size_t stride)
-{
-	size_t mask = x->size - 1, s = key_hash(k, sizeof(*k), FNV_BASIS) & mask;
-
-	while (x->slot[s] &&
-	       memcmp((const char *)keys + (size_t)(x->slot[s] - 1) * stride, k, sizeof(*k)))
-		s = (s + 1) & mask;
-	return &x->slot[s];
+	return kindex_slot(x, k, sizeof(*k), keys, stride);
 }
 
 static const char *iface_name(const struct live *l, __u32 ifindex)
@@ -766,7 +729,7 @@ static bool flow_matches(const struct ui *u, int i)
 
 static int ph_reindex(struct ui *u, size_t want)
 {
-	int err = kidx_reset(&u->ph_index, want);
+	int err = kindex_reset(&u->ph_index, want);
 
 	if (err)
 		return err;
@@ -864,12 +827,12 @@ static __u64 alert_id(const struct alert *al)
 {
 	static const struct flow_key none;
 	const struct flow_key *first = al->n_flows ? &al->flows[0] : &none;
-	__u64 h = key_hash(&al->type, sizeof(al->type), FNV_BASIS);
+	__u64 h = kindex_hash(&al->type, sizeof(al->type), 0);
 
 	for (int f = 1; f < al->n_flows; f++)
 		if (memcmp(&al->flows[f], first, sizeof(*first)) < 0)
 			first = &al->flows[f];
-	return key_hash(first, sizeof(*first), h);
+	return kindex_hash(first, sizeof(*first), h);
 }
 
 static void note_alerts(struct ui *u, double now_s)
@@ -1148,7 +1111,7 @@ static int build_qp_rows(struct ui *u)
 	      buf_grow((void **)&u->rep_of, &u->cap_rep, n + 1, sizeof(*u->rep_of)) ?:
 	      buf_grow((void **)&u->used, &u->cap_used, n + 1, 1) ?:
 	      buf_grow((void **)&u->qp_rows, &u->cap_qp_rows, n + 1, sizeof(*u->qp_rows)) ?:
-	      kidx_reset(&u->qp_index, n);
+	      kindex_reset(&u->qp_index, n);
 	if (err)
 		return err;
 	for (size_t i = 0; i < n; i++) {
@@ -2636,9 +2599,9 @@ static void ui_free(struct ui *u)
 	free(u->rep_of);
 	free(u->used);
 	free(u->nkeys);
-	free(u->qp_index.slot);
+	kindex_free(&u->qp_index);
 	free(u->ph);
-	free(u->ph_index.slot);
+	kindex_free(&u->ph_index);
 	free(u->ah);
 }
 

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kindex.h - an open-addressing index over an array of records whose key
+ * sits at offset 0: O(1) lookups for the per-refresh joins (previous
+ * snapshot, reverse direction, entropy groups, dashboard history).
+ */
+#ifndef __FP_KINDEX_H
+#define __FP_KINDEX_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+struct kindex {
+	__u32 *slot; /* record index + 1; 0 is empty */
+	size_t size; /* a power of two, at least twice the records */
+};
+
+/* Empty the index, sized for n records. Returns 0 or -ENOMEM. */
+int kindex_reset(struct kindex *x, size_t n);
+/*
+ * The slot for key (klen bytes) among records (stride bytes apart, key at
+ * offset 0): *slot is the record index + 1, or 0 where key is absent, and
+ * is where to store a new record's index + 1.
+ */
+__u32 *kindex_slot(struct kindex *x, const void *key, size_t klen, const void *records,
+		   size_t stride);
+void kindex_free(struct kindex *x);
+
+/* 64-bit hash of len bytes, eight at a time. */
+__u64 kindex_hash(const void *p, size_t len, __u64 seed);
+
+#endif /* __FP_KINDEX_H */
