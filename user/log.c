@@ -7,12 +7,20 @@
 #include "log.h"
 
 bool fp_verbose;
+static FILE *log_out;
+
+void fp_log_to(FILE *out)
+{
+	log_out = out;
+}
 
 static void vlog(const char *fmt, va_list ap)
 {
-	fputs("fabprobe: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	FILE *out = log_out ? log_out : stderr;
+
+	fputs("fabprobe: ", out);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
 }
 
 void fp_err(const char *fmt, ...)

@@ -3,8 +3,12 @@
 #define __FP_LOG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 extern bool fp_verbose;
+
+/* Where messages go: stderr unless told otherwise (a fuzzer silences them). */
+void fp_log_to(FILE *out);
 
 /* One line on stderr, prefixed "fabprobe: ". */
 void fp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

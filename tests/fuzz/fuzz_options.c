@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "live.h"
+#include "log.h"
 #include "options.h"
 
 static const int live_opts[] = { 'i', 'U', 'H', 'M', 'F', 'R', 'X' };
@@ -24,9 +25,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	/* Every refusal prints a line; keep the fuzzer's output readable. */
-	if (!freopen("/dev/null", "w", stderr))
+	/* Every refusal prints a line; keep the fuzzer's own output (and crash reports) readable. */
+	FILE *null = fopen("/dev/null", "w");
+
+	if (!null)
 		abort();
+	fp_log_to(null);
 	return 0;
 }
 
