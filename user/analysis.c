@@ -300,7 +300,9 @@ struct join {
 	struct port_key k; /* at offset 0, for kindex */
 	int flow;	   /* first flow with this key */
 	int count;	   /* flows with these hosts (host join) */
-	int sports;	   /* distinct source ports among them (host join) */
+	int data_qps;	   /* of them carrying data (host join) */
+	int data_sports;   /* distinct source ports among those (host join) */
+	bool data_seen;	   /* a data flow has this port (port join) */
 };
 
 static void host_key_of(struct host_key *h, const struct flow_key *k, bool reverse)
@@ -312,59 +314,54 @@ static void host_key_of(struct host_key *h, const struct flow_key *k, bool rever
 }
 
 /*
- * Two joins over the flows: by hosts+VNI (counting flows and distinct source
- * ports) and by hosts+VNI+source port. n records in each; only flows for
- * which want() is true take part.
+ * Two joins over the flows, kept across refreshes: by hosts+VNI (counting
+ * flows, data flows and their distinct source ports) and by hosts+VNI+
+ * source port. They serve reverse pairing and the entropy groups.
  */
-struct joins {
-	struct join *host, *port;
-	size_t n_host, n_port;
-	struct kindex host_index, port_index;
-};
-
-static int join_flows(struct joins *j, const struct analysis *a, bool data_only)
+static int join_flows(struct analysis *a)
 {
+	struct analysis_joins *j = &a->joins;
 	int err;
 
 	j->n_host = j->n_port = 0;
-	j->host = calloc(a->n_flows + 1, sizeof(*j->host));
-	j->port = calloc(a->n_flows + 1, sizeof(*j->port));
-	if (!j->host || !j->port)
-		return -ENOMEM;
-	err = kindex_reset(&j->host_index, a->n_flows);
+	err = buf_grow((void **)&j->host, &j->cap_host, a->n_flows + 1, sizeof(*j->host));
+	if (!err)
+		err = buf_grow((void **)&j->port, &j->cap_port, a->n_flows + 1, sizeof(*j->port));
+	if (!err)
+		err = kindex_reset(&j->host_index, a->n_flows);
 	if (!err)
 		err = kindex_reset(&j->port_index, a->n_flows);
 	for (size_t i = 0; !err && i < a->n_flows; i++) {
 		const struct flow_key *k = &a->flows[i].r->key;
+		bool data = a->flows[i].is_data;
 		struct port_key pk = {.sport = k->sport};
-		__u32 *hs, *ps;
+		struct join *h, *p;
+		__u32 *slot;
 
-		if (data_only && !a->flows[i].is_data)
-			continue;
 		host_key_of(&pk.hosts, k, false);
-		hs = kindex_slot(&j->host_index, &pk.hosts, sizeof(pk.hosts), j->host,
-				 sizeof(*j->host));
-		if (!*hs) {
-			j->host[j->n_host] = (struct join){.k = pk, .flow = i};
-			*hs = ++j->n_host;
+		slot = kindex_slot(&j->host_index, &pk.hosts, sizeof(pk.hosts), j->host,
+				   sizeof(*j->host));
+		if (!*slot) {
+			j->host[j->n_host] = (struct join){.k = pk, .flow = -1};
+			*slot = ++j->n_host;
 		}
-		j->host[*hs - 1].count++;
-		ps = kindex_slot(&j->port_index, &pk, sizeof(pk), j->port, sizeof(*j->port));
-		if (!*ps) {
+		h = &j->host[*slot - 1];
+		slot = kindex_slot(&j->port_index, &pk, sizeof(pk), j->port, sizeof(*j->port));
+		if (!*slot) {
 			j->port[j->n_port] = (struct join){.k = pk, .flow = i};
-			*ps = ++j->n_port;
-			j->host[*hs - 1].sports++;
+			*slot = ++j->n_port;
+		}
+		p = &j->port[*slot - 1];
+		h->count++;
+		if (h->flow < 0 || (data && !a->flows[h->flow].is_data))
+			h->flow = i; /* the first flow; the first data flow if any */
+		if (data) {
+			h->data_qps++;
+			h->data_sports += !p->data_seen;
+			p->data_seen = true;
 		}
 	}
 	return err;
-}
-
-static void joins_free(struct joins *j)
-{
-	free(j->host);
-	free(j->port);
-	kindex_free(&j->host_index);
-	kindex_free(&j->port_index);
 }
 
 /*
@@ -374,29 +371,26 @@ static void joins_free(struct joins *j)
  * UDP source port (RoCE NICs derive it from both QP numbers, the same both
  * ways), else the only reverse flow between the two hosts.
  */
-static int pair_reverse(struct analysis *a)
+static void pair_reverse(struct analysis *a)
 {
-	struct joins j = {};
-	int err = join_flows(&j, a, false);
+	struct analysis_joins *j = &a->joins;
 
-	for (size_t i = 0; !err && i < a->n_flows; i++) {
+	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct flow_key *k = &a->flows[i].r->key;
 		struct port_key want = {.sport = k->sport};
 		__u32 slot;
 
 		host_key_of(&want.hosts, k, true);
-		slot = *kindex_slot(&j.port_index, &want, sizeof(want), j.port, sizeof(*j.port));
+		slot = *kindex_slot(&j->port_index, &want, sizeof(want), j->port, sizeof(*j->port));
 		if (slot) {
-			a->flows[i].reverse = j.port[slot - 1].flow;
+			a->flows[i].reverse = j->port[slot - 1].flow;
 			continue;
 		}
-		slot = *kindex_slot(&j.host_index, &want.hosts, sizeof(want.hosts), j.host,
-				    sizeof(*j.host));
-		if (slot && j.host[slot - 1].count == 1)
-			a->flows[i].reverse = j.host[slot - 1].flow;
+		slot = *kindex_slot(&j->host_index, &want.hosts, sizeof(want.hosts), j->host,
+				    sizeof(*j->host));
+		if (slot && j->host[slot - 1].count == 1)
+			a->flows[i].reverse = j->host[slot - 1].flow;
 	}
-	joins_free(&j);
-	return err;
 }
 
 /*
@@ -406,16 +400,18 @@ static int pair_reverse(struct analysis *a)
  */
 static int group_entropy(struct analysis *a)
 {
-	struct joins j = {};
-	int err = join_flows(&j, a, true);
+	struct analysis_joins *j = &a->joins;
+	int err =
+	    buf_grow((void **)&a->entropy, &a->cap_entropy, j->n_host + 1, sizeof(*a->entropy));
 
-	if (!err)
-		err = buf_grow((void **)&a->entropy, &a->cap_entropy, j.n_host + 1,
-			       sizeof(*a->entropy));
-	for (size_t i = 0; !err && i < j.n_host; i++)
-		a->entropy[a->n_entropy++] = (struct entropy_group){
-		    .flow = j.host[i].flow, .qps = j.host[i].count, .sports = j.host[i].sports};
-	joins_free(&j);
+	for (size_t i = 0; !err && i < j->n_host; i++) {
+		if (!j->host[i].data_qps)
+			continue;
+		a->entropy[a->n_entropy++] =
+		    (struct entropy_group){.flow = j->host[i].flow,
+					   .qps = j->host[i].data_qps,
+					   .sports = j->host[i].data_sports};
+	}
 	return err;
 }
 
@@ -559,10 +555,12 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct r
 	if (!err) {
 		mark_elephants(a, o);
 		sum_paths(a);
-		err = pair_reverse(a);
+		err = join_flows(a);
 	}
-	if (!err)
+	if (!err) {
+		pair_reverse(a);
 		err = group_entropy(a);
+	}
 	if (!err)
 		err = find_collisions(a);
 	if (!err)
@@ -590,5 +588,9 @@ void analysis_free(struct analysis *a)
 	free(a->entropy);
 	free(a->prev);
 	kindex_free(&a->prev_index);
+	kindex_free(&a->joins.host_index);
+	kindex_free(&a->joins.port_index);
+	free(a->joins.host);
+	free(a->joins.port);
 	memset(a, 0, sizeof(*a));
 }

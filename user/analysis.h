@@ -107,6 +107,15 @@ struct entropy_group {
 	int sports;
 };
 
+struct join;
+
+/* The per-refresh joins of flows by hosts and by hosts+port (analysis.c). */
+struct analysis_joins {
+	struct join *host, *port;
+	size_t n_host, n_port, cap_host, cap_port;
+	struct kindex host_index, port_index;
+};
+
 /* Per-flow memory across refreshes: counters and the elephant state. */
 struct prev_flow {
 	struct flow_key key;
@@ -129,6 +138,7 @@ struct analysis {
 	size_t n_alerts, cap_alerts;
 	struct entropy_group *entropy;
 	size_t n_entropy, cap_entropy;
+	struct analysis_joins joins;
 	__u64 totals_delta[FP_CNT_MAX];
 
 	/* previous refresh, for rates */
