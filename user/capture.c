@@ -58,7 +58,7 @@ static int parse(int argc, char **argv, struct capture_opts *c, struct live_opts
 	    OPT_ANALYSIS_LONG_OPTS,
 	    {},
 	};
-	int opt, err;
+	int opt;
 
 	optind = 1;
 	opterr = 0;
@@ -78,20 +78,12 @@ static int parse(int argc, char **argv, struct capture_opts *c, struct live_opts
 			usage(stdout);
 			return 1;
 		default:
-			err = live_parse_opt(lo, opt, optarg);
-			if (!err)
-				err = opt_parse_analysis(ao, opt, optarg);
-			if (err < 0)
+			if (live_parse_common("capture", lo, ao, opt, optarg, argv))
 				return 2;
-			if (!err)
-				return opt_bad("capture", opt, argv);
 		}
 	}
-	if (optind < argc) {
-		fp_err("capture: unexpected argument '%s'; see 'fabprobe capture --help'",
-		       argv[optind]);
+	if (opt_no_args("capture", argc, argv))
 		return 2;
-	}
 	if (!c->output) {
 		fp_err("capture: no output file: use -o FILE.tar.gz");
 		return 2;

@@ -126,7 +126,7 @@ static int parse(int argc, char **argv, struct export_opts *e, struct live_opts 
 	    OPT_ANALYSIS_LONG_OPTS,
 	    {},
 	};
-	int opt, err;
+	int opt;
 	__u32 n;
 
 	optind = 1;
@@ -149,20 +149,12 @@ static int parse(int argc, char **argv, struct export_opts *e, struct live_opts 
 			usage(stdout);
 			return 1;
 		default:
-			err = live_parse_opt(lo, opt, optarg);
-			if (!err)
-				err = opt_parse_analysis(ao, opt, optarg);
-			if (err < 0)
+			if (live_parse_common("export", lo, ao, opt, optarg, argv))
 				return 2;
-			if (!err)
-				return opt_bad("export", opt, argv);
 		}
 	}
-	if (optind < argc) {
-		fp_err("export: unexpected argument '%s'; see 'fabprobe export --help'",
-		       argv[optind]);
+	if (opt_no_args("export", argc, argv))
 		return 2;
-	}
 	return 0;
 }
 

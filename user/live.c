@@ -91,6 +91,18 @@ int live_parse_opt(struct live_opts *o, int opt, char *arg)
 	}
 }
 
+int live_parse_common(const char *cmd, struct live_opts *lo, struct analysis_opts *ao, int opt,
+		      char *arg, char **argv)
+{
+	int err = live_parse_opt(lo, opt, arg);
+
+	if (!err)
+		err = opt_parse_analysis(ao, opt, arg);
+	if (err < 0)
+		return 2;
+	return err ? 0 : opt_bad(cmd, opt, argv);
+}
+
 static bool is_uplink(const struct live_opts *o, const char *name)
 {
 	for (int i = 0; i < o->n_uplinks; i++)

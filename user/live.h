@@ -69,6 +69,14 @@ struct sample_store;
 void live_opts_init(struct live_opts *o);
 /* Handle one of LIVE_LONG_OPTS: 1 handled, 0 not ours, negative on a bad value. */
 int live_parse_opt(struct live_opts *o, int opt, char *arg);
+/*
+ * The default: branch of a live command's getopt loop: the interface,
+ * probe and analysis options, else one line naming the bad option.
+ * Returns 0 when handled, 2 (the usage exit code) otherwise.
+ */
+int live_parse_common(const char *cmd, struct live_opts *lo, struct analysis_opts *ao, int opt,
+		      char *arg, char **argv);
+
 /* Validate, load, attach every interface; errors name what failed. */
 int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *ao);
 void live_stop(struct live *l);

@@ -79,6 +79,14 @@ int opt_split_pair(const char *opt, char *arg, char **name, char **value)
 	return 0;
 }
 
+int opt_no_args(const char *cmd, int argc, char **argv)
+{
+	if (optind >= argc)
+		return 0;
+	fp_err("%s: unexpected argument '%s'; see 'fabprobe %s --help'", cmd, argv[optind], cmd);
+	return 2;
+}
+
 int opt_bad(const char *cmd, int opt, char **argv)
 {
 	const char *arg = argv[optind - 1];

@@ -85,6 +85,9 @@ int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg);
 /* "10G", "2.5G", "500M", "64k", "1000" (bits/s); -EINVAL on anything else. */
 int opt_parse_rate(const char *opt, const char *arg, double *bps);
 
+/* Arguments left after the options: one line and 2, else 0. */
+int opt_no_args(const char *cmd, int argc, char **argv);
+
 /*
  * getopt_long with opterr = 0 and an optstring starting with ':' returns
  * '?' or ':' on a bad option: print one line naming it. Returns 2, the

@@ -134,19 +134,12 @@ int cmd_top(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			err = live_parse_opt(&lo, opt, optarg);
-			if (!err)
-				err = opt_parse_analysis(&aopts, opt, optarg);
-			if (err < 0)
+			if (live_parse_common("top", &lo, &aopts, opt, optarg, argv))
 				return 2;
-			if (!err)
-				return opt_bad("top", opt, argv);
 		}
 	}
-	if (optind < argc) {
-		fp_err("top: unexpected argument '%s'; see 'fabprobe top --help'", argv[optind]);
+	if (opt_no_args("top", argc, argv))
 		return 2;
-	}
 	if (t.json && !t.once) {
 		fp_err("top: --json needs --once (for a stream of reports use 'fabprobe export')");
 		return 2;
