@@ -179,7 +179,8 @@ int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *
 	l->ropts.n_ifaces = l->n_names;
 	l->started_ns = mono_ns();
 	/* Scripts wait for this line before they start traffic. */
-	fprintf(stderr, "fabprobe: attached to %d interfaces (%s)\n", l->n_names, l->hook_desc);
+	fprintf(stderr, "fabprobe: attached to %d interface%s (%s)\n", l->n_names,
+		l->n_names == 1 ? "" : "s", l->hook_desc);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -36,8 +36,15 @@ static void print_header(const struct live *l, FILE *out)
 	const __u64 *d = l->an.totals_delta;
 	double dt = l->an.interval_s;
 
-	fprintf(out, "fabprobe top: %d interfaces (%s), up %.0f s, every %.1f s\n", l->n_names,
-		l->hook_desc, live_uptime_s(l), dt);
+	bool uplinks = false;
+
+	fprintf(out, "fabprobe top:");
+	for (int i = 0; i < l->n_names; i++) {
+		fprintf(out, " %s%s", l->names[i].name, l->names[i].uplink ? "*" : "");
+		uplinks |= l->names[i].uplink;
+	}
+	fprintf(out, " (%s%s), up %.0f s, every %.1f s\n", l->hook_desc,
+		uplinks ? "; * uplink" : "", live_uptime_s(l), dt);
 	fprintf(out, "per second: frames %.0f, RoCE %.0f, VXLAN %.0f, CNP %.0f, malformed %.0f\n",
 		d[FP_CNT_FRAMES] / dt, d[FP_CNT_ROCE] / dt, d[FP_CNT_VXLAN] / dt,
 		d[FP_CNT_CNP] / dt, d[FP_CNT_MALFORMED] / dt);
