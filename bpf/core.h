@@ -131,7 +131,7 @@ static __always_inline bool is_request(__u8 opcode)
  * PSNs a READ request reserves for its responses).
  */
 static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs,
-				     struct fp_totals *t)
+				      struct fp_totals *t)
 {
 	__u64 tag = fp_key_hash(&p->key);
 	__u32 slot = fp_psn_slot(tag, psn_slot_mask);

@@ -45,7 +45,7 @@ struct fp_pkt {
 
 /* An IP header's view, so that outer and inner headers share one parser. */
 struct fp_l3 {
-	void *hdr;    /* the IPv4 or IPv6 header, bounds checked */
+	void *hdr;   /* the IPv4 or IPv6 header, bounds checked */
 	__u8 tclass; /* DSCP << 2 | ECN */
 	__u8 v6;
 };

@@ -19,9 +19,9 @@
 #include "roce_lab.h"
 
 #define NSEC_PER_SEC 1000000000ULL
-#define MAX_FRAME 1514
+#define MAX_FRAME    1514
 /* Room for the deepest header stack: VXLAN + inner Ethernet/IP/UDP + BTH. */
-#define PARSE_LEN (2 * (ETH_HLEN + 20 + 8) + VXLAN_HDR_LEN + BTH_LEN)
+#define PARSE_LEN   (2 * (ETH_HLEN + 20 + 8) + VXLAN_HDR_LEN + BTH_LEN)
 #define IP_ECN_MASK 0x3
 
 const volatile __u64 ce_above_bytes_per_s; /* 0: never mark */
@@ -77,14 +77,12 @@ static __always_inline struct iphdr *parse_eth_ipv4(struct cursor *c)
 	return iph;
 }
 
-static __always_inline struct udphdr *parse_udp(struct cursor *c,
-						struct iphdr *iph)
+static __always_inline struct udphdr *parse_udp(struct cursor *c, struct iphdr *iph)
 {
 	struct udphdr *udp = c->pos;
 
 	/* Only first fragments carry the UDP header. */
-	if (iph->protocol != IPPROTO_UDP ||
-	    (iph->frag_off & bpf_htons(0x1fff)))
+	if (iph->protocol != IPPROTO_UDP || (iph->frag_off & bpf_htons(0x1fff)))
 		return NULL;
 	if ((void *)(udp + 1) > c->end)
 		return NULL;
@@ -169,12 +167,10 @@ static __always_inline bool mark_ce(struct __sk_buff *skb, struct iphdr *iph)
 	old_word = (__u16)(*(__u8 *)iph) << 8 | tos;
 	new_word = old_word | IP_ECN_MASK;
 	tos |= IP_ECN_MASK;
-	if (bpf_skb_store_bytes(skb, off + offsetof(struct iphdr, tos), &tos,
-				1, 0))
+	if (bpf_skb_store_bytes(skb, off + offsetof(struct iphdr, tos), &tos, 1, 0))
 		return false;
-	return !bpf_l3_csum_replace(skb, off + offsetof(struct iphdr, check),
-				    bpf_htons(old_word), bpf_htons(new_word),
-				    2);
+	return !bpf_l3_csum_replace(skb, off + offsetof(struct iphdr, check), bpf_htons(old_word),
+				    bpf_htons(new_word), 2);
 }
 
 SEC("tc")

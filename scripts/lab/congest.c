@@ -25,9 +25,9 @@
 
 /* Fixed so a re-run replaces the filter and --stats/--detach find it. */
 #define CONGEST_HANDLE 0xfab
-#define CONGEST_PRIO 0xfab
+#define CONGEST_PRIO   0xfab
 #define STATS_MAP_NAME "congest_stats"
-#define MAX_MAP_IDS 8
+#define MAX_MAP_IDS    8
 
 enum congest_action { ACT_ATTACH, ACT_DETACH, ACT_STATS };
 
@@ -41,17 +41,13 @@ struct congest_opts {
 };
 
 static const char *const counter_names[CONGEST_NR_COUNTERS] = {
-	[CONGEST_PACKETS] = "packets",
-	[CONGEST_BYTES] = "bytes",
-	[CONGEST_OVER_RATE] = "over_rate",
-	[CONGEST_MARKED] = "marked",
-	[CONGEST_DROPPED] = "dropped",
+    [CONGEST_PACKETS] = "packets", [CONGEST_BYTES] = "bytes",	  [CONGEST_OVER_RATE] = "over_rate",
+    [CONGEST_MARKED] = "marked",   [CONGEST_DROPPED] = "dropped",
 };
 
 static bool verbose;
 
-static int print_libbpf(enum libbpf_print_level level, const char *fmt,
-			va_list args)
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list args)
 {
 	if (level == LIBBPF_DEBUG && !verbose)
 		return 0;
@@ -69,24 +65,23 @@ static int fail(const char *what, int err)
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: congest -i IFACE [--ce-above-mbps N] "
-		"[--drop-permille N] [-v]\n"
-		"       congest -i IFACE --detach\n"
-		"       congest -i IFACE --stats\n");
+	fprintf(stderr, "usage: congest -i IFACE [--ce-above-mbps N] "
+			"[--drop-permille N] [-v]\n"
+			"       congest -i IFACE --detach\n"
+			"       congest -i IFACE --stats\n");
 	exit(2);
 }
 
 static void parse_args(int argc, char **argv, struct congest_opts *o)
 {
 	static const struct option opts[] = {
-		{ "iface", required_argument, NULL, 'i' },
-		{ "ce-above-mbps", required_argument, NULL, 'c' },
-		{ "drop-permille", required_argument, NULL, 'd' },
-		{ "detach", no_argument, NULL, 'D' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ 0 },
+	    {"iface", required_argument, NULL, 'i'},
+	    {"ce-above-mbps", required_argument, NULL, 'c'},
+	    {"drop-permille", required_argument, NULL, 'd'},
+	    {"detach", no_argument, NULL, 'D'},
+	    {"stats", no_argument, NULL, 's'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {0},
 	};
 	int opt;
 
@@ -120,8 +115,8 @@ static void parse_args(int argc, char **argv, struct congest_opts *o)
 
 static int attach(const struct congest_opts *o, struct bpf_tc_hook *hook)
 {
-	LIBBPF_OPTS(bpf_tc_opts, tc, .handle = CONGEST_HANDLE,
-		    .priority = CONGEST_PRIO, .flags = BPF_TC_F_REPLACE);
+	LIBBPF_OPTS(bpf_tc_opts, tc, .handle = CONGEST_HANDLE, .priority = CONGEST_PRIO,
+		    .flags = BPF_TC_F_REPLACE);
 	struct congest_bpf *skel;
 	int err;
 
@@ -158,8 +153,7 @@ cleanup:
 /* Only our filter goes: the clsact qdisc may carry the probe too. */
 static int detach(struct bpf_tc_hook *hook)
 {
-	LIBBPF_OPTS(bpf_tc_opts, tc, .handle = CONGEST_HANDLE,
-		    .priority = CONGEST_PRIO);
+	LIBBPF_OPTS(bpf_tc_opts, tc, .handle = CONGEST_HANDLE, .priority = CONGEST_PRIO);
 	int err = bpf_tc_detach(hook, &tc);
 
 	return err ? fail("tc detach", err) : 0;
@@ -169,8 +163,8 @@ static int stats_map_fd(__u32 prog_id)
 {
 	__u32 map_ids[MAX_MAP_IDS], i;
 	struct bpf_prog_info prog = {
-		.nr_map_ids = MAX_MAP_IDS,
-		.map_ids = (__u64)(unsigned long)map_ids,
+	    .nr_map_ids = MAX_MAP_IDS,
+	    .map_ids = (__u64)(unsigned long)map_ids,
 	};
 	__u32 len = sizeof(prog);
 	int prog_fd, fd = -ENOENT;
@@ -189,8 +183,7 @@ static int stats_map_fd(__u32 prog_id)
 		fd = bpf_map_get_fd_by_id(map_ids[i]);
 		if (fd < 0)
 			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &map, &mlen) &&
-		    !strcmp(map.name, STATS_MAP_NAME))
+		if (!bpf_obj_get_info_by_fd(fd, &map, &mlen) && !strcmp(map.name, STATS_MAP_NAME))
 			break;
 		close(fd);
 		fd = -ENOENT;
@@ -222,8 +215,7 @@ static int print_stats(const struct congest_opts *o, int map_fd)
 
 static int stats(const struct congest_opts *o, struct bpf_tc_hook *hook)
 {
-	LIBBPF_OPTS(bpf_tc_opts, tc, .handle = CONGEST_HANDLE,
-		    .priority = CONGEST_PRIO);
+	LIBBPF_OPTS(bpf_tc_opts, tc, .handle = CONGEST_HANDLE, .priority = CONGEST_PRIO);
 	int err, map_fd;
 
 	err = bpf_tc_query(hook, &tc);
@@ -239,7 +231,7 @@ static int stats(const struct congest_opts *o, struct bpf_tc_hook *hook)
 
 int main(int argc, char **argv)
 {
-	struct congest_opts o = { .action = ACT_ATTACH };
+	struct congest_opts o = {.action = ACT_ATTACH};
 	LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);
 	int err;
 

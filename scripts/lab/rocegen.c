@@ -30,25 +30,25 @@
 
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
-#define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_SEC  1000000000ULL
 
-#define MAX_QPS 64
-#define MAX_FLOWS 256
-#define BATCH 32
-#define RX_BATCHES 16 /* recvmmsg rounds per wakeup, bounds the rx loop */
-#define MAX_PMTU 4096
-#define MAX_PKT (BTH_LEN + RETH_LEN + MAX_PMTU + 4 + ICRC_LEN)
-#define WIRE_OVERHEAD 42 /* Ethernet 14 + IPv4 20 + UDP 8, no FCS */
-#define WINDOW_PSNS 4096 /* far below 2^23, so 24-bit PSNs stay unambiguous */
-#define RTO_NS (10 * NSEC_PER_MSEC)
-#define DRAIN_NS (1000 * NSEC_PER_MSEC)
-#define ACK_EVERY 64 /* unsolicited coalesced ACK for long messages */
-#define CM_PORT 18515
-#define CM_MAX 4096
-#define MAX_WAIT_NS NSEC_PER_MSEC
+#define MAX_QPS	      64
+#define MAX_FLOWS     256
+#define BATCH	      32
+#define RX_BATCHES    16 /* recvmmsg rounds per wakeup, bounds the rx loop */
+#define MAX_PMTU      4096
+#define MAX_PKT	      (BTH_LEN + RETH_LEN + MAX_PMTU + 4 + ICRC_LEN)
+#define WIRE_OVERHEAD 42   /* Ethernet 14 + IPv4 20 + UDP 8, no FCS */
+#define WINDOW_PSNS   4096 /* far below 2^23, so 24-bit PSNs stay unambiguous */
+#define RTO_NS	      (10 * NSEC_PER_MSEC)
+#define DRAIN_NS      (1000 * NSEC_PER_MSEC)
+#define ACK_EVERY     64 /* unsolicited coalesced ACK for long messages */
+#define CM_PORT	      18515
+#define CM_MAX	      4096
+#define MAX_WAIT_NS   NSEC_PER_MSEC
 
 enum qp_kind { KIND_WRITE, KIND_SEND, KIND_READ };
-static const char *const kind_names[] = { "write", "send", "read" };
+static const char *const kind_names[] = {"write", "send", "read"};
 
 struct flow_key {
 	uint32_t src, dst; /* network order */
@@ -123,14 +123,14 @@ struct tx_batch {
 };
 
 static struct config cfg = {
-	.duration_s = 0,
-	.max_msgs = UINT64_MAX,
-	.pmtu = 1024,
-	.tos = 26 << 2 | 2,
-	.cnp_tos = 48 << 2,
-	.sport_override = -1,
-	.cm_port = CM_PORT,
-	.cnp_interval_ns = 50 * NSEC_PER_USEC,
+    .duration_s = 0,
+    .max_msgs = UINT64_MAX,
+    .pmtu = 1024,
+    .tos = 26 << 2 | 2,
+    .cnp_tos = 48 << 2,
+    .sport_override = -1,
+    .cm_port = CM_PORT,
+    .cnp_interval_ns = 50 * NSEC_PER_USEC,
 };
 static struct flow_table sent_flows, recv_flows;
 static struct req_qp req_qps[MAX_QPS];
@@ -184,8 +184,8 @@ static uint32_t get_be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | get_be24(p + 1);
 }
 
-static size_t put_bth(uint8_t *p, uint8_t opcode, unsigned int pad,
-		      uint32_t dest_qp, bool ackreq, uint32_t psn)
+static size_t put_bth(uint8_t *p, uint8_t opcode, unsigned int pad, uint32_t dest_qp, bool ackreq,
+		      uint32_t psn)
 {
 	memset(p, 0, BTH_LEN);
 	p[0] = opcode;
@@ -269,8 +269,7 @@ static uint16_t roce_sport(uint32_t lqpn, uint32_t rqpn)
 
 /* ---- ground-truth flow table ------------------------------------------ */
 
-static struct flow_stats *flow_get(struct flow_table *t,
-				   const struct flow_key *key)
+static struct flow_stats *flow_get(struct flow_table *t, const struct flow_key *key)
 {
 	struct flow_stats *f;
 	int i;
@@ -302,20 +301,16 @@ static void print_flow(const struct flow_stats *f, bool received)
 	inet_ntop(AF_INET, &f->key.dst, dst, sizeof(dst));
 	printf("{\"src\":\"%s\",\"dst\":\"%s\",\"sport\":%u,\"dport\":%u,"
 	       "\"src_qp\":%u,\"dest_qp\":%u,\"kind\":\"%s\","
-	       "\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64
-	       ",\"retransmits\":%" PRIu64 ",\"cnps\":%" PRIu64
-	       ",\"naks\":%" PRIu64 ",\"acks\":%" PRIu64,
-	       src, dst, f->key.sport, f->key.dport, f->src_qp,
-	       f->key.dest_qp, f->kind, f->packets, f->bytes,
-	       f->retransmits, f->cnps, f->naks, f->acks);
+	       "\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"retransmits\":%" PRIu64
+	       ",\"cnps\":%" PRIu64 ",\"naks\":%" PRIu64 ",\"acks\":%" PRIu64,
+	       src, dst, f->key.sport, f->key.dport, f->src_qp, f->key.dest_qp, f->kind, f->packets,
+	       f->bytes, f->retransmits, f->cnps, f->naks, f->acks);
 	if (received)
-		printf(",\"ce\":%" PRIu64 ",\"out_of_seq\":%" PRIu64, f->ce,
-		       f->out_of_seq);
+		printf(",\"ce\":%" PRIu64 ",\"out_of_seq\":%" PRIu64, f->ce, f->out_of_seq);
 	printf("}");
 }
 
-static void print_table(const char *name, const struct flow_table *t,
-			bool received)
+static void print_table(const char *name, const struct flow_table *t, bool received)
 {
 	int i;
 
@@ -341,7 +336,7 @@ static void print_ground_truth(const char *role)
 
 static struct sockaddr_in sin_of(uint32_t addr, uint16_t port)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in sin = {.sin_family = AF_INET};
 
 	sin.sin_addr.s_addr = addr;
 	sin.sin_port = htons(port);
@@ -444,7 +439,7 @@ static uint32_t local_addr_for(uint32_t dst)
 static int send_batch(int fd, uint32_t dst, struct tx_batch *b, int tos)
 {
 	struct sockaddr_in sin = sin_of(dst, ROCE_UDP_PORT);
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
 	struct cmsghdr *cm;
 	int i, sent = 0, ret;
 
@@ -474,8 +469,7 @@ static int send_batch(int fd, uint32_t dst, struct tx_batch *b, int tos)
 		if (ret < 0) {
 			if (errno == EINTR && !stop)
 				continue;
-			fprintf(stderr, "rocegen: sendmmsg: %s\n",
-				strerror(errno));
+			fprintf(stderr, "rocegen: sendmmsg: %s\n", strerror(errno));
 			break;
 		}
 		sent += ret;
@@ -492,8 +486,7 @@ static uint8_t *batch_slot(struct tx_batch *b, size_t len, uint64_t seq)
 }
 
 /* CNP (A17.9.3): BTH with BECN, 16 reserved bytes, ICRC. */
-static void send_cnp(uint16_t sport, uint32_t dst, uint32_t dest_qp,
-		     struct flow_stats *tx)
+static void send_cnp(uint16_t sport, uint32_t dst, uint32_t dest_qp, struct flow_stats *tx)
 {
 	static struct tx_batch b;
 	size_t len = BTH_LEN + CNP_RSVD_LEN + ICRC_LEN;
@@ -514,8 +507,8 @@ static void send_cnp(uint16_t sport, uint32_t dst, uint32_t dest_qp,
 }
 
 /* DCQCN notification point: at most one CNP per QP per interval. */
-static void maybe_cnp(uint64_t *last_ns, uint16_t sport, uint32_t dst,
-		      uint32_t dest_qp, struct flow_stats *tx)
+static void maybe_cnp(uint64_t *last_ns, uint16_t sport, uint32_t dst, uint32_t dest_qp,
+		      struct flow_stats *tx)
 {
 	uint64_t now = now_ns();
 
@@ -537,8 +530,8 @@ static bool is_request(uint8_t opcode)
 
 static bool is_last(uint8_t opcode)
 {
-	return opcode == RC_SEND_LAST || opcode == RC_SEND_ONLY ||
-	       opcode == RC_WRITE_LAST || opcode == RC_WRITE_ONLY;
+	return opcode == RC_SEND_LAST || opcode == RC_SEND_ONLY || opcode == RC_WRITE_LAST ||
+	       opcode == RC_WRITE_ONLY;
 }
 
 static bool is_read_response(uint8_t opcode)
@@ -558,8 +551,7 @@ static void parse_cmsgs(struct msghdr *h, struct rx_pkt *pkt)
 		if (cm->cmsg_type == IP_TOS)
 			pkt->tos = *CMSG_DATA(cm);
 		else if (cm->cmsg_type == IP_PKTINFO)
-			pkt->dst = ((struct in_pktinfo *)CMSG_DATA(cm))
-					   ->ipi_addr.s_addr;
+			pkt->dst = ((struct in_pktinfo *)CMSG_DATA(cm))->ipi_addr.s_addr;
 	}
 }
 
@@ -605,11 +597,11 @@ static void rx_drain(void (*handle)(struct rx_pkt *pkt))
 static struct flow_stats *rx_flow(const struct rx_pkt *pkt, uint32_t dest_qp)
 {
 	struct flow_key key = {
-		.src = pkt->src,
-		.dst = pkt->dst,
-		.sport = pkt->sport,
-		.dport = ROCE_UDP_PORT,
-		.dest_qp = dest_qp,
+	    .src = pkt->src,
+	    .dst = pkt->dst,
+	    .sport = pkt->sport,
+	    .dport = ROCE_UDP_PORT,
+	    .dest_qp = dest_qp,
 	};
 	struct flow_stats *f = flow_get(&recv_flows, &key);
 
@@ -621,10 +613,10 @@ static struct flow_stats *rx_flow(const struct rx_pkt *pkt, uint32_t dest_qp)
 
 static void wait_rx(uint64_t wait_ns)
 {
-	struct pollfd pfd = { .fd = rx_fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = rx_fd, .events = POLLIN};
 	struct timespec ts = {
-		.tv_sec = wait_ns / NSEC_PER_SEC,
-		.tv_nsec = wait_ns % NSEC_PER_SEC,
+	    .tv_sec = wait_ns / NSEC_PER_SEC,
+	    .tv_nsec = wait_ns % NSEC_PER_SEC,
 	};
 
 	ppoll(&pfd, 1, &ts, NULL);
@@ -635,24 +627,21 @@ static void wait_rx(uint64_t wait_ns)
 /* Wire bytes the READ responses for @len bytes will take (pad rounded up). */
 static uint64_t read_resp_cost(uint32_t len, uint32_t pmtu)
 {
-	return (uint64_t)pkts_for(len, pmtu) *
-		       (WIRE_OVERHEAD + BTH_LEN + AETH_LEN + ICRC_LEN + 3) +
+	return (uint64_t)pkts_for(len, pmtu) * (WIRE_OVERHEAD + BTH_LEN + AETH_LEN + ICRC_LEN + 3) +
 	       len;
 }
 
 static uint64_t msg_va(const struct req_qp *qp, uint64_t msg)
 {
 	/* A 64 MiB window per QP, reused round robin. */
-	return ((uint64_t)qp->lqp << 32) +
-	       (msg * qp->msg_bytes) % (64ULL << 20);
+	return ((uint64_t)qp->lqp << 32) + (msg * qp->msg_bytes) % (64ULL << 20);
 }
 
 static uint8_t write_send_opcode(enum qp_kind kind, uint32_t off, uint32_t n)
 {
 	static const uint8_t ops[2][4] = {
-		{ RC_WRITE_FIRST, RC_WRITE_MIDDLE, RC_WRITE_LAST,
-		  RC_WRITE_ONLY },
-		{ RC_SEND_FIRST, RC_SEND_MIDDLE, RC_SEND_LAST, RC_SEND_ONLY },
+	    {RC_WRITE_FIRST, RC_WRITE_MIDDLE, RC_WRITE_LAST, RC_WRITE_ONLY},
+	    {RC_SEND_FIRST, RC_SEND_MIDDLE, RC_SEND_LAST, RC_SEND_ONLY},
 	};
 	int pos = n == 1 ? 3 : off == 0 ? 0 : off == n - 1 ? 2 : 1;
 
@@ -664,8 +653,7 @@ static uint8_t write_send_opcode(enum qp_kind kind, uint32_t off, uint32_t n)
  * from its seq alone (all messages of a QP have the same size), which is
  * what makes go-back-N resends cheap.  Returns the next seq to send.
  */
-static uint64_t build_request(struct req_qp *qp, uint64_t seq,
-			      struct tx_batch *b, uint64_t *cost)
+static uint64_t build_request(struct req_qp *qp, uint64_t seq, struct tx_batch *b, uint64_t *cost)
 {
 	uint64_t msg = seq / qp->pkts_per_msg;
 	uint32_t off = seq % qp->pkts_per_msg, n = qp->pkts_per_msg;
@@ -677,8 +665,7 @@ static uint64_t build_request(struct req_qp *qp, uint64_t seq,
 
 	if (qp->kind == KIND_READ) {
 		hl = put_bth(pkt, RC_READ_REQUEST, 0, qp->rqp, true, psn);
-		hl += put_reth(pkt + hl, msg_va(qp, msg) + done,
-			       0x1000 + qp->rqp, left);
+		hl += put_reth(pkt + hl, msg_va(qp, msg) + done, 0x1000 + qp->rqp, left);
 		hl += put_payload_icrc(pkt + hl, 0, 0);
 		*cost = read_resp_cost(left, cfg.pmtu);
 		memcpy(batch_slot(b, hl, seq), pkt, hl);
@@ -687,8 +674,7 @@ static uint64_t build_request(struct req_qp *qp, uint64_t seq,
 	op = write_send_opcode(qp->kind, off, n);
 	hl = put_bth(pkt, op, pad_of(len), qp->rqp, off == n - 1, psn);
 	if (op == RC_WRITE_FIRST || op == RC_WRITE_ONLY)
-		hl += put_reth(pkt + hl, msg_va(qp, msg), 0x1000 + qp->rqp,
-			       qp->msg_bytes);
+		hl += put_reth(pkt + hl, msg_va(qp, msg), 0x1000 + qp->rqp, qp->msg_bytes);
 	hl += put_payload_icrc(pkt + hl, len, pad_of(len));
 	*cost = WIRE_OVERHEAD + hl;
 	memcpy(batch_slot(b, hl, seq), pkt, hl);
@@ -705,16 +691,15 @@ static void req_refill(struct req_qp *qp, uint64_t now)
 {
 	int64_t burst = BATCH * (WIRE_OVERHEAD + MAX_PKT);
 
-	qp->tokens += (now - qp->refill_ns) * qp->rate_bytes_per_s /
-		      NSEC_PER_SEC;
+	qp->tokens += (now - qp->refill_ns) * qp->rate_bytes_per_s / NSEC_PER_SEC;
 	if (qp->tokens > burst)
 		qp->tokens = burst;
 	qp->refill_ns = now;
 }
 
 /* Account the packets that left; rewind snd_nxt past any that did not. */
-static void req_account(struct req_qp *qp, struct tx_batch *b, int sent,
-			const uint64_t *next, uint64_t now)
+static void req_account(struct req_qp *qp, struct tx_batch *b, int sent, const uint64_t *next,
+			uint64_t now)
 {
 	int i;
 
@@ -725,8 +710,7 @@ static void req_account(struct req_qp *qp, struct tx_batch *b, int sent,
 		if (next[i] > qp->hi_sent)
 			qp->hi_sent = next[i];
 		/* Every message ends in an AckReq packet. */
-		if (next[i] % qp->pkts_per_msg == 0 &&
-		    next[i] > qp->ackreq_end) {
+		if (next[i] % qp->pkts_per_msg == 0 && next[i] > qp->ackreq_end) {
 			qp->ackreq_end = next[i];
 			if (!qp->timer_armed) {
 				qp->timer_armed = true;
@@ -798,8 +782,7 @@ static void req_timer(struct req_qp *qp, uint64_t now)
 	qp->timer_ns = now;
 }
 
-static void req_on_aeth(struct req_qp *qp, const struct rx_pkt *pkt,
-			int64_t seq, uint64_t now)
+static void req_on_aeth(struct req_qp *qp, const struct rx_pkt *pkt, int64_t seq, uint64_t now)
 {
 	uint8_t syn = pkt->buf[BTH_LEN];
 	int type = syn >> AETH_TYPE_SHIFT & AETH_TYPE_MASK;
@@ -866,8 +849,7 @@ static void req_handle(struct rx_pkt *pkt)
 	if (is_read_response(op) && qp->kind == KIND_READ) {
 		/* The requester is the notification point for READ data. */
 		if (is_ce(pkt->tos))
-			maybe_cnp(&qp->last_cnp_ns, qp->sport, cfg.dst.s_addr,
-				  qp->rqp, qp->tx);
+			maybe_cnp(&qp->last_cnp_ns, qp->sport, cfg.dst.s_addr, qp->rqp, qp->tx);
 		req_on_read_resp(qp, seq, now);
 	} else if (op == RC_ACK && pkt->len >= BTH_LEN + AETH_LEN + ICRC_LEN) {
 		req_on_aeth(qp, pkt, seq, now);
@@ -880,8 +862,7 @@ static bool req_done(bool draining)
 	int i;
 
 	for (i = 0; i < nr_req_qps; i++)
-		if (req_qps[i].una != req_qps[i].snd_max ||
-		    can_issue(&req_qps[i], draining))
+		if (req_qps[i].una != req_qps[i].snd_max || can_issue(&req_qps[i], draining))
 			return false;
 	return true;
 }
@@ -895,8 +876,7 @@ static uint64_t req_next_wait(uint64_t now)
 		struct req_qp *qp = &req_qps[i];
 
 		if (qp->next_cost && qp->tokens < (int64_t)qp->next_cost) {
-			w = (qp->next_cost - qp->tokens) * NSEC_PER_SEC /
-			    qp->rate_bytes_per_s;
+			w = (qp->next_cost - qp->tokens) * NSEC_PER_SEC / qp->rate_bytes_per_s;
 			if (w < wait)
 				wait = w;
 		}
@@ -959,20 +939,19 @@ static int tcp_connect_retry(uint32_t dst, uint16_t port)
  */
 static int cm_client(void)
 {
-	char msg[CM_MAX], reply[8] = { 0 };
+	char msg[CM_MAX], reply[8] = {0};
 	int fd, i, off = 0, err = 0;
 
 	for (i = 0; i < nr_req_qps; i++)
-		off += snprintf(msg + off, sizeof(msg) - off,
-				"QP %u %u %s %u %u %u\n", req_qps[i].lqp,
-				req_qps[i].rqp, kind_names[req_qps[i].kind],
+		off += snprintf(msg + off, sizeof(msg) - off, "QP %u %u %s %u %u %u\n",
+				req_qps[i].lqp, req_qps[i].rqp, kind_names[req_qps[i].kind],
 				cfg.start_psn, req_qps[i].sport, cfg.pmtu);
 	off += snprintf(msg + off, sizeof(msg) - off, "END\n");
 	fd = tcp_connect_retry(cfg.dst.s_addr, cfg.cm_port);
 	if (fd < 0)
 		return fd;
-	if (write(fd, msg, off) != off ||
-	    read(fd, reply, sizeof(reply) - 1) < 2 || strncmp(reply, "OK", 2))
+	if (write(fd, msg, off) != off || read(fd, reply, sizeof(reply) - 1) < 2 ||
+	    strncmp(reply, "OK", 2))
 		err = -EPROTO;
 	close(fd);
 	return err;
@@ -1000,10 +979,9 @@ static int parse_qp_spec(const char *spec)
 
 	if (nr_req_qps == MAX_QPS)
 		return -ENOSPC;
-	if (sscanf(spec, "%u:%u:%7[a-z]:%lf:%u", &qp->lqp, &qp->rqp, kind,
-		   &mbps, &bytes) != 5 ||
-	    parse_kind(kind, &qp->kind) || mbps <= 0 || !bytes ||
-	    qp->lqp > PSN_MASK || qp->rqp > PSN_MASK)
+	if (sscanf(spec, "%u:%u:%7[a-z]:%lf:%u", &qp->lqp, &qp->rqp, kind, &mbps, &bytes) != 5 ||
+	    parse_kind(kind, &qp->kind) || mbps <= 0 || !bytes || qp->lqp > PSN_MASK ||
+	    qp->rqp > PSN_MASK)
 		return -EINVAL;
 	qp->rate_bytes_per_s = mbps * 1e6 / 8;
 	qp->msg_bytes = bytes;
@@ -1021,15 +999,14 @@ static int req_setup(void)
 	for (i = 0; i < nr_req_qps; i++) {
 		struct req_qp *qp = &req_qps[i];
 		struct flow_key key = {
-			.src = local,
-			.dst = cfg.dst.s_addr,
-			.dport = ROCE_UDP_PORT,
-			.dest_qp = qp->rqp,
+		    .src = local,
+		    .dst = cfg.dst.s_addr,
+		    .dport = ROCE_UDP_PORT,
+		    .dest_qp = qp->rqp,
 		};
 
-		qp->sport = cfg.sport_override >= 0 ?
-				    cfg.sport_override :
-				    roce_sport(qp->lqp, qp->rqp);
+		qp->sport =
+		    cfg.sport_override >= 0 ? cfg.sport_override : roce_sport(qp->lqp, qp->rqp);
 		qp->pkts_per_msg = pkts_for(qp->msg_bytes, cfg.pmtu);
 		if (qp->pkts_per_msg > WINDOW_PSNS)
 			return -EMSGSIZE;
@@ -1061,12 +1038,11 @@ static int rsp_add(uint32_t peer, uint32_t local, const char *line)
 {
 	unsigned int rqp, lqp, psn, sport, pmtu;
 	struct rsp_qp *qp;
-	struct flow_key key = { .src = local, .dst = peer };
+	struct flow_key key = {.src = local, .dst = peer};
 	char kind[8];
 	enum qp_kind k;
 
-	if (sscanf(line, "QP %u %u %7s %u %u %u", &rqp, &lqp, kind, &psn,
-		   &sport, &pmtu) != 6 ||
+	if (sscanf(line, "QP %u %u %7s %u %u %u", &rqp, &lqp, kind, &psn, &sport, &pmtu) != 6 ||
 	    parse_kind(kind, &k) || pmtu > MAX_PMTU || !pmtu)
 		return -EINVAL;
 	qp = rsp_find(peer, lqp);
@@ -1075,9 +1051,13 @@ static int rsp_add(uint32_t peer, uint32_t local, const char *line)
 			return -ENOSPC;
 		qp = &rsp_qps[nr_rsp_qps++];
 	}
-	*qp = (struct rsp_qp){ .peer = peer, .lqp = lqp,
-			       .rqp = rqp, .start_psn = psn, .pmtu = pmtu,
-			       .kind = k, .sport = sport };
+	*qp = (struct rsp_qp){.peer = peer,
+			      .lqp = lqp,
+			      .rqp = rqp,
+			      .start_psn = psn,
+			      .pmtu = pmtu,
+			      .kind = k,
+			      .sport = sport};
 	key.sport = sport;
 	key.dport = ROCE_UDP_PORT;
 	key.dest_qp = rqp;
@@ -1091,7 +1071,7 @@ static void cm_serve_one(int lfd)
 {
 	struct sockaddr_in peer, local;
 	socklen_t plen = sizeof(peer), llen = sizeof(local);
-	struct timeval tv = { .tv_sec = 1 };
+	struct timeval tv = {.tv_sec = 1};
 	char msg[CM_MAX], *line, *save;
 	int fd, off = 0, n, err = 0;
 
@@ -1108,16 +1088,13 @@ static void cm_serve_one(int lfd)
 		msg[off] = 0;
 	}
 	msg[off] = 0;
-	for (line = strtok_r(msg, "\n", &save); line && !err;
-	     line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(msg, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save))
 		if (!strncmp(line, "QP ", 3))
-			err = rsp_add(peer.sin_addr.s_addr,
-				      local.sin_addr.s_addr, line);
+			err = rsp_add(peer.sin_addr.s_addr, local.sin_addr.s_addr, line);
 	if (write(fd, err ? "ERR\n" : "OK\n", err ? 4 : 3) < 0)
 		err = -errno;
 	if (err)
-		fprintf(stderr, "rocegen: bad CM request: %s\n",
-			strerror(-err));
+		fprintf(stderr, "rocegen: bad CM request: %s\n", strerror(-err));
 	close(fd);
 }
 
@@ -1145,8 +1122,7 @@ static uint8_t read_resp_opcode(uint32_t i, uint32_t n)
 {
 	if (n == 1)
 		return RC_READ_RESP_ONLY;
-	return i == 0 ? RC_READ_RESP_FIRST :
-	       i == n - 1 ? RC_READ_RESP_LAST : RC_READ_RESP_MIDDLE;
+	return i == 0 ? RC_READ_RESP_FIRST : i == n - 1 ? RC_READ_RESP_LAST : RC_READ_RESP_MIDDLE;
 }
 
 /* Answer a READ request of @len bytes whose first PSN is @seq. */
@@ -1162,13 +1138,12 @@ static void rsp_read(struct rsp_qp *qp, uint64_t seq, uint32_t len, bool dup)
 		off = i * qp->pmtu;
 		chunk = len - off < qp->pmtu ? len - off : qp->pmtu;
 		op = read_resp_opcode(i, n);
-		hl = put_bth(hdr, op, pad_of(chunk), qp->rqp, false,
-			     psn_of(seq + i, qp->start_psn));
+		hl =
+		    put_bth(hdr, op, pad_of(chunk), qp->rqp, false, psn_of(seq + i, qp->start_psn));
 		/* Only FIRST, LAST and ONLY carry an AETH (IBTA 9.7.5.1.x). */
 		if (op != RC_READ_RESP_MIDDLE)
 			hl += put_aeth(hdr + hl, AETH_SYN_ACK, qp->msn);
-		p = batch_slot(&b, hl + chunk + pad_of(chunk) + ICRC_LEN,
-			       seq + i);
+		p = batch_slot(&b, hl + chunk + pad_of(chunk) + ICRC_LEN, seq + i);
 		memcpy(p, hdr, hl);
 		put_payload_icrc(p + hl, chunk, pad_of(chunk));
 		if (b.count < BATCH && i + 1 < n)
@@ -1182,8 +1157,7 @@ static void rsp_read(struct rsp_qp *qp, uint64_t seq, uint32_t len, bool dup)
 	}
 }
 
-static void rsp_request(struct rsp_qp *qp, const struct rx_pkt *pkt,
-			struct flow_stats *rx)
+static void rsp_request(struct rsp_qp *qp, const struct rx_pkt *pkt, struct flow_stats *rx)
 {
 	uint8_t op = pkt->buf[0];
 	int64_t seq = seq_of(qp->epsn, qp->start_psn, get_be24(pkt->buf + 9));
@@ -1239,8 +1213,7 @@ static void rsp_handle(struct rx_pkt *pkt)
 	if (!is_request(pkt->buf[0]))
 		return;
 	if (is_ce(pkt->tos))
-		maybe_cnp(&qp->last_cnp_ns, qp->sport, qp->peer, qp->rqp,
-			  qp->tx);
+		maybe_cnp(&qp->last_cnp_ns, qp->sport, qp->peer, qp->rqp, qp->tx);
 	rsp_request(qp, pkt, rx);
 }
 
@@ -1277,15 +1250,14 @@ static int listen_socket(uint16_t port)
 
 static int rsp_loop(void)
 {
-	struct pollfd pfd[2] = { { .events = POLLIN }, { .events = POLLIN } };
-	struct timespec ts = { .tv_nsec = 100 * NSEC_PER_MSEC };
+	struct pollfd pfd[2] = {{.events = POLLIN}, {.events = POLLIN}};
+	struct timespec ts = {.tv_nsec = 100 * NSEC_PER_MSEC};
 
 	pfd[0].fd = rx_fd;
 	pfd[1].fd = listen_socket(cfg.cm_port);
 	if (pfd[1].fd < 0)
 		return pfd[1].fd;
-	fprintf(stderr, "rocegen: serving on udp %d, cm tcp %u\n",
-		ROCE_UDP_PORT, cfg.cm_port);
+	fprintf(stderr, "rocegen: serving on udp %d, cm tcp %u\n", ROCE_UDP_PORT, cfg.cm_port);
 	while (!stop) {
 		if (ppoll(pfd, 2, &ts, NULL) <= 0)
 			continue;
@@ -1302,19 +1274,18 @@ static int rsp_loop(void)
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: rocegen serve [--dscp N] [--ecn ect0|ect1|notect] "
-		"[--cnp-dscp N]\n"
-		"                     [--cnp-interval-us N] [--no-cnp] [--cm-port N]\n"
-		"       rocegen run --dst IP "
-		"--qp LQP:RQP:write|send|read:MBPS:BYTES [--qp ...]\n"
-		"                   [--duration S] [--messages N] [--mtu N] "
-		"[--start-psn N]\n"
-		"                   [--dscp N] [--ecn ect0|ect1|notect] "
-		"[--cnp-dscp N]\n"
-		"                   [--cnp-interval-us N] [--sport-override N] "
-		"[--cm-port N]\n"
-		"       rocegen sport LQP RQP\n");
+	fprintf(stderr, "usage: rocegen serve [--dscp N] [--ecn ect0|ect1|notect] "
+			"[--cnp-dscp N]\n"
+			"                     [--cnp-interval-us N] [--no-cnp] [--cm-port N]\n"
+			"       rocegen run --dst IP "
+			"--qp LQP:RQP:write|send|read:MBPS:BYTES [--qp ...]\n"
+			"                   [--duration S] [--messages N] [--mtu N] "
+			"[--start-psn N]\n"
+			"                   [--dscp N] [--ecn ect0|ect1|notect] "
+			"[--cnp-dscp N]\n"
+			"                   [--cnp-interval-us N] [--sport-override N] "
+			"[--cm-port N]\n"
+			"       rocegen sport LQP RQP\n");
 	exit(2);
 }
 
@@ -1333,20 +1304,20 @@ static int parse_ecn(const char *s)
 static void parse_args(int argc, char **argv, bool run)
 {
 	static const struct option opts[] = {
-		{ "dst", required_argument, NULL, 'd' },
-		{ "qp", required_argument, NULL, 'q' },
-		{ "duration", required_argument, NULL, 't' },
-		{ "messages", required_argument, NULL, 'n' },
-		{ "mtu", required_argument, NULL, 'm' },
-		{ "start-psn", required_argument, NULL, 'p' },
-		{ "dscp", required_argument, NULL, 'D' },
-		{ "ecn", required_argument, NULL, 'e' },
-		{ "cnp-dscp", required_argument, NULL, 'c' },
-		{ "cnp-interval-us", required_argument, NULL, 'i' },
-		{ "no-cnp", no_argument, NULL, 'N' },
-		{ "sport-override", required_argument, NULL, 's' },
-		{ "cm-port", required_argument, NULL, 'P' },
-		{ 0 },
+	    {"dst", required_argument, NULL, 'd'},
+	    {"qp", required_argument, NULL, 'q'},
+	    {"duration", required_argument, NULL, 't'},
+	    {"messages", required_argument, NULL, 'n'},
+	    {"mtu", required_argument, NULL, 'm'},
+	    {"start-psn", required_argument, NULL, 'p'},
+	    {"dscp", required_argument, NULL, 'D'},
+	    {"ecn", required_argument, NULL, 'e'},
+	    {"cnp-dscp", required_argument, NULL, 'c'},
+	    {"cnp-interval-us", required_argument, NULL, 'i'},
+	    {"no-cnp", no_argument, NULL, 'N'},
+	    {"sport-override", required_argument, NULL, 's'},
+	    {"cm-port", required_argument, NULL, 'P'},
+	    {0},
 	};
 	int dscp = 26, ecn = 2, opt;
 
@@ -1382,8 +1353,7 @@ static void parse_args(int argc, char **argv, bool run)
 			cfg.cnp_tos = (atoi(optarg) & 0x3f) << 2;
 			break;
 		case 'i':
-			cfg.cnp_interval_ns = strtoull(optarg, NULL, 0) *
-					      NSEC_PER_USEC;
+			cfg.cnp_interval_ns = strtoull(optarg, NULL, 0) * NSEC_PER_USEC;
 			break;
 		case 'N':
 			cfg.no_cnp = true;
@@ -1399,8 +1369,7 @@ static void parse_args(int argc, char **argv, bool run)
 		}
 	}
 	cfg.tos = dscp << 2 | ecn;
-	if (cfg.pmtu < 256 || cfg.pmtu > MAX_PMTU ||
-	    (cfg.pmtu & (cfg.pmtu - 1)))
+	if (cfg.pmtu < 256 || cfg.pmtu > MAX_PMTU || (cfg.pmtu & (cfg.pmtu - 1)))
 		usage();
 	if (run && (!cfg.dst.s_addr || !nr_req_qps))
 		usage();
@@ -1411,10 +1380,9 @@ static void parse_args(int argc, char **argv, bool run)
 
 static int install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
-	return sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ?
-		       -errno : 0;
+	return sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ? -errno : 0;
 }
 
 int main(int argc, char **argv)
@@ -1426,8 +1394,7 @@ int main(int argc, char **argv)
 		usage();
 	/* For scripts that must know a QP's path before it sends. */
 	if (!strcmp(argv[1], "sport") && argc == 4) {
-		printf("%u\n", roce_sport(strtoul(argv[2], NULL, 0),
-					  strtoul(argv[3], NULL, 0)));
+		printf("%u\n", roce_sport(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0)));
 		return 0;
 	}
 	run = !strcmp(argv[1], "run");
@@ -1439,8 +1406,7 @@ int main(int argc, char **argv)
 	err = install_signals();
 	rx_fd = err ? err : rx_socket();
 	if (rx_fd < 0) {
-		fprintf(stderr, "rocegen: udp %d: %s\n", ROCE_UDP_PORT,
-			strerror(-rx_fd));
+		fprintf(stderr, "rocegen: udp %d: %s\n", ROCE_UDP_PORT, strerror(-rx_fd));
 		return 1;
 	}
 	err = run ? req_setup() : 0;

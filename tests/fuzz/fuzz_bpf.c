@@ -23,7 +23,7 @@
 #include "log.h"
 #include "probe.h"
 
-#define FLOWS 512
+#define FLOWS	    512
 #define CHECK_EVERY 512
 
 static struct probe probe;
@@ -100,15 +100,14 @@ static void read_totals(__u64 out[FP_CNT_MAX])
 	case n:                                                                                    \
 		outcome_sink = n;                                                                  \
 		break;
-#define OUTCOME4(n) OUTCOME(n) OUTCOME(n + 1) OUTCOME(n + 2) OUTCOME(n + 3)
+#define OUTCOME4(n)  OUTCOME(n) OUTCOME(n + 1) OUTCOME(n + 2) OUTCOME(n + 3)
 #define OUTCOME16(n) OUTCOME4(n) OUTCOME4(n + 4) OUTCOME4(n + 8) OUTCOME4(n + 12)
 #define OUTCOME64(n) OUTCOME16(n) OUTCOME16(n + 16) OUTCOME16(n + 32) OUTCOME16(n + 48)
 
 static void feedback(void)
 {
-	static const int which[] = { FP_CNT_ROCE,     FP_CNT_OTHER,	   FP_CNT_MALFORMED,
-				     FP_CNT_VXLAN,    FP_CNT_CNP,	   FP_CNT_FLOW_NEW,
-				     FP_CNT_PSN_TAKEOVER };
+	static const int which[] = {FP_CNT_ROCE, FP_CNT_OTHER,	  FP_CNT_MALFORMED,   FP_CNT_VXLAN,
+				    FP_CNT_CNP,	 FP_CNT_FLOW_NEW, FP_CNT_PSN_TAKEOVER};
 	__u64 after[FP_CNT_MAX];
 	unsigned int sig = 0;
 

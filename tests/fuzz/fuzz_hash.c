@@ -13,8 +13,8 @@
 
 int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 {
-	static const char *const models[] = { "crc32-lo", "crc32-hi", "crc16-ccitt", "xor-fold",
-					      "toeplitz" };
+	static const char *const models[] = {"crc32-lo", "crc32-hi", "crc16-ccitt", "xor-fold",
+					     "toeplitz"};
 	struct hash_config c;
 	struct flow_key k = {};
 	char fields[64];

@@ -16,16 +16,17 @@
 #include "log.h"
 #include "options.h"
 
-static const int live_opts[] = { 'i', 'U', 'H', 'M', 'F', 'R', 'X' };
-static const int analysis_opts[] = { OPT_ELEPHANT_RATE, OPT_DATA_DSCP, OPT_CNP_DSCP,
-				     OPT_DATA_PCP,	OPT_CNP_PCP,   OPT_HASH_MODEL,
-				     OPT_HASH_FIELDS,	OPT_HASH_SEED, OPT_HASH_PATHS };
+static const int live_opts[] = {'i', 'U', 'H', 'M', 'F', 'R', 'X'};
+static const int analysis_opts[] = {OPT_ELEPHANT_RATE, OPT_DATA_DSCP, OPT_CNP_DSCP,
+				    OPT_DATA_PCP,      OPT_CNP_PCP,   OPT_HASH_MODEL,
+				    OPT_HASH_FIELDS,   OPT_HASH_SEED, OPT_HASH_PATHS};
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	/* Every refusal prints a line; keep the fuzzer's own output (and crash reports) readable. */
+	/* Every refusal prints a line; keep the fuzzer's own output (and crash reports) readable.
+	 */
 	FILE *null = fopen("/dev/null", "w");
 
 	if (!null)

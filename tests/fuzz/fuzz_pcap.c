@@ -29,8 +29,8 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 		return 0;
 	}
 	while (n++ < 10000 && pcap_next_ex(p, &hdr, &pkt) == 1) {
-		size_t len = replay_to_ethernet(pcap_datalink(p), pkt, hdr->caplen, frame,
-						sizeof(frame));
+		size_t len =
+		    replay_to_ethernet(pcap_datalink(p), pkt, hdr->caplen, frame, sizeof(frame));
 
 		if (len > sizeof(frame))
 			abort();

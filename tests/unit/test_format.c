@@ -12,7 +12,7 @@
 
 static void test_addr_v4(void **state)
 {
-	__u8 a[16] = { 10, 1, 16, 61 };
+	__u8 a[16] = {10, 1, 16, 61};
 	char buf[FP_ADDR_STRLEN];
 
 	(void)state;
@@ -25,11 +25,11 @@ static void test_addr_v6_rfc5952(void **state)
 	static const struct {
 		const char *in, *want;
 	} cases[] = {
-		{ "2001:DB8:0:0:0:0:0:1", "2001:db8::1" },
-		{ "2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1" },
-		{ "2001:0:0:1:0:0:0:1", "2001:0:0:1::1" },
-		{ "fe80::", "fe80::" },
-		{ "::ffff:10.0.0.1", "::ffff:10.0.0.1" },
+	    {"2001:DB8:0:0:0:0:0:1", "2001:db8::1"},
+	    {"2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1"},
+	    {"2001:0:0:1:0:0:0:1", "2001:0:0:1::1"},
+	    {"fe80::", "fe80::"},
+	    {"::ffff:10.0.0.1", "::ffff:10.0.0.1"},
 	};
 	char buf[FP_ADDR_STRLEN];
 	__u8 a[16];
@@ -47,14 +47,14 @@ static void test_si_units(void **state)
 		double v;
 		const char *unit, *want;
 	} cases[] = {
-		{ 0, "B", "0 B" },
-		{ 999, "B", "999 B" },
-		{ 1000, "B", "1.00 kB" },
-		{ 15900, "B", "15.9 kB" },
-		{ 1.25e9, "b/s", "1.25 Gb/s" },
-		{ 999.96e3, "b/s", "1.00 Mb/s" },
-		{ 100e9, "b/s", "100 Gb/s" },
-		{ 0.5, "pps", "0.50 pps" },
+	    {0, "B", "0 B"},
+	    {999, "B", "999 B"},
+	    {1000, "B", "1.00 kB"},
+	    {15900, "B", "15.9 kB"},
+	    {1.25e9, "b/s", "1.25 Gb/s"},
+	    {999.96e3, "b/s", "1.00 Mb/s"},
+	    {100e9, "b/s", "100 Gb/s"},
+	    {0.5, "pps", "0.50 pps"},
 	};
 	char buf[32];
 
@@ -72,7 +72,8 @@ static void test_trunc(void **state)
 	assert_string_equal(fmt_trunc(buf, sizeof(buf), "10.0.0.1", 15), "10.0.0.1");
 	/* 2001:db8:aaaa:bbbb:cccc:dddd:eeee:1 into 15 columns: head 7, "…", tail 7. */
 	assert_string_equal(fmt_trunc(buf, sizeof(buf), "2001:db8:aaaa:bbbb:cccc:dddd:eeee:1", 15),
-			    "2001:db\xe2\x80\xa6" ":eeee:1");
+			    "2001:db\xe2\x80\xa6"
+			    ":eeee:1");
 }
 
 static void test_si_compact(void **state)
@@ -81,10 +82,9 @@ static void test_si_compact(void **state)
 		double v;
 		const char *want;
 	} cases[] = {
-		{ 0, "0" },	      { 850, "850" },	     { 0.5, "0.50" },
-		{ 12.34, "12.3" },    { 999.4, "999" },	     { 999.5, "1.00k" },
-		{ 12345, "12.3k" },   { 99960, "100k" },     { 1.25e9, "1.25G" },
-		{ 9.996e6, "10.0M" }, { 400e12, "400T" },
+	    {0, "0"},	       {850, "850"},	   {0.5, "0.50"},    {12.34, "12.3"},
+	    {999.4, "999"},    {999.5, "1.00k"},   {12345, "12.3k"}, {99960, "100k"},
+	    {1.25e9, "1.25G"}, {9.996e6, "10.0M"}, {400e12, "400T"},
 	};
 	char buf[16];
 
@@ -115,9 +115,9 @@ static void test_pct(void **state)
 		double part, whole;
 		const char *want;
 	} cases[] = {
-		{ 0, 100, "0%" },     { 1, 0, "-" },	       { 1, 1000000, "<0.01%" },
-		{ 1, 400, "0.25%" },  { 1, 8, "12.5%" },       { 9.996, 100, "10.0%" },
-		{ 99.96, 100, "100%" }, { 5, 5, "100%" },      { 2, 3, "66.7%" },
+	    {0, 100, "0%"},	  {1, 0, "-"},	   {1, 1000000, "<0.01%"},
+	    {1, 400, "0.25%"},	  {1, 8, "12.5%"}, {9.996, 100, "10.0%"},
+	    {99.96, 100, "100%"}, {5, 5, "100%"},  {2, 3, "66.7%"},
 	};
 	char buf[16];
 
@@ -147,12 +147,14 @@ static void test_trunc_edges(void **state)
 	(void)state;
 	/* Exactly fitting text is left alone; one column less loses a character to "…". */
 	assert_string_equal(fmt_trunc(buf, sizeof(buf), "10.77.2.13", 10), "10.77.2.13");
-	assert_string_equal(fmt_trunc(buf, sizeof(buf), "10.77.2.13", 9), "10.7\xe2\x80\xa6" "2.13");
+	assert_string_equal(fmt_trunc(buf, sizeof(buf), "10.77.2.13", 9), "10.7\xe2\x80\xa6"
+									  "2.13");
 	assert_int_equal(fmt_cols(buf), 9);
 	/* The full-length IPv6 form (39 columns) into 20: the host part survives. */
 	fmt_trunc(buf, sizeof(buf), "fd00:1234:5678:9abc:def0:1234:5678:9abc", 20);
 	assert_int_equal(fmt_cols(buf), 20);
-	assert_string_equal(buf, "fd00:1234\xe2\x80\xa6" ":5678:9abc");
+	assert_string_equal(buf, "fd00:1234\xe2\x80\xa6"
+				 ":5678:9abc");
 }
 
 static void test_cols(void **state)
@@ -175,11 +177,14 @@ static void test_pair_trunc(void **state)
 	/* Two long IPv6 addresses into 31 columns: 14 each, both tails kept. */
 	fmt_pair_trunc(buf, sizeof(buf), a6, " > ", b6, 31);
 	assert_int_equal(fmt_cols(buf), 31);
-	assert_string_equal(buf, "2001:d\xe2\x80\xa6" "eeee:11 > 2001:d\xe2\x80\xa6" "eeee:13");
+	assert_string_equal(buf, "2001:d\xe2\x80\xa6"
+				 "eeee:11 > 2001:d\xe2\x80\xa6"
+				 "eeee:13");
 	/* A short name on one side leaves the rest to the long one. */
 	fmt_pair_trunc(buf, sizeof(buf), "10.0.0.1", " > ", b6, 31);
 	assert_int_equal(fmt_cols(buf), 31);
-	assert_string_equal(buf, "10.0.0.1 > 2001:db8:\xe2\x80\xa6" "dd:eeee:13");
+	assert_string_equal(buf, "10.0.0.1 > 2001:db8:\xe2\x80\xa6"
+				 "dd:eeee:13");
 	/* Too narrow to split: the whole pair is shortened. */
 	fmt_pair_trunc(buf, sizeof(buf), a6, " > ", b6, 7);
 	assert_int_equal(fmt_cols(buf), 7);
@@ -219,13 +224,19 @@ static void test_opcode_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_addr_v4),	 cmocka_unit_test(test_addr_v6_rfc5952),
-		cmocka_unit_test(test_si_units), cmocka_unit_test(test_trunc),
-		cmocka_unit_test(test_opcode_names),
-		cmocka_unit_test(test_si_compact), cmocka_unit_test(test_si_rounding_boundaries),
-		cmocka_unit_test(test_pct),	   cmocka_unit_test(test_duration),
-		cmocka_unit_test(test_trunc_edges), cmocka_unit_test(test_cols),
-		cmocka_unit_test(test_pair_trunc), cmocka_unit_test(test_bar),
+	    cmocka_unit_test(test_addr_v4),
+	    cmocka_unit_test(test_addr_v6_rfc5952),
+	    cmocka_unit_test(test_si_units),
+	    cmocka_unit_test(test_trunc),
+	    cmocka_unit_test(test_opcode_names),
+	    cmocka_unit_test(test_si_compact),
+	    cmocka_unit_test(test_si_rounding_boundaries),
+	    cmocka_unit_test(test_pct),
+	    cmocka_unit_test(test_duration),
+	    cmocka_unit_test(test_trunc_edges),
+	    cmocka_unit_test(test_cols),
+	    cmocka_unit_test(test_pair_trunc),
+	    cmocka_unit_test(test_bar),
 	};
 
 	return cmocka_run_group_tests_name("format", tests, NULL, NULL);

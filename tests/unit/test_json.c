@@ -94,10 +94,10 @@ static void test_u64_extremes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nesting_and_commas),
-		cmocka_unit_test(test_string_escapes),
-		cmocka_unit_test(test_doubles),
-		cmocka_unit_test(test_u64_extremes),
+	    cmocka_unit_test(test_nesting_and_commas),
+	    cmocka_unit_test(test_string_escapes),
+	    cmocka_unit_test(test_doubles),
+	    cmocka_unit_test(test_u64_extremes),
 	};
 
 	return cmocka_run_group_tests_name("json", tests, NULL, NULL);

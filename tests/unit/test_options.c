@@ -50,8 +50,8 @@ static void test_pairs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_pairs),
+	    cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_pairs),
 	};
 
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);

@@ -11,7 +11,7 @@
 
 static void test_ethernet_unchanged(void **state)
 {
-	__u8 in[60] = { 1, 2, 3 }, out[64];
+	__u8 in[60] = {1, 2, 3}, out[64];
 
 	(void)state;
 	assert_int_equal(replay_to_ethernet(DLT_EN10MB, in, sizeof(in), out, sizeof(out)), 60);
@@ -22,9 +22,9 @@ static void test_ethernet_unchanged(void **state)
 
 static void test_cooked_and_raw(void **state)
 {
-	__u8 sll[20] = { [14] = 0x08, [15] = 0x00, [16] = 0x45, [17] = 0x11 };
-	__u8 sll2[24] = { [0] = 0x86, [1] = 0xdd, [20] = 0x60 };
-	__u8 raw6[4] = { 0x60, 1, 2, 3 }, raw4[4] = { 0x45, 0, 0, 4 }, out[64];
+	__u8 sll[20] = {[14] = 0x08, [15] = 0x00, [16] = 0x45, [17] = 0x11};
+	__u8 sll2[24] = {[0] = 0x86, [1] = 0xdd, [20] = 0x60};
+	__u8 raw6[4] = {0x60, 1, 2, 3}, raw4[4] = {0x45, 0, 0, 4}, out[64];
 
 	(void)state;
 	assert_int_equal(replay_to_ethernet(DLT_LINUX_SLL, sll, sizeof(sll), out, sizeof(out)), 18);
@@ -58,9 +58,9 @@ static void test_short_and_unknown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ethernet_unchanged),
-		cmocka_unit_test(test_cooked_and_raw),
-		cmocka_unit_test(test_short_and_unknown),
+	    cmocka_unit_test(test_ethernet_unchanged),
+	    cmocka_unit_test(test_cooked_and_raw),
+	    cmocka_unit_test(test_short_and_unknown),
 	};
 
 	return cmocka_run_group_tests_name("replay", tests, NULL, NULL);
