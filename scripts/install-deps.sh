@@ -6,7 +6,7 @@
 set -euo pipefail
 
 PKGS=(
-	make gcc clang llvm pkg-config
+	make gcc clang llvm pkg-config libclang-rt-14-dev
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libpcap-dev libncurses-dev libmicrohttpd-dev libcmocka-dev
 	iproute2 ethtool tshark tcpdump jq tmux python3
