@@ -10,7 +10,7 @@ PKGS=(
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libpcap-dev libncurses-dev libmicrohttpd-dev libcmocka-dev
 	iproute2 ethtool tshark tcpdump jq tmux python3
-	prometheus chromium curl valgrind systemd
+	prometheus chromium curl valgrind systemd libcap2-bin
 )
 
 if [ "$(id -u)" -ne 0 ]; then

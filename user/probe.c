@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -19,13 +20,36 @@
 #define FP_BPF_TCX_INGRESS 46
 #define FP_BPF_TCX_EGRESS  47
 
+/* Capability numbers (linux/capability.h): what loading these programs needs. */
+#define FP_CAP_NET_ADMIN 12
+#define FP_CAP_PERFMON	 38
+#define FP_CAP_BPF	 39
+
+/* The effective capability set, from /proc/self/status; 0 if unreadable. */
+static __u64 effective_caps(void)
+{
+	unsigned long long caps = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
 static int check_privileges(void)
 {
-	if (geteuid() != 0) {
-		fp_err("must run as root (or with CAP_BPF and CAP_NET_ADMIN) to load BPF programs");
-		return -EPERM;
-	}
-	return 0;
+	__u64 need = 1ULL << FP_CAP_BPF | 1ULL << FP_CAP_NET_ADMIN | 1ULL << FP_CAP_PERFMON;
+
+	if (geteuid() == 0 || (effective_caps() & need) == need)
+		return 0;
+	fp_err("must run as root, or with CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON, to load BPF "
+	       "programs");
+	return -EPERM;
 }
 
 int probe_load(struct probe *p, const struct probe_opts *opts)

@@ -73,6 +73,12 @@ expect_error "bad --roce-port" "--roce-port: '70000'" "$FABPROBE" replay --roce-
 expect_error "bad --path" "--path: 'up1' is not NAME=VALUE" "$FABPROBE" replay --path up1
 expect_error "not root" "must run as root" setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$(realpath "$FABPROBE")" replay "$(realpath "$good")"
+# Capabilities instead of root: the same binary with file capabilities, run as nobody.
+cp "$FABPROBE" "$tmp/fabprobe-caps"
+chmod 755 "$tmp" "$tmp/fabprobe-caps"
+setcap cap_bpf,cap_net_admin,cap_perfmon+ep "$tmp/fabprobe-caps"
+expect_ok "not root, with CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON" setpriv --reuid=65534 \
+	--regid=65534 --clear-groups "$tmp/fabprobe-caps" replay "$(realpath "$good")"
 expect_ok "header-only capture" "$FABPROBE" replay --json "$tmp/empty.pcap"
 expect_ok "--help" "$FABPROBE" replay --help
 expect_ok "global --help" "$FABPROBE" --help
