@@ -123,7 +123,12 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 	return 0;
 }
 
-/* A grouped alert: created on the first offending flow, counted after. */
+/*
+ * A grouped alert: created on the first offending flow, counted after.
+ * Flows come sorted by bytes, so the first is the largest: its numbers are
+ * the evidence (written once, when count is 1), and the message with the
+ * final count is written once after the loop.
+ */
 struct group {
 	struct alert *al;
 	int count;
@@ -161,14 +166,11 @@ static int ecn_alerts(struct analysis *a)
 			al = group_add(a, &not_ect, ALERT_NOT_ECT_ROCE, SEV_WARNING, v);
 			if (!al)
 				return -ENOMEM;
-			say(al->message,
-			    "%d RoCE data flows are sent Not-ECT: switches cannot mark them and "
-			    "DCQCN "
-			    "cannot slow them down",
-			    not_ect.count);
-			say(al->evidence, "%s: %llu of %llu packets Not-ECT",
-			    flow_name(name, sizeof(name), &v->r->key),
-			    (unsigned long long)v->d.not_ect, (unsigned long long)v->d.packets);
+			if (not_ect.count == 1)
+				say(al->evidence, "%s: %llu of %llu packets Not-ECT",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    (unsigned long long)v->d.not_ect,
+				    (unsigned long long)v->d.packets);
 		}
 		/* Only with the reverse direction in view can missing CNPs be told. */
 		if (!rev || !rev->d.packets)
@@ -177,28 +179,38 @@ static int ecn_alerts(struct analysis *a)
 			al = group_add(a, &ce_no_cnp, ALERT_CE_WITHOUT_CNP, SEV_CRITICAL, v);
 			if (!al)
 				return -ENOMEM;
-			say(al->message,
-			    "%d flows carry CE marks but no CNP comes back: the receiver is not "
-			    "reacting (check ECN/DCQCN on the NIC)",
-			    ce_no_cnp.count);
-			say(al->evidence,
-			    "%s: %llu CE of %llu packets, 0 CNPs in %llu reverse packets",
-			    flow_name(name, sizeof(name), &v->r->key), (unsigned long long)v->d.ce,
-			    (unsigned long long)v->d.packets, (unsigned long long)rev->d.packets);
+			if (ce_no_cnp.count == 1)
+				say(al->evidence,
+				    "%s: %llu CE of %llu packets, 0 CNPs in %llu reverse packets",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    (unsigned long long)v->d.ce, (unsigned long long)v->d.packets,
+				    (unsigned long long)rev->d.packets);
 		} else if (!v->d.ce && rev->d.cnp) {
 			al = group_add(a, &cnp_no_ce, ALERT_CNP_WITHOUT_CE, SEV_INFO, v);
 			if (!al)
 				return -ENOMEM;
-			say(al->message,
-			    "%d flows receive CNPs without CE marks seen here: marking happens "
-			    "past "
-			    "this point, or a NIC sends CNPs on its own",
-			    cnp_no_ce.count);
-			say(al->evidence, "%s: %llu CNPs back, 0 CE in %llu packets",
-			    flow_name(name, sizeof(name), &v->r->key),
-			    (unsigned long long)rev->d.cnp, (unsigned long long)v->d.packets);
+			if (cnp_no_ce.count == 1)
+				say(al->evidence, "%s: %llu CNPs back, 0 CE in %llu packets",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    (unsigned long long)rev->d.cnp,
+				    (unsigned long long)v->d.packets);
 		}
 	}
+	if (not_ect.al)
+		say(not_ect.al->message,
+		    "%d RoCE data flows are sent Not-ECT: switches cannot mark them and DCQCN "
+		    "cannot slow them down",
+		    not_ect.count);
+	if (ce_no_cnp.al)
+		say(ce_no_cnp.al->message,
+		    "%d flows carry CE marks but no CNP comes back: the receiver is not reacting "
+		    "(check ECN/DCQCN on the NIC)",
+		    ce_no_cnp.count);
+	if (cnp_no_ce.al)
+		say(cnp_no_ce.al->message,
+		    "%d flows receive CNPs without CE marks seen here: marking happens past this "
+		    "point, or a NIC sends CNPs on its own",
+		    cnp_no_ce.count);
 	return 0;
 }
 
@@ -217,39 +229,44 @@ static int loss_alerts(struct analysis *a, const struct analysis_opts *o)
 			al = group_add(a, &rtx, ALERT_RETRANSMITS, SEV_WARNING, v);
 			if (!al)
 				return -ENOMEM;
-			say(al->message,
-			    "%d queue pairs resend packets (go-back-N): loss on the path or in the "
-			    "receiver",
-			    rtx.count);
-			say(al->evidence, "%s: %llu packets resent after %llu NAKs, %.1f resent/s",
-			    flow_name(name, sizeof(name), &v->r->key), (unsigned long long)v->d.rtx,
-			    (unsigned long long)naks, v->rtx_per_s);
+			if (rtx.count == 1)
+				say(al->evidence,
+				    "%s: %llu packets resent after %llu NAKs, %.1f resent/s",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    (unsigned long long)v->d.rtx, (unsigned long long)naks,
+				    v->rtx_per_s);
 		}
 		if (v->d.rnr_naks && v->d.rnr_naks / a->interval_s >= o->rnr_storm_per_s) {
 			al = group_add(a, &rnr, ALERT_RNR_NAKS, SEV_WARNING, v);
 			if (!al)
 				return -ENOMEM;
-			say(al->message,
-			    "RNR NAK storm on %d flows: receivers are not posting receive buffers "
-			    "in "
-			    "time",
-			    rnr.count);
-			say(al->evidence, "%s: %.0f RNR NAKs/s",
-			    flow_name(name, sizeof(name), &v->r->key),
-			    v->d.rnr_naks / a->interval_s);
+			if (rnr.count == 1)
+				say(al->evidence, "%s: %.0f RNR NAKs/s",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    v->d.rnr_naks / a->interval_s);
 		}
 		if (v->d.gaps) {
 			al = group_add(a, &gaps, ALERT_PSN_GAPS, SEV_WARNING, v);
 			if (!al)
 				return -ENOMEM;
-			say(al->message,
-			    "%d flows show PSN gaps: packets were lost before this point",
-			    gaps.count);
-			say(al->evidence, "%s: %llu gaps",
-			    flow_name(name, sizeof(name), &v->r->key),
-			    (unsigned long long)v->d.gaps);
+			if (gaps.count == 1)
+				say(al->evidence, "%s: %llu gaps",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    (unsigned long long)v->d.gaps);
 		}
 	}
+	if (rtx.al)
+		say(rtx.al->message,
+		    "%d queue pairs resend packets (go-back-N): loss on the path or in the "
+		    "receiver",
+		    rtx.count);
+	if (rnr.al)
+		say(rnr.al->message,
+		    "RNR NAK storm on %d flows: receivers are not posting receive buffers in time",
+		    rnr.count);
+	if (gaps.al)
+		say(gaps.al->message, "%d flows show PSN gaps: packets were lost before this point",
+		    gaps.count);
 	return 0;
 }
 
@@ -295,10 +312,8 @@ static int class_alerts(struct analysis *a, const struct analysis_opts *o)
 		al = group_add(a, &g, ALERT_WRONG_TRAFFIC_CLASS, SEV_CRITICAL, v);
 		if (!al)
 			return -ENOMEM;
-		say(al->message,
-		    "%d RoCE flows outside the lossless plan (data DSCP %d, CNP DSCP %d): PFC and "
-		    "the CNP queue do not protect them",
-		    g.count, o->data_dscp, o->cnp_dscp);
+		if (g.count > 1)
+			continue;
 		if (seen >= 0)
 			say(al->evidence, "%s: DSCP %d", flow_name(name, sizeof(name), &v->r->key),
 			    seen);
@@ -306,6 +321,11 @@ static int class_alerts(struct analysis *a, const struct analysis_opts *o)
 			say(al->evidence, "%s: PCP %d, expected %d",
 			    flow_name(name, sizeof(name), &v->r->key), -1 - seen, o->data_pcp);
 	}
+	if (g.al)
+		say(g.al->message,
+		    "%d RoCE flows outside the lossless plan (data DSCP %d, CNP DSCP %d): PFC and "
+		    "the CNP queue do not protect them",
+		    g.count, o->data_dscp, o->cnp_dscp);
 	return 0;
 }
 
@@ -324,14 +344,17 @@ static int entropy_alerts(struct analysis *a)
 		al = group_add(a, &g, ALERT_LOW_ENTROPY, SEV_WARNING, &a->flows[eg->flow]);
 		if (!al)
 			return -ENOMEM;
-		say(al->message,
+		if (g.count == 1)
+			say(al->evidence, "%s: %d queue pairs over %d source ports",
+			    flow_name(name, sizeof(name), &a->flows[eg->flow].r->key), eg->qps,
+			    eg->sports);
+	}
+	if (g.al)
+		say(g.al->message,
 		    "queue pairs share UDP source ports towards %d destinations: ECMP cannot "
 		    "spread "
 		    "them (pinned RoCE source port?)",
 		    g.count);
-		say(al->evidence, "%s: %d queue pairs over %d source ports",
-		    flow_name(name, sizeof(name), &a->flows[eg->flow].r->key), eg->qps, eg->sports);
-	}
 	return 0;
 }
 

@@ -111,12 +111,6 @@ void json_u64(struct json *j, __u64 v)
 	fprintf(j->out, "%llu", (unsigned long long)v);
 }
 
-void json_i64(struct json *j, long long v)
-{
-	sep(j);
-	fprintf(j->out, "%lld", v);
-}
-
 void json_double(struct json *j, double v, int decimals)
 {
 	sep(j);

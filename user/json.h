@@ -27,7 +27,6 @@ void json_arr_end(struct json *j);
 void json_key(struct json *j, const char *key);
 void json_str(struct json *j, const char *s);
 void json_u64(struct json *j, __u64 v);
-void json_i64(struct json *j, long long v);
 void json_double(struct json *j, double v, int decimals);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);

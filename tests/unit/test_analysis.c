@@ -287,6 +287,25 @@ static void test_not_ect(void **state)
 	assert_non_null(find_alert(ALERT_NOT_ECT_ROCE));
 }
 
+/* One alert for the group: the count of all, the evidence of the largest flow. */
+static void test_grouped_alert(void **state)
+{
+	const struct alert *al;
+
+	(void)state;
+	/* Flows arrive sorted by bytes, as snapshot_sort_by_bytes leaves them. */
+	add_flow("10.0.0.1", "10.0.1.1", 50001, 1, UP1, 300000)->c.ecn[0] = 1;
+	add_flow("10.0.0.2", "10.0.1.2", 50002, 2, UP2, 200000)->c.ecn[0] = 1;
+	add_flow("10.0.0.3", "10.0.1.3", 50003, 3, UP1, 100000)->c.ecn[0] = 1;
+	analyse(1.0);
+	al = find_alert(ALERT_NOT_ECT_ROCE);
+	assert_non_null(al);
+	assert_int_equal(al->n_flows, 3);
+	assert_non_null(strstr(al->message, "3 RoCE data flows"));
+	assert_non_null(strstr(al->evidence, "10.0.0.1:50001"));
+	assert_int_equal(al->path, -1); /* flows on both uplinks */
+}
+
 static void test_retransmits_gaps_rnr(void **state)
 {
 	struct flow_record *d, *rev;
@@ -431,6 +450,7 @@ int main(void)
 	    T(test_ce_without_reverse_is_silent),
 	    T(test_cnp_without_ce),
 	    T(test_not_ect),
+	    T(test_grouped_alert),
 	    T(test_retransmits_gaps_rnr),
 	    T(test_traffic_class),
 	    T(test_pcp_audit),
