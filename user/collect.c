@@ -150,6 +150,23 @@ enum read_mode {
 	READ_ITER,  /* per-key iteration only */
 };
 
+/*
+ * The buffers the kernel fills, allocated once per snapshot rather than at
+ * every read. calloc, not malloc: tools such as valgrind do not know that
+ * BPF_MAP_LOOKUP_BATCH writes them.
+ */
+static int batch_buffers(struct snapshot *s, int ncpus)
+{
+	if (!s->batch_keys)
+		s->batch_keys = calloc(COLLECT_BATCH, sizeof(*s->batch_keys));
+	if (!s->batch_values)
+		s->batch_values = calloc((size_t)COLLECT_BATCH * ncpus,
+					 percpu_stride(sizeof(struct flow_counters)));
+	if (!s->totals_values)
+		s->totals_values = calloc(ncpus, percpu_stride(sizeof(struct fp_totals)));
+	return s->batch_keys && s->batch_values && s->totals_values ? 0 : -ENOMEM;
+}
+
 static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
 {
 	size_t fstride = percpu_stride(sizeof(struct flow_counters));
@@ -158,12 +175,11 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
 	char *values;
 
 	s->n_flows = 0;
-	keys = calloc(COLLECT_BATCH, sizeof(*keys));
-	values = calloc((size_t)COLLECT_BATCH * ncpus, fstride);
-	if (!keys || !values) {
-		err = -ENOMEM;
-		goto out;
-	}
+	err = batch_buffers(s, ncpus);
+	if (err)
+		return err;
+	keys = s->batch_keys;
+	values = s->batch_values;
 	fd = bpf_map__fd(p->skel->maps.fp_flows);
 	if (mode == READ_ITER) {
 		err = read_flows_iter(fd, s, keys, values, ncpus, fstride);
@@ -177,9 +193,6 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
 	}
 	if (err)
 		fp_err("cannot read the flow table: %s", fp_strerror(err));
-out:
-	free(keys);
-	free(values);
 	return err;
 }
 
@@ -187,7 +200,6 @@ int collect_snapshot(struct probe *p, struct snapshot *s)
 {
 	size_t tstride = percpu_stride(sizeof(struct fp_totals));
 	int ncpus = p->ncpus, err;
-	void *tvals;
 	__u32 zero = 0;
 
 	s->n_flows = 0;
@@ -195,18 +207,15 @@ int collect_snapshot(struct probe *p, struct snapshot *s)
 	s->taken_ns = clock_ns(CLOCK_MONOTONIC);
 	s->clock_offset_ns = p->replay ? 0 : (__s64)(clock_ns(CLOCK_REALTIME) - s->taken_ns);
 
-	tvals = calloc(ncpus, tstride);
-	if (!tvals)
-		return -ENOMEM;
-	err = bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fp_totals), &zero, tvals);
-	if (err) {
+	err = batch_buffers(s, ncpus);
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fp_totals), &zero, s->totals_values)) {
 		err = -errno;
 		fp_err("cannot read the counters map: %s", fp_strerror(err));
-		free(tvals);
 		return err;
 	}
-	totals_sum(s->totals, tvals, ncpus, tstride);
-	free(tvals);
+	totals_sum(s->totals, s->totals_values, ncpus, tstride);
 	return read_flows(p, s, READ_AUTO);
 }
 
@@ -218,6 +227,9 @@ int collect_flows_mode(struct probe *p, struct snapshot *s, bool batch)
 void snapshot_free(struct snapshot *s)
 {
 	free(s->flows);
+	free(s->batch_keys);
+	free(s->batch_values);
+	free(s->totals_values);
 	memset(s, 0, sizeof(*s));
 }
 

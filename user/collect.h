@@ -27,6 +27,10 @@ struct snapshot {
 	__u32 flow_capacity;   /* the flow table's max_entries */
 	__u64 taken_ns;	       /* CLOCK_MONOTONIC when taken */
 	__s64 clock_offset_ns; /* add to a flow's *_seen_ns for UNIX time */
+	/* Buffers the kernel fills, kept between reads (their size grows with CPUs). */
+	struct flow_key *batch_keys;
+	void *batch_values; /* COLLECT_BATCH keys' per-CPU values */
+	void *totals_values;
 };
 
 /* Read every map into s (its buffers are reused between calls). */
