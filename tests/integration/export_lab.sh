@@ -89,6 +89,18 @@ prom_ready() {
 	return 1
 }
 check "Prometheus is up in leaf1" prom_ready
+# Ready is not scraping: Prometheus hands targets to its scrape loop up to 5 s
+# later. Traffic starts only once a scrape of the exporter has landed.
+prom_scraping() {
+	local i
+	for i in $(seq 100); do
+		at leaf1 curl -sf "http://$PROM/api/v1/query?query=up%7Bjob%3D%22fabprobe%22%7D" |
+			grep -q '"value":\[[0-9.]*,"1"\]' && return 0
+		sleep 0.2
+	done
+	return 1
+}
+check "Prometheus scrapes the exporter" prom_scraping
 check "exporter says where it serves" grep -q "serving metrics on http://$EXP/metrics" \
 	"$TMP/exp.out.err"
 check "/metrics, /healthz, /, 404, 405, HEAD and content negotiation" at leaf1 $CHECK http "$EXP"
