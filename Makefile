@@ -40,10 +40,10 @@ BPF_HDRS := $(wildcard bpf/*.h)
 BPF_OBJ  := $(BUILD)/fabprobe.bpf.o
 SKEL     := $(BUILD)/fabprobe.skel.h
 
-USER_SRCS := $(wildcard user/*.c)
-USER_HDRS := $(wildcard user/*.h)
+USER_SRCS := $(wildcard user/*/*.c)
+USER_HDRS := $(wildcard user/*/*.h)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
-LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(USER_OBJS))
+LIB_OBJS  := $(filter-out $(BUILD)/obj/cmd/main.o,$(USER_OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -53,7 +53,7 @@ TEST_HELPERS := $(wildcard tests/lib/*.c)
 
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB  := $(filter-out user/main.c,$(USER_SRCS))
+FUZZ_LIB  := $(filter-out user/cmd/main.c,$(USER_SRCS))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(BUILD) -DFABPROBE_VERSION='"$(VERSION)"'
 
@@ -71,6 +71,7 @@ $(SKEL): $(BPF_OBJ)
 	$(BPFTOOL) gen skeleton $< name fabprobe_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(SKEL) | $(BUILD)/obj
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/fabprobe: $(USER_OBJS)

@@ -23,9 +23,9 @@ BENCH_CFLAGS := -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -Iben
 LDLIBS := -lbpf -lelf -lz -lpcap -lncursesw -lmicrohttpd -lpthread -lm
 
 BPF_HDRS := $(wildcard bpf/*.h)
-LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(patsubst user/%.c,$(BUILD)/obj/%.o,$(wildcard user/*.c)))
+LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(patsubst user/%.c,$(BUILD)/obj/%.o,$(wildcard user/*/*.c)))
 # Every userspace source but main.c, so the link follows the tree as it is split.
-LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+LIB_SRCS := $(filter-out user/cmd/main.c,$(wildcard user/*/*.c))
 BENCH_HDRS := bench/bench.h bench/frames.h
 
 .PHONY: all
@@ -47,7 +47,7 @@ $(B)/pktcost: bench/pktcost.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 # The userspace library compiled again, against the new-flow skeleton.
-$(B)/pktcost-newflow: bench/pktcost.c $(BENCH_HDRS) $(LIB_SRCS) $(wildcard user/*.h) \
+$(B)/pktcost-newflow: bench/pktcost.c $(BENCH_HDRS) $(LIB_SRCS) $(wildcard user/*/*.h) \
 		$(B)/newflow/fabprobe.skel.h
 	$(CC) $(BENCH_CFLAGS) -DBENCH_NEW_FLOW -DFABPROBE_VERSION='"bench"' -I$(B)/newflow \
 		$< $(LIB_SRCS) -o $@ $(LDLIBS)

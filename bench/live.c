@@ -27,9 +27,9 @@
 #include <bpf/libbpf.h>
 
 #include "bench.h"
-#include "collect.h"
+#include "probe/collect.h"
 #include "frames.h"
-#include "probe.h"
+#include "probe/probe.h"
 
 #define BURST 64
 #define QPS   64

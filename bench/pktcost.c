@@ -19,10 +19,10 @@
 #include <bpf/libbpf.h>
 
 #include "bench.h"
-#include "collect.h"
+#include "probe/collect.h"
 #include "fabprobe.skel.h"
 #include "frames.h"
-#include "probe.h"
+#include "probe/probe.h"
 
 #define MAX_TRIALS 31
 #define XDP_PASS_  2

@@ -17,13 +17,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "analysis.h"
+#include "core/analysis.h"
 #include "bench.h"
-#include "collect.h"
+#include "probe/collect.h"
 #include "fabprobe.skel.h"
-#include "metrics.h"
-#include "probe.h"
-#include "report.h"
+#include "render/metrics.h"
+#include "probe/probe.h"
+#include "render/report.h"
 
 #define FILL_BATCH 8192
 
@@ -270,7 +270,7 @@ static int scale(__u32 n, int trials)
 		snprintf(vs, sizeof(vs), "%zu B text; accumulate %.1f ms", render_bytes, acc_ms);
 		bench_row("userspace", "100k flows: exporter scrape (metrics_render, top 20)", v, b,
 			  vs, "-", "-");
-		bench_note("exporter: metrics_render (user/metrics.c) into memory, Prometheus "
+		bench_note("exporter: metrics_render (user/render/metrics.c) into memory, Prometheus "
 			   "0.0.4 text, %zu bytes; report_json of the same snapshot: %zu bytes",
 			   render_bytes, json_bytes);
 		free(acc);

@@ -24,9 +24,9 @@
 #include <bpf/libbpf.h>
 
 #include "fabprobe.skel.h"
-#include "collect.h"
+#include "probe/collect.h"
 #include "frames.h"
-#include "probe.h"
+#include "probe/probe.h"
 
 /* Header sizes (IBTA Vol 1 9.2-9.3, Annex A17.9.3 for the CNP). */
 #define S_BTH	       12

@@ -26,7 +26,7 @@ for c in $commands; do
 		fi
 	done
 done
-for o in $(grep -ho '{"[a-z][a-z-]*", \(no\|required\)_argument' user/*.c user/*.h | cut -d'"' -f2 | sort -u); do
+for o in $(grep -ho '{"[a-z][a-z-]*", \(no\|required\)_argument' user/*/*.c user/*/*.h | cut -d'"' -f2 | sort -u); do
 	grep -q -- "--$o\b" <<<"$all_help" && ok || bad "--$o is defined but in no --help"
 done
 echo "help: $pass passed, $fail failed"

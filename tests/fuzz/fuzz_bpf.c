@@ -18,10 +18,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "collect.h"
+#include "probe/collect.h"
 #include "fabprobe.skel.h"
-#include "log.h"
-#include "probe.h"
+#include "util/log.h"
+#include "probe/probe.h"
 
 #define FLOWS	    512
 #define CHECK_EVERY 512

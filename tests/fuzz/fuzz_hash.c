@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect.h"
-#include "hash.h"
+#include "core/detect.h"
+#include "core/ecmp_hash.h"
 
 int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 {

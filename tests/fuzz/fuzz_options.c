@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "live.h"
-#include "log.h"
-#include "options.h"
+#include "core/analysis.h"
+#include "source/live.h"
+#include "util/log.h"
+#include "util/options.h"
 
 static const int live_opts[] = {'i', 'U', 'H', 'M', 'F', 'R', 'X'};
 static const int analysis_opts[] = {OPT_ELEPHANT_RATE, OPT_DATA_DSCP, OPT_CNP_DSCP,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <pcap/pcap.h>
 
-#include "replay.h"
+#include "source/pcap.h"
 
 int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 {

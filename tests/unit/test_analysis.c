@@ -11,8 +11,8 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "detect.h"
+#include "core/analysis.h"
+#include "core/detect.h"
 
 #define MAX_FLOWS 16
 #define UP1	  101

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "collect.h"
+#include "probe/collect.h"
 
 /* Per-CPU values as the kernel lays them out: 8-byte aligned strides. */
 static void test_flow_sum_over_cpus(void **state)

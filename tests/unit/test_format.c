@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "fabprobe.h"
-#include "format.h"
+#include "util/format.h"
 
 static void test_addr_v4(void **state)
 {

@@ -7,7 +7,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "hash.h"
+#include "core/ecmp_hash.h"
 
 /* The catalogue check values: CRC of the ASCII string "123456789". */
 static void test_crc_check_values(void **state)

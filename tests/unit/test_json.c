@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "json.h"
+#include "util/json.h"
 
 /* Render with the writer into a string. */
 struct capture {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kindex.h"
+#include "util/kindex.h"
 
 struct rec {
 	__u32 key[3];

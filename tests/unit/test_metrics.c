@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for the Prometheus/OpenMetrics renderer (user/metrics.c). */
+/* Unit tests for the Prometheus/OpenMetrics renderer (user/render/metrics.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "metrics.h"
+#include "render/metrics.h"
 
 /* A hand-made picture: n flows on two interfaces, flow i at (i + 1) Mbit/s. */
 struct fixture {

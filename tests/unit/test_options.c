@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "options.h"
+#include "util/options.h"
 
 static void test_numbers(void **state)
 {

@@ -7,7 +7,7 @@
 #include <pcap/pcap.h>
 #include <cmocka.h>
 
-#include "replay.h"
+#include "source/pcap.h"
 
 static void test_ethernet_unchanged(void **state)
 {

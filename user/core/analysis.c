@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * analysis.c - rates, paths, elephants and collisions. The detectors that
+ * turn them into alerts are in detect.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/analysis.h"
+#include "util/buf.h"
+#include "util/kindex.h"
+#include "core/detect.h"
+
+/* Hysteresis: an elephant stays one until it falls below this share of the threshold. */
+#define ELEPHANT_HOLD  0.8
+#define ELEPHANT_SHARE 0.10
+
+void analysis_opts_default(struct analysis_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->imbalance_ratio = 1.5;
+	o->rnr_storm_per_s = 10;
+	o->data_dscp = 26;
+	o->cnp_dscp = 48;
+	o->data_pcp = -1;
+	o->cnp_pcp = -1;
+	hash_config_default(&o->hash);
+}
+
+static const char *const type_names[ALERT_TYPE_MAX] = {
+    [ALERT_ELEPHANT_COLLISION] = "elephant_collision",
+    [ALERT_PREDICTED_COLLISION] = "predicted_collision",
+    [ALERT_CE_WITHOUT_CNP] = "ce_without_cnp",
+    [ALERT_CNP_WITHOUT_CE] = "cnp_without_ce",
+    [ALERT_NOT_ECT_ROCE] = "not_ect_roce",
+    [ALERT_WRONG_TRAFFIC_CLASS] = "wrong_traffic_class",
+    [ALERT_RETRANSMITS] = "retransmits",
+    [ALERT_RNR_NAKS] = "rnr_naks",
+    [ALERT_PSN_GAPS] = "psn_gaps",
+    [ALERT_LOW_ENTROPY] = "low_entropy",
+    [ALERT_PATH_IMBALANCE] = "path_imbalance",
+    [ALERT_MALFORMED] = "malformed",
+    [ALERT_FLOW_TABLE_PRESSURE] = "flow_table_pressure",
+};
+
+const char *alert_type_name(enum alert_type t)
+{
+	return t < ALERT_TYPE_MAX ? type_names[t] : "?";
+}
+
+const char *severity_name(enum severity s)
+{
+	return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : "info";
+}
+
+static int index_prev(struct analysis *a)
+{
+	int err = kindex_reset(&a->prev_index, a->n_prev);
+
+	for (size_t i = 0; !err && i < a->n_prev; i++)
+		*kindex_slot(&a->prev_index, &a->prev[i].key, sizeof(a->prev[i].key), a->prev,
+			     sizeof(*a->prev)) = i + 1;
+	return err;
+}
+
+static const struct prev_flow *find_prev(const struct analysis *a, const struct flow_key *k)
+{
+	struct kindex *x = (struct kindex *)&a->prev_index;
+	__u32 slot;
+
+	if (!a->have_prev || !x->size)
+		return NULL;
+	slot = *kindex_slot(x, k, sizeof(*k), a->prev, sizeof(*a->prev));
+	return slot ? &a->prev[slot - 1] : NULL;
+}
+
+__u64 flow_ce(const struct flow_counters *c)
+{
+	/* In VXLAN the mark may be on the outer header, the inner one, or both. */
+	return c->ecn[3] > c->inner_ecn[3] ? c->ecn[3] : c->inner_ecn[3];
+}
+
+/*
+ * Requests or read responses: the packets DCQCN and the lossless class are
+ * for. Everything of the RC/UC/RD/UD/XRC transports but ACKs, atomic ACKs
+ * and CNPs (opcode 0x81, the whole 0x80 transport), as an opcode bitmap.
+ */
+static bool carries_data(const struct flow_counters *c)
+{
+	static __u64 data_ops[4];
+
+	if (!data_ops[0]) {
+		for (int op = 0; op < 256; op++) {
+			int low = op & FP_OP_MASK, transport = op & FP_TRANSPORT_MASK;
+
+			if (transport == FP_TRANSPORT_CNP || low == FP_OP_ACK ||
+			    low == FP_OP_ATOMIC_ACK)
+				continue;
+			data_ops[op >> 6] |= 1ULL << (op & 63);
+		}
+	}
+	return (c->opcodes[0] & data_ops[0]) | (c->opcodes[1] & data_ops[1]) |
+	       (c->opcodes[2] & data_ops[2]) | (c->opcodes[3] & data_ops[3]);
+}
+
+static int path_of(const struct analysis *a, __u32 ifindex)
+{
+	for (int i = 0; i < a->n_paths; i++)
+		if (a->paths[i].ifindex == ifindex)
+			return i;
+	return -1;
+}
+
+static double read_speed_bps(const char *ifname)
+{
+	char path[128];
+	long mbps = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &mbps) != 1)
+		mbps = -1;
+	fclose(f);
+	return mbps > 0 ? mbps * 1e6 : 0;
+}
+
+static void init_paths(struct analysis *a, const struct report_opts *ro)
+{
+	a->n_paths = 0;
+	for (int i = 0; i < ro->n_ifaces && a->n_paths < AN_MAX_PATHS; i++) {
+		struct path_view *p = &a->paths[a->n_paths];
+
+		if (!ro->ifaces[i].uplink)
+			continue;
+		memset(p, 0, sizeof(*p));
+		snprintf(p->name, sizeof(p->name), "%s", ro->ifaces[i].name);
+		p->ifindex = ro->ifaces[i].ifindex;
+		if (!strcmp(ro->mode, "live"))
+			p->speed_bps = read_speed_bps(p->name);
+		a->n_paths++;
+	}
+}
+
+/* The flows' own time span, for rates without a previous snapshot. */
+static double flows_span_s(const struct snapshot *s)
+{
+	__u64 first = 0, last = 0;
+
+	for (size_t i = 0; i < s->n_flows; i++) {
+		const struct flow_counters *c = &s->flows[i].c;
+
+		if (i == 0 || c->first_seen_ns < first)
+			first = c->first_seen_ns;
+		if (c->last_seen_ns > last)
+			last = c->last_seen_ns;
+	}
+	return last > first ? (last - first) / 1e9 : 0;
+}
+
+static void flow_delta_of(struct flow_delta *d, const struct flow_counters *c)
+{
+	d->bytes = c->bytes;
+	d->packets = c->packets;
+	d->ce = flow_ce(c);
+	d->cnp = c->cnp;
+	d->rtx = c->retransmits;
+	d->naks = c->naks;
+	d->rnr_naks = c->rnr_naks;
+	d->gaps = c->psn_gaps;
+	d->not_ect = c->ecn[0];
+}
+
+static void flow_delta_sub(struct flow_delta *d, const struct flow_delta *then)
+{
+	__u64 *x = (__u64 *)d;
+	const __u64 *y = (const __u64 *)then;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
+		x[i] -= y[i];
+}
+
+static int compute_rates(struct analysis *a, const struct snapshot *s, double dt)
+{
+	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
+
+	if (err)
+		return err;
+	a->n_flows = s->n_flows;
+	for (size_t i = 0; i < s->n_flows; i++) {
+		const struct flow_record *r = &s->flows[i];
+		const struct prev_flow *p = find_prev(a, &r->key);
+		struct flow_view *v = &a->flows[i];
+
+		memset(v, 0, sizeof(*v));
+		v->r = r;
+		flow_delta_of(&v->d, &r->c);
+		/* A flow evicted and back since the last refresh counts from zero. */
+		if (p && p->c.packets <= r->c.packets)
+			flow_delta_sub(&v->d, &p->c);
+		v->bps = v->d.bytes * 8.0 / dt;
+		v->pps = v->d.packets / dt;
+		v->ce_per_s = v->d.ce / dt;
+		v->cnp_per_s = v->d.cnp / dt;
+		v->rtx_per_s = v->d.rtx / dt;
+		v->ce_fraction = r->c.packets ? (double)flow_ce(&r->c) / r->c.packets : 0;
+		v->elephant = p && p->elephant;
+		v->path = path_of(a, r->key.ifindex);
+		v->reverse = -1;
+		v->predicted_path = -1;
+		v->is_data = carries_data(&r->c);
+	}
+	return 0;
+}
+
+static double elephant_threshold(const struct analysis *a, const struct analysis_opts *o,
+				 const struct flow_view *v)
+{
+	if (o->elephant_bps > 0)
+		return o->elephant_bps;
+	if (v->path >= 0 && a->paths[v->path].speed_bps > 0)
+		return ELEPHANT_SHARE * a->paths[v->path].speed_bps;
+	return ELEPHANT_SHARE * a->group_peak_bps;
+}
+
+static void mark_elephants(struct analysis *a, const struct analysis_opts *o)
+{
+	double group_bps = 0;
+
+	for (size_t i = 0; i < a->n_flows; i++)
+		group_bps += a->flows[i].bps;
+	if (group_bps > a->group_peak_bps)
+		a->group_peak_bps = group_bps;
+	a->elephant_bps =
+	    o->elephant_bps > 0 ? o->elephant_bps : ELEPHANT_SHARE * a->group_peak_bps;
+
+	for (size_t i = 0; i < a->n_flows; i++) {
+		struct flow_view *v = &a->flows[i];
+		double thr = elephant_threshold(a, o, v);
+
+		if (thr <= 0 || !v->is_data)
+			v->elephant = false;
+		else
+			v->elephant =
+			    v->bps >= thr || (v->elephant && v->bps >= ELEPHANT_HOLD * thr);
+	}
+}
+
+static void sum_paths(struct analysis *a)
+{
+	double mean_bytes = 0, mean_flows = 0, max_bytes = 0, max_flows = 0;
+
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_view *v = &a->flows[i];
+		struct path_view *p;
+
+		if (v->path < 0)
+			continue;
+		p = &a->paths[v->path];
+		p->flows++;
+		p->elephants += v->elephant;
+		p->packets += v->r->c.packets;
+		p->bytes += v->r->c.bytes;
+		p->bps += v->bps;
+	}
+	a->imbalance_bytes = a->imbalance_flows = 0;
+	if (a->n_paths < 2)
+		return;
+	/* Balance of what the interval carried (bps), and of flows. */
+	for (int i = 0; i < a->n_paths; i++) {
+		mean_bytes += a->paths[i].bps / a->n_paths;
+		mean_flows += (double)a->paths[i].flows / a->n_paths;
+		if (a->paths[i].bps > max_bytes)
+			max_bytes = a->paths[i].bps;
+		if (a->paths[i].flows > max_flows)
+			max_flows = a->paths[i].flows;
+	}
+	a->imbalance_bytes = mean_bytes > 0 ? max_bytes / mean_bytes : 0;
+	a->imbalance_flows = mean_flows > 0 ? max_flows / mean_flows : 0;
+}
+
+/* The hosts (and VNI) of a flow, and with the source port: the keys of the joins below. */
+struct host_key {
+	__u8 src[16], dst[16];
+	__u32 vni;
+};
+
+struct port_key {
+	struct host_key hosts;
+	__u16 sport;
+	__u16 pad;
+};
+
+struct join {
+	struct port_key k; /* at offset 0, for kindex */
+	int flow;	   /* first flow with this key */
+	int count;	   /* flows with these hosts (host join) */
+	int data_qps;	   /* of them carrying data (host join) */
+	int data_sports;   /* distinct source ports among those (host join) */
+	bool data_seen;	   /* a data flow has this port (port join) */
+};
+
+static void host_key_of(struct host_key *h, const struct flow_key *k, bool reverse)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->src, reverse ? k->dst : k->src, 16);
+	memcpy(h->dst, reverse ? k->src : k->dst, 16);
+	h->vni = k->vni;
+}
+
+/*
+ * Two joins over the flows, kept across refreshes: by hosts+VNI (counting
+ * flows, data flows and their distinct source ports) and by hosts+VNI+
+ * source port. They serve reverse pairing and the entropy groups.
+ */
+static int join_flows(struct analysis *a)
+{
+	struct analysis_joins *j = &a->joins;
+	int err;
+
+	j->n_host = j->n_port = 0;
+	err = buf_grow((void **)&j->host, &j->cap_host, a->n_flows + 1, sizeof(*j->host));
+	if (!err)
+		err = buf_grow((void **)&j->port, &j->cap_port, a->n_flows + 1, sizeof(*j->port));
+	if (!err)
+		err = kindex_reset(&j->host_index, a->n_flows);
+	if (!err)
+		err = kindex_reset(&j->port_index, a->n_flows);
+	for (size_t i = 0; !err && i < a->n_flows; i++) {
+		const struct flow_key *k = &a->flows[i].r->key;
+		bool data = a->flows[i].is_data;
+		struct port_key pk = {.sport = k->sport};
+		struct join *h, *p;
+		__u32 *slot;
+
+		host_key_of(&pk.hosts, k, false);
+		slot = kindex_slot(&j->host_index, &pk.hosts, sizeof(pk.hosts), j->host,
+				   sizeof(*j->host));
+		if (!*slot) {
+			j->host[j->n_host] = (struct join){.k = pk, .flow = -1};
+			*slot = ++j->n_host;
+		}
+		h = &j->host[*slot - 1];
+		slot = kindex_slot(&j->port_index, &pk, sizeof(pk), j->port, sizeof(*j->port));
+		if (!*slot) {
+			j->port[j->n_port] = (struct join){.k = pk, .flow = i};
+			*slot = ++j->n_port;
+		}
+		p = &j->port[*slot - 1];
+		h->count++;
+		if (h->flow < 0 || (data && !a->flows[h->flow].is_data))
+			h->flow = i; /* the first flow; the first data flow if any */
+		if (data) {
+			h->data_qps++;
+			h->data_sports += !p->data_seen;
+			p->data_seen = true;
+		}
+	}
+	return err;
+}
+
+/*
+ * ACKs, NAKs and CNPs of a queue pair travel in the other direction with
+ * the requester's QP as destination. The QP number of the requester is not
+ * in the data packets, so pair by addresses: the reverse flow with the same
+ * UDP source port (RoCE NICs derive it from both QP numbers, the same both
+ * ways), else the only reverse flow between the two hosts.
+ */
+static void pair_reverse(struct analysis *a)
+{
+	struct analysis_joins *j = &a->joins;
+
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_key *k = &a->flows[i].r->key;
+		struct port_key want = {.sport = k->sport};
+		__u32 slot;
+
+		host_key_of(&want.hosts, k, true);
+		slot = *kindex_slot(&j->port_index, &want, sizeof(want), j->port, sizeof(*j->port));
+		if (slot) {
+			a->flows[i].reverse = j->port[slot - 1].flow;
+			continue;
+		}
+		slot = *kindex_slot(&j->host_index, &want.hosts, sizeof(want.hosts), j->host,
+				    sizeof(*j->host));
+		if (slot && j->host[slot - 1].count == 1)
+			a->flows[i].reverse = j->host[slot - 1].flow;
+	}
+}
+
+/*
+ * ECMP spreads queue pairs only by what differs between them: between two
+ * hosts that is the UDP source port. Groups of data flows per hosts+VNI,
+ * with their distinct source ports, in order of the first flow's bytes.
+ */
+static int group_entropy(struct analysis *a)
+{
+	struct analysis_joins *j = &a->joins;
+	int err =
+	    buf_grow((void **)&a->entropy, &a->cap_entropy, j->n_host + 1, sizeof(*a->entropy));
+
+	for (size_t i = 0; !err && i < j->n_host; i++) {
+		if (!j->host[i].data_qps)
+			continue;
+		a->entropy[a->n_entropy++] =
+		    (struct entropy_group){.flow = j->host[i].flow,
+					   .qps = j->host[i].data_qps,
+					   .sports = j->host[i].data_sports};
+	}
+	return err;
+}
+
+static int add_collision(struct analysis *a, const struct collision *c)
+{
+	int err = buf_grow((void **)&a->collisions, &a->cap_collisions, a->n_collisions + 1,
+			   sizeof(*a->collisions));
+
+	if (!err)
+		a->collisions[a->n_collisions++] = *c;
+	return err;
+}
+
+/*
+ * Two or more elephants share one uplink while another uplink could take
+ * one of them: within its speed, or (speed unknown) without becoming as
+ * loaded as the shared uplink is now.
+ */
+static int find_collisions(struct analysis *a)
+{
+	for (int p = 0; p < a->n_paths; p++) {
+		const struct path_view *loaded = &a->paths[p];
+		struct collision c = {.path = p, .idle_path = -1};
+		double smallest = INFINITY;
+		int err;
+
+		if (loaded->elephants < 2)
+			continue;
+		for (size_t i = 0; i < a->n_flows; i++) {
+			const struct flow_view *v = &a->flows[i];
+
+			if (v->path != p || !v->elephant)
+				continue;
+			if (c.n_flows < AN_ALERT_FLOWS)
+				c.flows[c.n_flows++] = i;
+			if (v->bps < smallest)
+				smallest = v->bps;
+		}
+		for (int q = 0; q < a->n_paths; q++) {
+			const struct path_view *idle = &a->paths[q];
+			/* Room: the idle uplink's speed, else moving one elephant lowers the peak.
+			 */
+			bool room = idle->speed_bps > 0 ? idle->bps + smallest <= idle->speed_bps
+							: idle->bps + smallest < loaded->bps;
+
+			if (q == p || idle->elephants >= loaded->elephants - 1 || !room)
+				continue;
+			if (c.idle_path < 0 || idle->bps < a->paths[c.idle_path].bps)
+				c.idle_path = q;
+		}
+		if (c.idle_path < 0)
+			continue;
+		err = add_collision(a, &c);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The hash model's path for every data flow, and elephants predicted to share one. */
+static int predict(struct analysis *a, const struct analysis_opts *o)
+{
+	int per_path[AN_MAX_PATHS] = {};
+	__u32 n = o->hash.n_paths < AN_MAX_PATHS ? o->hash.n_paths : AN_MAX_PATHS;
+
+	if (!o->predict || !n)
+		return 0;
+	for (size_t i = 0; i < a->n_flows; i++) {
+		struct flow_view *v = &a->flows[i];
+
+		if (!v->is_data)
+			continue;
+		v->predicted_path = hash_path(&o->hash, &v->r->key) % n;
+		per_path[v->predicted_path] += v->elephant;
+	}
+	/* When the model's paths are this group's uplinks, in order. */
+	if ((int)n == a->n_paths)
+		for (int p = 0; p < a->n_paths; p++)
+			a->paths[p].predicted_elephants = per_path[p];
+	for (__u32 p = 0; p < n; p++) {
+		struct collision c = {.path = p, .idle_path = -1, .predicted = true};
+		int err;
+
+		if (per_path[p] < 2)
+			continue;
+		for (size_t i = 0; i < a->n_flows && c.n_flows < AN_ALERT_FLOWS; i++)
+			if (a->flows[i].elephant && a->flows[i].predicted_path == (int)p)
+				c.flows[c.n_flows++] = i;
+		for (__u32 q = 0; q < n; q++)
+			if (c.idle_path < 0 || per_path[q] < per_path[c.idle_path])
+				c.idle_path = q;
+		err = add_collision(a, &c);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int remember(struct analysis *a, const struct snapshot *s)
+{
+	int err = buf_grow((void **)&a->prev, &a->cap_prev, s->n_flows, sizeof(*a->prev));
+
+	if (err)
+		return err;
+	a->n_prev = s->n_flows;
+	for (size_t i = 0; i < s->n_flows; i++) {
+		const struct flow_record *r = &s->flows[i];
+		struct prev_flow *p = &a->prev[i];
+
+		p->key = r->key;
+		flow_delta_of(&p->c, &r->c);
+		p->elephant = a->flows[i].elephant;
+	}
+	memcpy(a->prev_totals, s->totals, sizeof(a->prev_totals));
+	a->prev_taken_ns = s->taken_ns;
+	a->have_prev = true;
+	return index_prev(a);
+}
+
+int analysis_update(struct analysis *a, const struct snapshot *s, const struct report_opts *ro,
+		    const struct analysis_opts *o, double span_s)
+{
+	double dt;
+	int err;
+
+	if (a->have_prev && s->taken_ns > a->prev_taken_ns)
+		dt = (s->taken_ns - a->prev_taken_ns) / 1e9;
+	else
+		dt = span_s > 0 ? span_s : flows_span_s(s);
+	if (dt <= 0)
+		dt = 1e-3; /* one frame, or all in one instant: rates over 1 ms */
+	a->interval_s = dt;
+	for (int i = 0; i < FP_CNT_MAX; i++)
+		a->totals_delta[i] = s->totals[i] - (a->have_prev ? a->prev_totals[i] : 0);
+
+	init_paths(a, ro);
+	a->n_collisions = 0;
+	a->n_alerts = 0;
+	a->n_entropy = 0;
+	err = compute_rates(a, s, dt);
+	if (!err) {
+		mark_elephants(a, o);
+		sum_paths(a);
+		err = join_flows(a);
+	}
+	if (!err) {
+		pair_reverse(a);
+		err = group_entropy(a);
+	}
+	if (!err)
+		err = find_collisions(a);
+	if (!err)
+		err = predict(a, o);
+	if (!err)
+		err = detect_all(a, s, o);
+	if (!err)
+		err = remember(a, s);
+	return err;
+}
+
+int analysis_find(const struct analysis *a, const struct flow_key *k)
+{
+	for (size_t i = 0; i < a->n_flows; i++)
+		if (!memcmp(&a->flows[i].r->key, k, sizeof(*k)))
+			return i;
+	return -1;
+}
+
+void analysis_free(struct analysis *a)
+{
+	free(a->flows);
+	free(a->collisions);
+	free(a->alerts);
+	free(a->entropy);
+	free(a->prev);
+	kindex_free(&a->prev_index);
+	kindex_free(&a->joins.host_index);
+	kindex_free(&a->joins.port_index);
+	free(a->joins.host);
+	free(a->joins.port);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * analysis.h - turns snapshots into what an operator needs: rates, paths
+ * and their balance, elephants, collisions, and alerts with evidence.
+ * Shared by every front end; it never reads maps and never prints.
+ */
+#ifndef __FP_ANALYSIS_H
+#define __FP_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "probe/collect.h"
+#include "core/ecmp_hash.h"
+#include "util/kindex.h"
+#include "render/report.h"
+
+#define AN_MAX_PATHS   64
+#define AN_ALERT_FLOWS 8
+#define AN_MSG_LEN     256
+
+enum alert_type {
+	ALERT_ELEPHANT_COLLISION,
+	ALERT_PREDICTED_COLLISION,
+	ALERT_CE_WITHOUT_CNP,
+	ALERT_CNP_WITHOUT_CE,
+	ALERT_NOT_ECT_ROCE,
+	ALERT_WRONG_TRAFFIC_CLASS,
+	ALERT_RETRANSMITS,
+	ALERT_RNR_NAKS,
+	ALERT_PSN_GAPS,
+	ALERT_LOW_ENTROPY,
+	ALERT_PATH_IMBALANCE,
+	ALERT_MALFORMED,
+	ALERT_FLOW_TABLE_PRESSURE,
+	ALERT_TYPE_MAX,
+};
+
+enum severity {
+	SEV_INFO,
+	SEV_WARNING,
+	SEV_CRITICAL,
+};
+
+struct alert {
+	enum alert_type type;
+	enum severity severity;
+	char message[AN_MSG_LEN];  /* one line an engineer understands */
+	char evidence[AN_MSG_LEN]; /* the numbers behind it */
+	struct flow_key flows[AN_ALERT_FLOWS];
+	int n_flows;
+	int path; /* index into analysis.paths, -1 when none */
+};
+
+/* Thresholds and the traffic-class plan; every default lives here. */
+struct analysis_opts {
+	double elephant_bps;	/* 0: 10% of the uplink's speed, else of the group's peak */
+	double imbalance_ratio; /* max/mean bytes above this is path_imbalance */
+	double rnr_storm_per_s; /* RNR NAKs per second that make a storm */
+	int data_dscp;		/* the lossless class RoCE data must use */
+	int cnp_dscp;		/* the class CNPs must use */
+	int data_pcp;		/* -1: not checked */
+	int cnp_pcp;		/* -1: not checked */
+	bool predict;		/* run the hash model (--hash-model given) */
+	struct hash_config hash;
+};
+
+/* What a flow did since the previous refresh (its whole life on the first). */
+struct flow_delta {
+	__u64 bytes, packets, ce, cnp, rtx, naks, rnr_naks, gaps, not_ect;
+};
+
+struct flow_view {
+	const struct flow_record *r;
+	struct flow_delta d;
+	double bps, pps, ce_per_s, cnp_per_s, rtx_per_s;
+	double ce_fraction; /* CE marks / packets over the flow's life */
+	int path;	    /* index into analysis.paths, -1 when not on an uplink */
+	int reverse;	    /* index of the opposite direction's flow, -1 unknown */
+	int predicted_path; /* hash model's choice, -1 when not predicted */
+	bool elephant;
+	bool is_data; /* carries requests or read responses, not only ACK/CNP */
+};
+
+struct path_view {
+	char name[FP_NAME_LEN];
+	__u32 ifindex;
+	double speed_bps; /* 0 when the kernel reports none */
+	__u64 flows, elephants, packets, bytes;
+	double bps;
+	int predicted_elephants;
+};
+
+/* An elephant collision, observed on one uplink while another has room. */
+struct collision {
+	int path, idle_path;
+	int flows[AN_ALERT_FLOWS]; /* indices into analysis.flows */
+	int n_flows;
+	bool predicted;
+};
+
+/* RoCE flows between two hosts, and how many UDP source ports they spread over. */
+struct entropy_group {
+	int flow; /* one of the group's flows, for its addresses */
+	int qps;
+	int sports;
+};
+
+struct join;
+
+/* The per-refresh joins of flows by hosts and by hosts+port (analysis.c). */
+struct analysis_joins {
+	struct join *host, *port;
+	size_t n_host, n_port, cap_host, cap_port;
+	struct kindex host_index, port_index;
+};
+
+/* Per-flow memory across refreshes: counters and the elephant state. */
+struct prev_flow {
+	struct flow_key key;
+	struct flow_delta c; /* the counters then */
+	bool elephant;
+};
+
+struct analysis {
+	struct flow_view *flows;
+	size_t n_flows, cap_flows;
+	struct path_view paths[AN_MAX_PATHS];
+	int n_paths;
+	double imbalance_bytes, imbalance_flows; /* max/mean over the group */
+	double elephant_bps;			 /* the threshold used */
+	double group_peak_bps;
+	double interval_s;
+	struct collision *collisions;
+	size_t n_collisions, cap_collisions;
+	struct alert *alerts;
+	size_t n_alerts, cap_alerts;
+	struct entropy_group *entropy;
+	size_t n_entropy, cap_entropy;
+	struct analysis_joins joins;
+	__u64 totals_delta[FP_CNT_MAX];
+
+	/* previous refresh, for rates */
+	struct prev_flow *prev;
+	size_t n_prev, cap_prev;
+	struct kindex prev_index; /* over prev[], by key */
+	__u64 prev_totals[FP_CNT_MAX];
+	__u64 prev_taken_ns;
+	bool have_prev;
+};
+
+void analysis_opts_default(struct analysis_opts *o);
+/*
+ * Analyse snapshot s. Rates are the difference to the previous call over
+ * the time between the snapshots; on the first call (and in replay) over
+ * span_s seconds, or the flows' own time span when span_s is 0.
+ */
+int analysis_update(struct analysis *a, const struct snapshot *s, const struct report_opts *ro,
+		    const struct analysis_opts *o, double span_s);
+void analysis_free(struct analysis *a);
+
+const char *alert_type_name(enum alert_type t);
+const char *severity_name(enum severity s);
+
+/* CE marks of a flow: outer or inner header, whichever saw more. */
+__u64 flow_ce(const struct flow_counters *c);
+
+/* Look a flow up by key in the last analysed snapshot: index or -1. */
+int analysis_find(const struct analysis *a, const struct flow_key *k);
+
+#endif /* __FP_ANALYSIS_H */

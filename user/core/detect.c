@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * detect.c - each detector looks at the analysed flows and raises alerts
+ * with a one-line explanation and the numbers behind it. Alerts of one
+ * kind are grouped, naming up to AN_ALERT_FLOWS flows, so that a fabric
+ * with a thousand bad flows still gives a readable list.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "core/detect.h"
+#include "util/format.h"
+
+/* RoCEv2 source ports live in 0xC000-0xFFFF (IBTA A17.5.1.2 recommends it). */
+#define ROCE_SPORT_MIN 0xC000
+#define ROCE_SPORT_MAX 0xFFFF
+
+static struct alert *alert_new(struct analysis *a, enum alert_type type, enum severity sev,
+			       int path)
+{
+	struct alert *al;
+
+	if (buf_grow((void **)&a->alerts, &a->cap_alerts, a->n_alerts + 1, sizeof(*a->alerts)))
+		return NULL;
+	al = &a->alerts[a->n_alerts++];
+	memset(al, 0, sizeof(*al));
+	al->type = type;
+	al->severity = sev;
+	al->path = path;
+	return al;
+}
+
+static void alert_flow(struct alert *al, const struct flow_key *k)
+{
+	if (al->n_flows < AN_ALERT_FLOWS)
+		al->flows[al->n_flows++] = *k;
+}
+
+static void say(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, AN_MSG_LEN, fmt, ap);
+	va_end(ap);
+}
+
+static const char *flow_name(char *buf, size_t len, const struct flow_key *k)
+{
+	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN];
+	bool v6 = k->flags & FP_FLOW_IPV6;
+
+	snprintf(buf, len, "%s:%u>%s qp %u", fmt_addr(src, sizeof(src), k->src, v6), k->sport,
+		 fmt_addr(dst, sizeof(dst), k->dst, v6), k->dest_qp);
+	return buf;
+}
+
+__u16 hash_nearest_sport(const struct hash_config *c, const struct flow_key *k, __u32 want)
+{
+	struct flow_key probe = *k;
+
+	for (int delta = 1; delta <= ROCE_SPORT_MAX - ROCE_SPORT_MIN; delta++) {
+		for (int sign = 1; sign >= -1; sign -= 2) {
+			int port = k->sport + sign * delta;
+
+			if (port < ROCE_SPORT_MIN || port > ROCE_SPORT_MAX)
+				continue;
+			probe.sport = port;
+			if (hash_path(c, &probe) == want)
+				return port;
+		}
+	}
+	return 0;
+}
+
+static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
+{
+	char rate[32], idle_rate[32], name[96];
+
+	for (size_t i = 0; i < a->n_collisions; i++) {
+		const struct collision *c = &a->collisions[i];
+		const struct flow_view *first = &a->flows[c->flows[0]];
+		struct alert *al;
+
+		al = alert_new(
+		    a, c->predicted ? ALERT_PREDICTED_COLLISION : ALERT_ELEPHANT_COLLISION,
+		    c->predicted ? SEV_WARNING : SEV_CRITICAL, c->predicted ? -1 : c->path);
+		if (!al)
+			return -ENOMEM;
+		for (int f = 0; f < c->n_flows; f++)
+			alert_flow(al, &a->flows[c->flows[f]].r->key);
+		if (!c->predicted) {
+			const struct path_view *p = &a->paths[c->path],
+					       *idle = &a->paths[c->idle_path];
+
+			say(al->message,
+			    "%d elephant flows share uplink %s while %s has room: ECMP put them on "
+			    "one "
+			    "path",
+			    c->n_flows, p->name, idle->name);
+			say(al->evidence, "%s carries %s with %llu elephants; %s carries %s",
+			    p->name, fmt_si(rate, sizeof(rate), p->bps, "b/s"),
+			    (unsigned long long)p->elephants, idle->name,
+			    fmt_si(idle_rate, sizeof(idle_rate), idle->bps, "b/s"));
+		} else {
+			__u16 sport = hash_nearest_sport(&o->hash, &first->r->key, c->idle_path);
+
+			say(al->message,
+			    "%s predicts %d elephants on next-tier path %d; sport %u would move %s "
+			    "to "
+			    "path %d",
+			    hash_model_name(o->hash.model), c->n_flows, c->path, sport,
+			    flow_name(name, sizeof(name), &first->r->key), c->idle_path);
+			say(al->evidence, "model %s over %u paths, seed 0x%x",
+			    hash_model_name(o->hash.model), o->hash.n_paths, o->hash.seed);
+		}
+	}
+	return 0;
+}
+
+/*
+ * A grouped alert: created on the first offending flow, counted after.
+ * Flows come sorted by bytes, so the first is the largest: its numbers are
+ * the evidence (written once, when count is 1), and the message with the
+ * final count is written once after the loop.
+ */
+struct group {
+	struct alert *al;
+	int count;
+};
+
+static struct alert *group_add(struct analysis *a, struct group *g, enum alert_type t,
+			       enum severity sev, const struct flow_view *v)
+{
+	if (!g->al) {
+		g->al = alert_new(a, t, sev, v->path);
+		if (!g->al)
+			return NULL;
+	}
+	if (g->al->path != v->path)
+		g->al->path = -1; /* flows on several paths */
+	g->count++;
+	alert_flow(g->al, &v->r->key);
+	return g->al;
+}
+
+/* DCQCN: CE marks must come back as CNPs from the receiver (notification point). */
+static int ecn_alerts(struct analysis *a)
+{
+	struct group ce_no_cnp = {}, cnp_no_ce = {}, not_ect = {};
+	char name[96];
+
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_view *v = &a->flows[i];
+		const struct flow_view *rev = v->reverse >= 0 ? &a->flows[v->reverse] : NULL;
+		struct alert *al;
+
+		if (!v->is_data)
+			continue;
+		if (v->d.not_ect) {
+			al = group_add(a, &not_ect, ALERT_NOT_ECT_ROCE, SEV_WARNING, v);
+			if (!al)
+				return -ENOMEM;
+			if (not_ect.count == 1)
+				say(al->evidence, "%s: %llu of %llu packets Not-ECT",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    (unsigned long long)v->d.not_ect,
+				    (unsigned long long)v->d.packets);
+		}
+		/* Only with the reverse direction in view can missing CNPs be told. */
+		if (!rev || !rev->d.packets)
+			continue;
+		if (v->d.ce && !rev->d.cnp) {
+			al = group_add(a, &ce_no_cnp, ALERT_CE_WITHOUT_CNP, SEV_CRITICAL, v);
+			if (!al)
+				return -ENOMEM;
+			if (ce_no_cnp.count == 1)
+				say(al->evidence,
+				    "%s: %llu CE of %llu packets, 0 CNPs in %llu reverse packets",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    (unsigned long long)v->d.ce, (unsigned long long)v->d.packets,
+				    (unsigned long long)rev->d.packets);
+		} else if (!v->d.ce && rev->d.cnp) {
+			al = group_add(a, &cnp_no_ce, ALERT_CNP_WITHOUT_CE, SEV_INFO, v);
+			if (!al)
+				return -ENOMEM;
+			if (cnp_no_ce.count == 1)
+				say(al->evidence, "%s: %llu CNPs back, 0 CE in %llu packets",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    (unsigned long long)rev->d.cnp,
+				    (unsigned long long)v->d.packets);
+		}
+	}
+	if (not_ect.al)
+		say(not_ect.al->message,
+		    "%d RoCE data flows are sent Not-ECT: switches cannot mark them and DCQCN "
+		    "cannot slow them down",
+		    not_ect.count);
+	if (ce_no_cnp.al)
+		say(ce_no_cnp.al->message,
+		    "%d flows carry CE marks but no CNP comes back: the receiver is not reacting "
+		    "(check ECN/DCQCN on the NIC)",
+		    ce_no_cnp.count);
+	if (cnp_no_ce.al)
+		say(cnp_no_ce.al->message,
+		    "%d flows receive CNPs without CE marks seen here: marking happens past this "
+		    "point, or a NIC sends CNPs on its own",
+		    cnp_no_ce.count);
+	return 0;
+}
+
+static int loss_alerts(struct analysis *a, const struct analysis_opts *o)
+{
+	struct group rtx = {}, rnr = {}, gaps = {};
+	char name[96];
+
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_view *v = &a->flows[i];
+		const struct flow_view *rev = v->reverse >= 0 ? &a->flows[v->reverse] : NULL;
+		__u64 naks = rev ? rev->d.naks : 0;
+		struct alert *al;
+
+		if (v->d.rtx) {
+			al = group_add(a, &rtx, ALERT_RETRANSMITS, SEV_WARNING, v);
+			if (!al)
+				return -ENOMEM;
+			if (rtx.count == 1)
+				say(al->evidence,
+				    "%s: %llu packets resent after %llu NAKs, %.1f resent/s",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    (unsigned long long)v->d.rtx, (unsigned long long)naks,
+				    v->rtx_per_s);
+		}
+		if (v->d.rnr_naks && v->d.rnr_naks / a->interval_s >= o->rnr_storm_per_s) {
+			al = group_add(a, &rnr, ALERT_RNR_NAKS, SEV_WARNING, v);
+			if (!al)
+				return -ENOMEM;
+			if (rnr.count == 1)
+				say(al->evidence, "%s: %.0f RNR NAKs/s",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    v->d.rnr_naks / a->interval_s);
+		}
+		if (v->d.gaps) {
+			al = group_add(a, &gaps, ALERT_PSN_GAPS, SEV_WARNING, v);
+			if (!al)
+				return -ENOMEM;
+			if (gaps.count == 1)
+				say(al->evidence, "%s: %llu gaps",
+				    flow_name(name, sizeof(name), &v->r->key),
+				    (unsigned long long)v->d.gaps);
+		}
+	}
+	if (rtx.al)
+		say(rtx.al->message,
+		    "%d queue pairs resend packets (go-back-N): loss on the path or in the "
+		    "receiver",
+		    rtx.count);
+	if (rnr.al)
+		say(rnr.al->message,
+		    "RNR NAK storm on %d flows: receivers are not posting receive buffers in time",
+		    rnr.count);
+	if (gaps.al)
+		say(gaps.al->message, "%d flows show PSN gaps: packets were lost before this point",
+		    gaps.count);
+	return 0;
+}
+
+static bool wrong_class(const struct flow_counters *c, const struct analysis_opts *o, bool is_data,
+			int *seen)
+{
+	bool responses = c->acks || c->naks || c->rnr_naks;
+	__u64 allowed = 0;
+
+	/* Data and its ACKs/NAKs ride in the lossless class; CNPs in their own. */
+	if (is_data || responses)
+		allowed |= 1ULL << o->data_dscp;
+	if (c->cnp)
+		allowed |= 1ULL << o->cnp_dscp;
+	if (!allowed)
+		return false;
+	for (int d = 0; d < 64; d++) {
+		if ((c->dscp_mask & (1ULL << d)) && !(allowed & (1ULL << d))) {
+			*seen = d;
+			return true;
+		}
+	}
+	if (c->vlan_tagged && is_data && o->data_pcp >= 0 && c->pcp != o->data_pcp &&
+	    !(c->cnp && o->cnp_pcp >= 0 && c->pcp == o->cnp_pcp)) {
+		*seen = -1 - c->pcp;
+		return true;
+	}
+	return false;
+}
+
+static int class_alerts(struct analysis *a, const struct analysis_opts *o)
+{
+	struct group g = {};
+	char name[96];
+
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_view *v = &a->flows[i];
+		struct alert *al;
+		int seen;
+
+		if (!wrong_class(&v->r->c, o, v->is_data, &seen))
+			continue;
+		al = group_add(a, &g, ALERT_WRONG_TRAFFIC_CLASS, SEV_CRITICAL, v);
+		if (!al)
+			return -ENOMEM;
+		if (g.count > 1)
+			continue;
+		if (seen >= 0)
+			say(al->evidence, "%s: DSCP %d", flow_name(name, sizeof(name), &v->r->key),
+			    seen);
+		else
+			say(al->evidence, "%s: PCP %d, expected %d",
+			    flow_name(name, sizeof(name), &v->r->key), -1 - seen, o->data_pcp);
+	}
+	if (g.al)
+		say(g.al->message,
+		    "%d RoCE flows outside the lossless plan (data DSCP %d, CNP DSCP %d): PFC and "
+		    "the CNP queue do not protect them",
+		    g.count, o->data_dscp, o->cnp_dscp);
+	return 0;
+}
+
+/* Many queue pairs between two hosts on few source ports (the groups come from analysis.c). */
+static int entropy_alerts(struct analysis *a)
+{
+	struct group g = {};
+	char name[96];
+
+	for (size_t i = 0; i < a->n_entropy; i++) {
+		const struct entropy_group *eg = &a->entropy[i];
+		struct alert *al;
+
+		if (eg->qps < 2 || eg->sports >= eg->qps)
+			continue;
+		al = group_add(a, &g, ALERT_LOW_ENTROPY, SEV_WARNING, &a->flows[eg->flow]);
+		if (!al)
+			return -ENOMEM;
+		if (g.count == 1)
+			say(al->evidence, "%s: %d queue pairs over %d source ports",
+			    flow_name(name, sizeof(name), &a->flows[eg->flow].r->key), eg->qps,
+			    eg->sports);
+	}
+	if (g.al)
+		say(g.al->message,
+		    "queue pairs share UDP source ports towards %d destinations: ECMP cannot "
+		    "spread "
+		    "them (pinned RoCE source port?)",
+		    g.count);
+	return 0;
+}
+
+static int group_alerts(struct analysis *a, const struct snapshot *s, const struct analysis_opts *o)
+{
+	__u64 malformed = a->totals_delta[FP_CNT_MALFORMED];
+	__u64 failed = a->totals_delta[FP_CNT_FLOW_INSERT_FAIL];
+	char rate[32], mean[32];
+	struct alert *al;
+	int busiest = 0;
+
+	for (int p = 1; p < a->n_paths; p++)
+		if (a->paths[p].bps > a->paths[busiest].bps)
+			busiest = p;
+	if (a->n_paths >= 2 && a->imbalance_bytes > o->imbalance_ratio) {
+		double mean_bps = a->paths[busiest].bps / a->imbalance_bytes;
+
+		al = alert_new(a, ALERT_PATH_IMBALANCE, SEV_WARNING, busiest);
+		if (!al)
+			return -ENOMEM;
+		say(al->message,
+		    "uplink %s carries %.1fx the group's mean load: the ECMP group is "
+		    "out of balance",
+		    a->paths[busiest].name, a->imbalance_bytes);
+		say(al->evidence, "%s at %s, group mean %s, flows max/mean %.2f",
+		    a->paths[busiest].name,
+		    fmt_si(rate, sizeof(rate), a->paths[busiest].bps, "b/s"),
+		    fmt_si(mean, sizeof(mean), mean_bps, "b/s"), a->imbalance_flows);
+	}
+	if (malformed) {
+		al = alert_new(a, ALERT_MALFORMED, SEV_WARNING, -1);
+		if (!al)
+			return -ENOMEM;
+		say(al->message,
+		    "%llu malformed frames on the RoCE/VXLAN ports: truncated mirror "
+		    "copies, a bad encapsulation, or corruption",
+		    (unsigned long long)malformed);
+		say(al->evidence, "%llu malformed of %llu frames", (unsigned long long)malformed,
+		    (unsigned long long)a->totals_delta[FP_CNT_FRAMES]);
+	}
+	if (failed || snapshot_evictions(s) > 0) {
+		al = alert_new(a, ALERT_FLOW_TABLE_PRESSURE, failed ? SEV_WARNING : SEV_INFO, -1);
+		if (!al)
+			return -ENOMEM;
+		say(al->message, "the flow table is full: old flows are evicted (raise --flows)");
+		say(al->evidence, "%zu of %u entries, %llu evicted, %llu insert failures",
+		    s->n_flows, s->flow_capacity, (unsigned long long)snapshot_evictions(s),
+		    (unsigned long long)s->totals[FP_CNT_FLOW_INSERT_FAIL]);
+	}
+	return 0;
+}
+
+static int cmp_severity(const void *pa, const void *pb)
+{
+	const struct alert *x = pa, *y = pb;
+
+	if (x->severity != y->severity)
+		return x->severity < y->severity ? 1 : -1;
+	return (x->type > y->type) - (x->type < y->type);
+}
+
+int detect_all(struct analysis *a, const struct snapshot *s, const struct analysis_opts *o)
+{
+	int err = collision_alerts(a, o);
+
+	if (!err)
+		err = ecn_alerts(a);
+	if (!err)
+		err = loss_alerts(a, o);
+	if (!err)
+		err = class_alerts(a, o);
+	if (!err)
+		err = entropy_alerts(a);
+	if (!err)
+		err = group_alerts(a, s, o);
+	/* Worst first. */
+	if (!err && a->n_alerts > 1)
+		qsort(a->alerts, a->n_alerts, sizeof(*a->alerts), cmp_severity);
+	return err;
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "core/series.h"
+
+int series_add(struct series *s, const struct analysis *a, double t_s)
+{
+	struct series_sample *x;
+	double dt = a->interval_s;
+	int err = buf_grow((void **)&s->samples, &s->cap, s->n + 1, sizeof(*s->samples));
+
+	if (err)
+		return err;
+	x = &s->samples[s->n++];
+	memset(x, 0, sizeof(*x));
+	x->t_s = t_s;
+	x->frames_per_s = a->totals_delta[FP_CNT_FRAMES] / dt;
+	x->roce_per_s = a->totals_delta[FP_CNT_ROCE] / dt;
+	x->vxlan_per_s = a->totals_delta[FP_CNT_VXLAN] / dt;
+	x->malformed_per_s = a->totals_delta[FP_CNT_MALFORMED] / dt;
+	for (size_t i = 0; i < a->n_flows; i++) {
+		x->ce_per_s += a->flows[i].ce_per_s;
+		x->cnp_per_s += a->flows[i].cnp_per_s;
+		x->rtx_per_s += a->flows[i].rtx_per_s;
+	}
+	x->alerts = a->n_alerts;
+	x->n_paths = a->n_paths;
+	for (int p = 0; p < a->n_paths; p++) {
+		x->path_bps[p] = a->paths[p].bps;
+		x->path_flows[p] = a->paths[p].flows;
+		snprintf(s->path_names[p], FP_NAME_LEN, "%s", a->paths[p].name);
+	}
+	if (a->n_paths > s->n_paths)
+		s->n_paths = a->n_paths;
+	return 0;
+}
+
+void series_json(struct json *j, const struct series *s)
+{
+	json_key(j, "series");
+	json_arr_begin(j);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct series_sample *x = &s->samples[i];
+
+		json_obj_begin(j);
+		json_kv_double(j, "t", x->t_s, 3);
+		json_kv_double(j, "frames_per_s", x->frames_per_s, 1);
+		json_kv_double(j, "roce_per_s", x->roce_per_s, 1);
+		json_kv_double(j, "vxlan_per_s", x->vxlan_per_s, 1);
+		json_kv_double(j, "malformed_per_s", x->malformed_per_s, 1);
+		json_kv_double(j, "ce_per_s", x->ce_per_s, 1);
+		json_kv_double(j, "cnp_per_s", x->cnp_per_s, 1);
+		json_kv_double(j, "retransmits_per_s", x->rtx_per_s, 1);
+		json_kv_u64(j, "alerts", x->alerts);
+		json_key(j, "paths");
+		json_obj_begin(j);
+		for (int p = 0; p < x->n_paths; p++) {
+			json_key(j, s->path_names[p]);
+			json_obj_begin(j);
+			json_kv_double(j, "bps", x->path_bps[p], 0);
+			json_kv_u64(j, "flows", x->path_flows[p]);
+			json_obj_end(j);
+		}
+		json_obj_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+void series_free(struct series *s)
+{
+	free(s->samples);
+	memset(s, 0, sizeof(*s));
+}

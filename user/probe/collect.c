@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "util/buf.h"
+#include "probe/collect.h"
+#include "fabprobe.skel.h"
+#include "util/log.h"
+#include "probe/probe.h"
+
+/* Keys per batch call: large enough that one hash bucket always fits. */
+#define COLLECT_BATCH 4096
+
+static __u64 clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static size_t percpu_stride(size_t value_size)
+{
+	/* The kernel lays per-CPU values out 8-byte aligned. */
+	return (value_size + 7) & ~(size_t)7;
+}
+
+void totals_sum(__u64 out[FP_CNT_MAX], const void *percpu, int ncpus, size_t stride)
+{
+	memset(out, 0, sizeof(__u64) * FP_CNT_MAX);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		const struct fp_totals *t = (const void *)((const char *)percpu + cpu * stride);
+
+		for (int i = 0; i < FP_CNT_MAX; i++)
+			out[i] += t->cnt[i];
+	}
+}
+
+void flow_counters_sum(struct flow_counters *out, const void *percpu, int ncpus, size_t stride)
+{
+	__u64 last_ns = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		const struct flow_counters *c = (const void *)((const char *)percpu + cpu * stride);
+
+		if (!c->packets)
+			continue;
+		if (!out->packets || c->first_seen_ns < out->first_seen_ns)
+			out->first_seen_ns = c->first_seen_ns;
+		out->packets += c->packets;
+		out->bytes += c->bytes;
+		for (int i = 0; i < 4; i++) {
+			out->ecn[i] += c->ecn[i];
+			out->inner_ecn[i] += c->inner_ecn[i];
+			out->opcodes[i] |= c->opcodes[i];
+		}
+		out->cnp += c->cnp;
+		out->acks += c->acks;
+		out->naks += c->naks;
+		out->rnr_naks += c->rnr_naks;
+		out->retransmits += c->retransmits;
+		out->psn_gaps += c->psn_gaps;
+		out->fecn += c->fecn;
+		out->becn += c->becn;
+		out->dscp_mask |= c->dscp_mask;
+		/* The per-packet fields come from the CPU that saw the newest packet. */
+		if (c->last_seen_ns >= last_ns) {
+			last_ns = c->last_seen_ns;
+			out->last_seen_ns = c->last_seen_ns;
+			out->dscp = c->dscp;
+			out->vlan = c->vlan;
+			out->pcp = c->pcp;
+			out->vlan_tagged = c->vlan_tagged;
+			out->last_opcode = c->last_opcode;
+			if (c->naks)
+				out->last_nak_code = c->last_nak_code;
+		}
+	}
+}
+
+static int add_flows(struct snapshot *s, const struct flow_key *keys, const char *values, size_t n,
+		     int ncpus, size_t stride)
+{
+	int err = buf_grow((void **)&s->flows, &s->cap, s->n_flows + n, sizeof(*s->flows));
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		struct flow_record *r = &s->flows[s->n_flows++];
+
+		r->key = keys[i];
+		flow_counters_sum(&r->c, values + i * ncpus * stride, ncpus, stride);
+	}
+	return 0;
+}
+
+/* bpf_map_lookup_batch, as bcc's libbpf-tools map_helpers do. */
+static int read_flows_batch(int fd, struct snapshot *s, struct flow_key *keys, char *values,
+			    int ncpus, size_t stride)
+{
+	__u64 token[16];
+	void *in = NULL;
+	int err;
+
+	for (;;) {
+		__u32 count = COLLECT_BATCH;
+
+		err = bpf_map_lookup_batch(fd, in, token, keys, values, &count, NULL);
+		if (err && errno != ENOENT)
+			return -errno;
+		if (count) {
+			int aerr = add_flows(s, keys, values, count, ncpus, stride);
+
+			if (aerr)
+				return aerr;
+		}
+		if (err)
+			return 0; /* ENOENT: the whole map has been read */
+		in = token;
+	}
+}
+
+/* Fallback for kernels without batch ops on this map type. */
+static int read_flows_iter(int fd, struct snapshot *s, struct flow_key *keys, char *values,
+			   int ncpus, size_t stride)
+{
+	struct flow_key *prev = NULL, cur;
+	int err;
+
+	while (!bpf_map_get_next_key(fd, prev, &cur)) {
+		keys[0] = cur;
+		if (bpf_map_lookup_elem(fd, &cur, values) == 0) {
+			err = add_flows(s, keys, values, 1, ncpus, stride);
+			if (err)
+				return err;
+		}
+		prev = &keys[0];
+	}
+	return 0;
+}
+
+enum read_mode {
+	READ_AUTO,  /* batch, falling back to per-key iteration */
+	READ_BATCH, /* batch only */
+	READ_ITER,  /* per-key iteration only */
+};
+
+/*
+ * The buffers the kernel fills, allocated once per snapshot rather than at
+ * every read. calloc, not malloc: tools such as valgrind do not know that
+ * BPF_MAP_LOOKUP_BATCH writes them.
+ */
+static int batch_buffers(struct snapshot *s, int ncpus)
+{
+	if (!s->batch_keys)
+		s->batch_keys = calloc(COLLECT_BATCH, sizeof(*s->batch_keys));
+	if (!s->batch_values)
+		s->batch_values = calloc((size_t)COLLECT_BATCH * ncpus,
+					 percpu_stride(sizeof(struct flow_counters)));
+	if (!s->totals_values)
+		s->totals_values = calloc(ncpus, percpu_stride(sizeof(struct fp_totals)));
+	return s->batch_keys && s->batch_values && s->totals_values ? 0 : -ENOMEM;
+}
+
+static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
+{
+	size_t fstride = percpu_stride(sizeof(struct flow_counters));
+	int ncpus = p->ncpus, fd, err;
+	struct flow_key *keys;
+	char *values;
+
+	s->n_flows = 0;
+	err = batch_buffers(s, ncpus);
+	if (err)
+		return err;
+	keys = s->batch_keys;
+	values = s->batch_values;
+	fd = bpf_map__fd(p->skel->maps.fp_flows);
+	if (mode == READ_ITER) {
+		err = read_flows_iter(fd, s, keys, values, ncpus, fstride);
+	} else {
+		err = read_flows_batch(fd, s, keys, values, ncpus, fstride);
+		if (mode == READ_AUTO &&
+		    (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP)) {
+			s->n_flows = 0;
+			err = read_flows_iter(fd, s, keys, values, ncpus, fstride);
+		}
+	}
+	if (err)
+		fp_err("cannot read the flow table: %s", fp_strerror(err));
+	return err;
+}
+
+int collect_snapshot(struct probe *p, struct snapshot *s)
+{
+	size_t tstride = percpu_stride(sizeof(struct fp_totals));
+	int ncpus = p->ncpus, err;
+	__u32 zero = 0;
+
+	s->n_flows = 0;
+	s->flow_capacity = p->flow_entries;
+	s->taken_ns = clock_ns(CLOCK_MONOTONIC);
+	s->clock_offset_ns = p->replay ? 0 : (__s64)(clock_ns(CLOCK_REALTIME) - s->taken_ns);
+
+	err = batch_buffers(s, ncpus);
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fp_totals), &zero, s->totals_values)) {
+		err = -errno;
+		fp_err("cannot read the counters map: %s", fp_strerror(err));
+		return err;
+	}
+	totals_sum(s->totals, s->totals_values, ncpus, tstride);
+	return read_flows(p, s, READ_AUTO);
+}
+
+int collect_flows_mode(struct probe *p, struct snapshot *s, bool batch)
+{
+	return read_flows(p, s, batch ? READ_BATCH : READ_ITER);
+}
+
+void snapshot_free(struct snapshot *s)
+{
+	free(s->flows);
+	free(s->batch_keys);
+	free(s->batch_values);
+	free(s->totals_values);
+	memset(s, 0, sizeof(*s));
+}
+
+__u64 snapshot_evictions(const struct snapshot *s)
+{
+	__u64 inserted = s->totals[FP_CNT_FLOW_NEW];
+
+	return inserted > s->n_flows ? inserted - s->n_flows : 0;
+}
+
+int collect_psn(struct probe *p, const struct flow_key *k, struct psn_track *out)
+{
+	__u64 tag = fp_key_hash(k);
+	__u32 slot = fp_psn_slot(tag, p->psn_slots - 1);
+
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fp_psn), &slot, out))
+		return -errno;
+	/* The slot may hold another flow's state, or none. */
+	return out->tag == tag && out->valid ? 0 : -ENOENT;
+}
+
+static int cmp_bytes_desc(const void *a, const void *b)
+{
+	const struct flow_record *x = a, *y = b;
+
+	if (x->c.bytes != y->c.bytes)
+		return x->c.bytes < y->c.bytes ? 1 : -1;
+	return memcmp(&x->key, &y->key, sizeof(x->key));
+}
+
+void snapshot_sort_by_bytes(struct snapshot *s)
+{
+	if (s->n_flows > 1) /* qsort(NULL, 0, ...) is undefined */
+		qsort(s->flows, s->n_flows, sizeof(*s->flows), cmp_bytes_desc);
+}

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "fabprobe.skel.h"
+#include "util/log.h"
+#include "probe/probe.h"
+
+/* The kernel's XDP verdict for "pass" (enum xdp_action). */
+#define FP_XDP_PASS 2
+/* enum bpf_attach_type values newer than libbpf 1.1's headers. */
+#define FP_BPF_TCX_INGRESS 46
+#define FP_BPF_TCX_EGRESS  47
+
+/* Capability numbers (linux/capability.h): what loading these programs needs. */
+#define FP_CAP_NET_ADMIN 12
+#define FP_CAP_PERFMON	 38
+#define FP_CAP_BPF	 39
+
+/* The effective capability set, from /proc/self/status; 0 if unreadable. */
+static __u64 effective_caps(void)
+{
+	unsigned long long caps = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+static int check_privileges(void)
+{
+	__u64 need = 1ULL << FP_CAP_BPF | 1ULL << FP_CAP_NET_ADMIN | 1ULL << FP_CAP_PERFMON;
+
+	if (geteuid() == 0 || (effective_caps() & need) == need)
+		return 0;
+	fp_err("must run as root, or with CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON, to load BPF "
+	       "programs");
+	return -EPERM;
+}
+
+int probe_load(struct probe *p, const struct probe_opts *opts)
+{
+	struct fabprobe_bpf *skel;
+	int err;
+
+	err = check_privileges();
+	if (err)
+		return err;
+	fp_setup_libbpf_log();
+
+	skel = fabprobe_bpf__open();
+	if (!skel) {
+		err = -errno;
+		fp_err("cannot open the BPF object: %s", fp_strerror(err));
+		return err;
+	}
+	skel->rodata->roce_port = opts->roce_port;
+	skel->rodata->vxlan_port = opts->vxlan_port;
+	skel->rodata->replay_mode = opts->replay;
+	skel->rodata->sample_per_flow = opts->sample_per_flow;
+	skel->rodata->sample_max_per_cpu = opts->sample_max_per_cpu;
+	if (opts->sample_per_flow)
+		err = bpf_map__set_max_entries(skel->maps.fp_samples, FP_SAMPLE_RING_BYTES);
+	if (err) {
+		fp_err("cannot size the sample ring: %s", fp_strerror(err));
+		goto fail;
+	}
+
+	/* PSN slots: a power of two, twice the flows, so that few flows share one. */
+	p->psn_slots = 1024;
+	while (p->psn_slots < 2 * opts->flow_entries)
+		p->psn_slots *= 2;
+	skel->rodata->psn_slot_mask = p->psn_slots - 1;
+	err = bpf_map__set_max_entries(skel->maps.fp_flows, opts->flow_entries);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.fp_psn, p->psn_slots);
+	if (err) {
+		fp_err("cannot size the flow table to %u entries: %s", opts->flow_entries,
+		       fp_strerror(err));
+		goto fail;
+	}
+	/* tcx links need the attach type at load time (BPF_TCX_INGRESS/EGRESS). */
+	bpf_program__set_expected_attach_type(skel->progs.fp_tc_ingress, FP_BPF_TCX_INGRESS);
+	bpf_program__set_expected_attach_type(skel->progs.fp_tc_egress, FP_BPF_TCX_EGRESS);
+	bpf_program__set_autoload(skel->progs.fp_xdp, opts->hooks & PROBE_HOOK_XDP);
+	bpf_program__set_autoload(skel->progs.fp_tc_ingress, opts->hooks & PROBE_HOOK_TC_IN);
+	bpf_program__set_autoload(skel->progs.fp_tc_egress, opts->hooks & PROBE_HOOK_TC_OUT);
+
+	err = fabprobe_bpf__load(skel);
+	if (err) {
+		fp_err("cannot load the BPF programs: %s (run with -v for the verifier log)",
+		       fp_strerror(err));
+		goto fail;
+	}
+	p->skel = skel;
+	p->ncpus = libbpf_num_possible_cpus();
+	p->flow_entries = opts->flow_entries;
+	p->replay = opts->replay;
+	if (p->ncpus < 0) {
+		err = p->ncpus;
+		fp_err("cannot count the possible CPUs: %s", fp_strerror(err));
+		probe_destroy(p);
+		return err;
+	}
+	return 0;
+fail:
+	fabprobe_bpf__destroy(skel);
+	return err;
+}
+
+void probe_destroy(struct probe *p)
+{
+	for (int i = 0; i < p->n_links; i++)
+		close(p->links[i].fd);
+	p->n_links = 0;
+	fabprobe_bpf__destroy(p->skel);
+	p->skel = NULL;
+}
+
+int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire_len, __u64 ts_ns,
+		    __u32 path_id)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = frame, .data_size_in = caplen,
+		    .repeat = 1);
+	int err;
+
+	p->skel->bss->replay_now_ns = ts_ns;
+	p->skel->bss->replay_ifindex = path_id;
+	p->skel->bss->replay_wire_len = wire_len;
+	err = bpf_prog_test_run_opts(bpf_program__fd(p->skel->progs.fp_xdp), &topts);
+	if (err)
+		return -errno;
+	/* An observer: anything but XDP_PASS is a bug that would drop traffic. */
+	if (topts.retval != FP_XDP_PASS)
+		return -EPROTO;
+	return 0;
+}
+
+int probe_iface_up(const char *ifname)
+{
+	struct ifreq ifr = {};
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		err = -errno;
+	close(fd);
+	if (err)
+		return err;
+	return !!(ifr.ifr_flags & IFF_UP);
+}
+
+static int add_link(struct probe *p, int fd, __u32 ifindex, enum probe_hooks hook, bool generic)
+{
+	if (p->n_links >= PROBE_MAX_LINKS) {
+		close(fd);
+		fp_err("too many attachments (at most %d)", PROBE_MAX_LINKS);
+		return -E2BIG;
+	}
+	p->links[p->n_links++] =
+	    (struct probe_link){.fd = fd, .ifindex = ifindex, .hook = hook, .xdp_generic = generic};
+	return 0;
+}
+
+static int attach_xdp(struct probe *p, const char *ifname, __u32 ifindex, enum probe_xdp_mode mode)
+{
+	int prog_fd = bpf_program__fd(p->skel->progs.fp_xdp);
+	__u32 other_id = 0;
+	int fd, err;
+
+	/* Another program's XDP attachment is never replaced. */
+	if (!bpf_xdp_query_id(ifindex, 0, &other_id) && other_id) {
+		fp_err("%s already runs an XDP program (id %u); fabprobe will not replace it: "
+		       "use --hook tc",
+		       ifname, other_id);
+		return -EBUSY;
+	}
+	if (mode != PROBE_XDP_GENERIC) {
+		LIBBPF_OPTS(bpf_link_create_opts, native, .flags = XDP_FLAGS_DRV_MODE);
+
+		fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &native);
+		if (fd >= 0)
+			return add_link(p, fd, ifindex, PROBE_HOOK_XDP, false);
+		err = -errno;
+		if (mode == PROBE_XDP_NATIVE) {
+			fp_err("%s: cannot attach XDP in native mode: %s (try --xdp-mode generic)",
+			       ifname, fp_strerror(err));
+			return err;
+		}
+		fp_dbg("%s: native XDP failed (%s), using generic", ifname, fp_strerror(err));
+	}
+	{
+		LIBBPF_OPTS(bpf_link_create_opts, generic, .flags = XDP_FLAGS_SKB_MODE);
+
+		fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &generic);
+	}
+	if (fd < 0) {
+		err = -errno;
+		fp_err("%s: cannot attach XDP: %s", ifname, fp_strerror(err));
+		return err;
+	}
+	return add_link(p, fd, ifindex, PROBE_HOOK_XDP, true);
+}
+
+/* tcx (kernel 6.6+): a link, so it goes away with the process. */
+static int attach_tcx(struct probe *p, const char *ifname, __u32 ifindex, bool egress)
+{
+	struct bpf_program *prog =
+	    egress ? p->skel->progs.fp_tc_egress : p->skel->progs.fp_tc_ingress;
+	int type = egress ? FP_BPF_TCX_EGRESS : FP_BPF_TCX_INGRESS;
+	int fd, err;
+
+	fd = bpf_link_create(bpf_program__fd(prog), ifindex, type, NULL);
+	if (fd < 0) {
+		err = -errno;
+		fp_err("%s: cannot attach tc %s (tcx needs kernel 6.6 or newer; else use --hook "
+		       "xdp): %s",
+		       ifname, egress ? "egress" : "ingress", fp_strerror(err));
+		return err;
+	}
+	return add_link(p, fd, ifindex, egress ? PROBE_HOOK_TC_OUT : PROBE_HOOK_TC_IN, false);
+}
+
+int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
+		 enum probe_xdp_mode xdp_mode)
+{
+	__u32 ifindex = if_nametoindex(ifname);
+	int up, err = 0;
+
+	if (!ifindex) {
+		fp_err("interface %s does not exist", ifname);
+		return -ENODEV;
+	}
+	up = probe_iface_up(ifname);
+	if (up <= 0) {
+		fp_err("interface %s is %s", ifname, up < 0 ? fp_strerror(up) : "down");
+		return up < 0 ? up : -ENETDOWN;
+	}
+	if (hooks & PROBE_HOOK_XDP)
+		err = attach_xdp(p, ifname, ifindex, xdp_mode);
+	if (!err && (hooks & PROBE_HOOK_TC_IN))
+		err = attach_tcx(p, ifname, ifindex, false);
+	if (!err && (hooks & PROBE_HOOK_TC_OUT))
+		err = attach_tcx(p, ifname, ifindex, true);
+	return err;
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "render/pcapng.h"
+#include "probe/samples.h"
+
+int samples_on_ring(void *ctx, void *data, size_t size)
+{
+	struct sample_store *st = ctx;
+
+	if (size < sizeof(struct fp_sample))
+		return 0;
+	if (st->n >= SAMPLES_MAX ||
+	    buf_grow((void **)&st->s, &st->cap, st->n + 1, sizeof(*st->s))) {
+		st->dropped++;
+		return 0;
+	}
+	memcpy(&st->s[st->n++], data, sizeof(struct fp_sample));
+	return 0;
+}
+
+/* The alert types naming this flow, "elephant_collision,retransmits", or "" if none. */
+static void alert_types_of(const struct analysis *a, const struct flow_key *k, char *buf,
+			   size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < a->n_alerts; i++) {
+		const struct alert *al = &a->alerts[i];
+
+		for (int f = 0; f < al->n_flows; f++) {
+			if (memcmp(&al->flows[f], k, sizeof(*k)))
+				continue;
+			used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+					 used ? "," : "", alert_type_name(al->type));
+			break;
+		}
+	}
+}
+
+long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct analysis *a,
+			  __s64 clock_offset_ns)
+{
+	char types[256], comment[320];
+	long written = 0;
+
+	if (pcapng_begin(out, FP_SAMPLE_SNAP))
+		return -1;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct fp_sample *s = &st->s[i];
+
+		alert_types_of(a, &s->key, types, sizeof(types));
+		if (!types[0])
+			continue;
+		snprintf(comment, sizeof(comment), "fabprobe: flow raised %s", types);
+		if (pcapng_packet(out, s->ts_ns + clock_offset_ns, s->data, s->cap_len, s->wire_len,
+				  comment))
+			return -1;
+		written++;
+	}
+	return written;
+}
+
+void samples_free(struct sample_store *st)
+{
+	free(st->s);
+	memset(st, 0, sizeof(*st));
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "render/bundle.h"
+#include "util/log.h"
+
+#define TAR_BLOCK 512
+
+/* POSIX ustar header (IEEE Std 1003.1, pax "ustar Interchange Format"). */
+struct ustar_header {
+	char name[100];
+	char mode[8];
+	char uid[8];
+	char gid[8];
+	char size[12];
+	char mtime[12];
+	char chksum[8];
+	char typeflag;
+	char linkname[100];
+	char magic[6];
+	char version[2];
+	char uname[32];
+	char gname[32];
+	char devmajor[8];
+	char devminor[8];
+	char prefix[155];
+	char pad[12];
+};
+
+int bundle_open(struct bundle *b, const char *path, bool force)
+{
+	struct stat st;
+	int fd;
+
+	memset(b, 0, sizeof(*b));
+	b->sync_fd = -1;
+	b->force = force;
+	if (snprintf(b->path, sizeof(b->path), "%s", path) >= (int)sizeof(b->path)) {
+		fp_err("%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	if (!force && stat(path, &st) == 0) {
+		fp_err("%s exists; use --force to overwrite it", path);
+		return -EEXIST;
+	}
+	snprintf(b->tmp_path, sizeof(b->tmp_path), "%s.partial", path);
+	fd = open(b->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int err = -errno;
+
+		fp_err("cannot create %s: %s", b->tmp_path, strerror(-err));
+		return err;
+	}
+	b->sync_fd = dup(fd);
+	b->gz = gzdopen(fd, "wb6");
+	if (!b->gz || b->sync_fd < 0) {
+		if (b->gz)
+			gzclose(b->gz);
+		else
+			close(fd);
+		if (b->sync_fd >= 0)
+			close(b->sync_fd);
+		unlink(b->tmp_path);
+		fp_err("cannot start gzip stream in %s", b->tmp_path);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int write_all(struct bundle *b, const void *data, size_t len)
+{
+	while (len) {
+		unsigned int chunk = len > (1U << 30) ? 1U << 30 : len;
+		int n = gzwrite(b->gz, data, chunk);
+
+		if (n <= 0) {
+			int zerr;
+			const char *msg = gzerror(b->gz, &zerr);
+
+			fp_err("cannot write %s: %s", b->tmp_path,
+			       zerr == Z_ERRNO ? strerror(errno) : msg);
+			b->failed = true;
+			return -EIO;
+		}
+		data = (const char *)data + n;
+		len -= n;
+	}
+	return 0;
+}
+
+int bundle_add(struct bundle *b, const char *name, const void *data, size_t len)
+{
+	static const char zeros[TAR_BLOCK];
+	struct ustar_header h;
+	unsigned int sum = 0;
+	int err;
+
+	if (b->failed)
+		return -EIO;
+	memset(&h, 0, sizeof(h));
+	snprintf(h.name, sizeof(h.name), "%s", name);
+	snprintf(h.mode, sizeof(h.mode), "%07o", 0600);
+	snprintf(h.uid, sizeof(h.uid), "%07o", 0);
+	snprintf(h.gid, sizeof(h.gid), "%07o", 0);
+	snprintf(h.size, sizeof(h.size), "%011llo", (unsigned long long)len);
+	snprintf(h.mtime, sizeof(h.mtime), "%011llo", (unsigned long long)time(NULL));
+	h.typeflag = '0';
+	memcpy(h.magic, "ustar", 6);
+	memcpy(h.version, "00", 2);
+	snprintf(h.uname, sizeof(h.uname), "root");
+	snprintf(h.gname, sizeof(h.gname), "root");
+	/* The checksum is computed with its own field as spaces. */
+	memset(h.chksum, ' ', sizeof(h.chksum));
+	for (size_t i = 0; i < sizeof(h); i++)
+		sum += ((unsigned char *)&h)[i];
+	snprintf(h.chksum, sizeof(h.chksum), "%06o", sum);
+
+	err = write_all(b, &h, sizeof(h));
+	if (!err)
+		err = write_all(b, data, len);
+	if (!err && len % TAR_BLOCK)
+		err = write_all(b, zeros, TAR_BLOCK - len % TAR_BLOCK);
+	return err;
+}
+
+int bundle_commit(struct bundle *b)
+{
+	static const char end[2 * TAR_BLOCK];
+	int err = write_all(b, end, sizeof(end)), zerr;
+
+	zerr = gzclose(b->gz);
+	b->gz = NULL;
+	if (!err && zerr != Z_OK) {
+		fp_err("cannot finish %s: %s", b->tmp_path,
+		       zerr == Z_ERRNO ? strerror(errno) : "gzip error");
+		err = -EIO;
+	}
+	/* Delayed write errors (a full disk) surface here, before the name appears. */
+	if (!err && fsync(b->sync_fd)) {
+		fp_err("cannot finish %s: %s", b->tmp_path, strerror(errno));
+		err = -EIO;
+	}
+	if (err) {
+		bundle_abort(b);
+		return err;
+	}
+	/* link() refuses an existing name: no silent overwrite without --force. */
+	if (b->force ? rename(b->tmp_path, b->path) : link(b->tmp_path, b->path)) {
+		err = -errno;
+		fp_err("cannot create %s: %s", b->path, strerror(-err));
+		bundle_abort(b);
+		return err;
+	}
+	if (!b->force)
+		unlink(b->tmp_path);
+	close(b->sync_fd);
+	b->sync_fd = -1;
+	return 0;
+}
+
+void bundle_abort(struct bundle *b)
+{
+	if (b->gz)
+		gzclose(b->gz);
+	b->gz = NULL;
+	if (b->sync_fd >= 0)
+		close(b->sync_fd);
+	b->sync_fd = -1;
+	unlink(b->tmp_path);
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * html.c - report.html of a capture bundle: the findings, the paths and
+ * the top flows, with charts as inline SVG. One file, no scripts, no
+ * external assets: it opens from a ticket attachment on an air-gapped desk.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "util/format.h"
+#include "render/html.h"
+#include "render/summary.h"
+
+#define CHART_W	  720
+#define CHART_H	  220
+#define MARGIN_L  70
+#define MARGIN_B  30
+#define MARGIN_T  20
+#define TOP_FLOWS 50
+
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+				      "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+
+static void esc(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+/* A line chart of n series over the samples; value(i, k) gives series k at sample i. */
+struct line_chart {
+	const char *id, *title, *unit;
+	int n_series;
+	const char *const *names;
+	double (*value)(const struct series *s, size_t i, int k);
+};
+
+static double max_value(const struct series *s, const struct line_chart *c)
+{
+	double m = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		for (int k = 0; k < c->n_series; k++)
+			m = fmax(m, c->value(s, i, k));
+	return m > 0 ? m : 1;
+}
+
+static void axes(FILE *out, double ymax, double tmax, const char *unit)
+{
+	char label[32];
+
+	fprintf(out, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#555'/>", MARGIN_L,
+		CHART_H - MARGIN_B, CHART_W - 10, CHART_H - MARGIN_B);
+	fprintf(out, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#555'/>", MARGIN_L, MARGIN_T,
+		MARGIN_L, CHART_H - MARGIN_B);
+	for (int g = 0; g <= 4; g++) {
+		int y = CHART_H - MARGIN_B - g * (CHART_H - MARGIN_B - MARGIN_T) / 4;
+
+		fprintf(out, "<text x='%d' y='%d' text-anchor='end' font-size='11'>%s</text>",
+			MARGIN_L - 6, y + 4, fmt_si(label, sizeof(label), ymax * g / 4, unit));
+	}
+	fprintf(out, "<text x='%d' y='%d' font-size='11'>0 s</text>", MARGIN_L, CHART_H - 8);
+	fprintf(out, "<text x='%d' y='%d' text-anchor='end' font-size='11'>%.0f s</text>",
+		CHART_W - 10, CHART_H - 8, tmax);
+}
+
+static void line_chart(FILE *out, const struct series *s, const struct line_chart *c)
+{
+	double ymax = max_value(s, c), tmax = s->n ? s->samples[s->n - 1].t_s : 1;
+	double xs = (CHART_W - 10 - MARGIN_L) / (tmax > 0 ? tmax : 1);
+	double ys = (CHART_H - MARGIN_B - MARGIN_T) / ymax;
+
+	fprintf(out,
+		"<h3>%s</h3>\n<svg id='%s' class='chart' width='%d' height='%d' "
+		"xmlns='http://www.w3.org/2000/svg'>",
+		c->title, c->id, CHART_W, CHART_H);
+	axes(out, ymax, tmax, c->unit);
+	for (int k = 0; k < c->n_series; k++) {
+		fprintf(out, "<polyline fill='none' stroke-width='2' stroke='%s' points='",
+			palette[k % 8]);
+		for (size_t i = 0; i < s->n; i++)
+			fprintf(out, "%.1f,%.1f ", MARGIN_L + s->samples[i].t_s * xs,
+				CHART_H - MARGIN_B - c->value(s, i, k) * ys);
+		fprintf(out, "'/>");
+		fprintf(out, "<text x='%d' y='%d' font-size='12' fill='%s'>",
+			MARGIN_L + 10 + k * 110, MARGIN_T - 6, palette[k % 8]);
+		esc(out, c->names[k]);
+		fprintf(out, "</text>");
+	}
+	if (!s->n)
+		fprintf(out, "<text x='%d' y='%d'>no samples</text>", CHART_W / 2, CHART_H / 2);
+	fprintf(out, "</svg>\n");
+}
+
+static double path_bps(const struct series *s, size_t i, int k)
+{
+	return k < s->samples[i].n_paths ? s->samples[i].path_bps[k] : 0;
+}
+
+static double ecn_value(const struct series *s, size_t i, int k)
+{
+	const struct series_sample *x = &s->samples[i];
+
+	return k == 0 ? x->ce_per_s : k == 1 ? x->cnp_per_s : x->rtx_per_s;
+}
+
+static void flows_chart(FILE *out, const struct analysis *a)
+{
+	__u64 most = 1;
+	int bar_w;
+
+	for (int p = 0; p < a->n_paths; p++)
+		most = a->paths[p].flows > most ? a->paths[p].flows : most;
+	bar_w = a->n_paths ? (CHART_W - MARGIN_L - 20) / a->n_paths - 10 : 0;
+	fprintf(out,
+		"<h3>Flows per path</h3>\n<svg id='chart-flows' class='chart' width='%d' "
+		"height='%d' xmlns='http://www.w3.org/2000/svg'>",
+		CHART_W, CHART_H);
+	for (int p = 0; p < a->n_paths; p++) {
+		const struct path_view *pv = &a->paths[p];
+		double h = (CHART_H - MARGIN_B - MARGIN_T) * (double)pv->flows / most;
+		int x = MARGIN_L + p * (bar_w + 10);
+
+		fprintf(out, "<rect x='%d' y='%.1f' width='%d' height='%.1f' fill='%s'/>", x,
+			CHART_H - MARGIN_B - h, bar_w, h, palette[p % 8]);
+		fprintf(out, "<text x='%d' y='%d' font-size='12'>", x, CHART_H - 10);
+		esc(out, pv->name);
+		fprintf(out, " (%llu, %llu elephants)</text>", (unsigned long long)pv->flows,
+			(unsigned long long)pv->elephants);
+	}
+	if (!a->n_paths)
+		fprintf(out, "<text x='%d' y='%d'>no uplinks given (--uplinks)</text>", MARGIN_L,
+			CHART_H / 2);
+	fprintf(out, "</svg>\n");
+}
+
+static void findings(FILE *out, const struct analysis *a)
+{
+	fprintf(out, "<h2>Findings</h2>\n");
+	if (!a->n_alerts) {
+		fprintf(out, "<p class='ok'>Nothing wrong was seen.</p>\n");
+		return;
+	}
+	fprintf(out, "<ol class='findings'>\n");
+	for (size_t i = 0; i < a->n_alerts; i++) {
+		const struct alert *al = &a->alerts[i];
+
+		fprintf(out, "<li class='%s'><b>[%s] %s</b>: ", severity_name(al->severity),
+			severity_name(al->severity), alert_type_name(al->type));
+		esc(out, al->message);
+		fprintf(out, "<br><small>evidence: ");
+		esc(out, al->evidence);
+		fprintf(out, "<br>check next: ");
+		esc(out, alert_advice(al->type));
+		fprintf(out, "</small></li>\n");
+	}
+	fprintf(out, "</ol>\n");
+}
+
+static void flows_table(FILE *out, const struct snapshot *s, const struct analysis *a)
+{
+	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN], rate[32], bytes[32];
+
+	fprintf(out,
+		"<h2>Top flows</h2>\n<table><tr><th>src:sport</th><th>dst</th><th>VNI</th>"
+		"<th>QP</th><th>path</th><th>rate</th><th>packets</th><th>bytes</th><th>CE</th>"
+		"<th>CNP</th><th>ACK</th><th>NAK</th><th>rtx</th><th>gaps</th></tr>\n");
+	for (size_t i = 0; i < s->n_flows && i < TOP_FLOWS; i++) {
+		const struct flow_record *r = &s->flows[i];
+		const struct flow_view *v = &a->flows[i];
+		bool v6 = r->key.flags & FP_FLOW_IPV6;
+
+		fprintf(out, "<tr%s><td>%s:%u</td><td>%s</td>",
+			v->elephant ? " class='elephant'" : "",
+			fmt_addr(src, sizeof(src), r->key.src, v6), r->key.sport,
+			fmt_addr(dst, sizeof(dst), r->key.dst, v6));
+		if (r->key.flags & FP_FLOW_VXLAN)
+			fprintf(out, "<td>%u</td>", r->key.vni);
+		else
+			fprintf(out, "<td>-</td>");
+		fprintf(out, "<td>%u</td><td>", r->key.dest_qp);
+		esc(out, v->path >= 0 ? a->paths[v->path].name : "-");
+		fprintf(out,
+			"</td><td>%s</td><td>%llu</td><td>%s</td><td>%llu</td><td>%llu</"
+			"td><td>%llu</td>"
+			"<td>%llu</td><td>%llu</td><td>%llu</td></tr>\n",
+			fmt_si(rate, sizeof(rate), v->bps, "b/s"), (unsigned long long)r->c.packets,
+			fmt_si(bytes, sizeof(bytes), r->c.bytes, "B"),
+			(unsigned long long)flow_ce(&r->c), (unsigned long long)r->c.cnp,
+			(unsigned long long)r->c.acks,
+			(unsigned long long)(r->c.naks + r->c.rnr_naks),
+			(unsigned long long)r->c.retransmits, (unsigned long long)r->c.psn_gaps);
+	}
+	fprintf(out, "</table>\n");
+}
+
+static void paths_table(FILE *out, const struct analysis *a)
+{
+	char rate[32], bytes[32];
+
+	fprintf(out, "<h2>Path balance</h2>\n<table><tr><th>uplink</th><th>flows</th>"
+		     "<th>elephants</th><th>packets</th><th>bytes</th><th>rate</th></tr>\n");
+	for (int p = 0; p < a->n_paths; p++) {
+		const struct path_view *pv = &a->paths[p];
+
+		fprintf(out, "<tr><td>");
+		esc(out, pv->name);
+		fprintf(out,
+			"</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%s</td><td>%s</td></tr>\n",
+			(unsigned long long)pv->flows, (unsigned long long)pv->elephants,
+			(unsigned long long)pv->packets,
+			fmt_si(bytes, sizeof(bytes), pv->bytes, "B"),
+			fmt_si(rate, sizeof(rate), pv->bps, "b/s"));
+	}
+	fprintf(out, "</table>\n<p>imbalance (max/mean): load %.2f, flows %.2f</p>\n",
+		a->imbalance_bytes, a->imbalance_flows);
+}
+
+void html_report(FILE *out, const struct snapshot *s, const struct analysis *a,
+		 const struct series *series, double duration_s)
+{
+	static const char *const ecn_names[] = {"CE marks/s", "CNPs/s", "retransmits/s"};
+	const char *path_names[AN_MAX_PATHS];
+	struct line_chart load = {"chart-load",	   "Load per uplink", "b/s",
+				  series->n_paths, path_names,	      path_bps};
+	struct line_chart ecn = {
+	    "chart-ecn", "CE, CNP and retransmits over time", "/s", 3, ecn_names, ecn_value};
+	time_t now = time(NULL);
+	char when[64];
+
+	for (int p = 0; p < series->n_paths; p++)
+		path_names[p] = series->path_names[p];
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+	fprintf(
+	    out,
+	    "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>fabprobe capture</title>\n"
+	    "<style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
+	    "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;"
+	    "padding:2px 6px;text-align:right}th{background:#eee}"
+	    ".critical{color:#b00}.warning{color:#a60}.info{color:#036}"
+	    "tr.elephant{background:#fff3e0}.chart{border:1px solid #ddd;margin-bottom:1em}"
+	    "</style></head><body>\n");
+	fprintf(out,
+		"<h1>fabprobe capture</h1>\n<p>%s, %.0f s observed; %llu frames, %llu RoCE, "
+		"%zu flows, %llu malformed.</p>\n",
+		when, duration_s, (unsigned long long)s->totals[FP_CNT_FRAMES],
+		(unsigned long long)s->totals[FP_CNT_ROCE], s->n_flows,
+		(unsigned long long)s->totals[FP_CNT_MALFORMED]);
+	findings(out, a);
+	fprintf(out, "<h2>Over time</h2>\n");
+	line_chart(out, series, &load);
+	line_chart(out, series, &ecn);
+	flows_chart(out, a);
+	paths_table(out, a);
+	flows_table(out, s, a);
+	fprintf(out, "</body></html>\n");
+}

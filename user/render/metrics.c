@@ -1,0 +1,792 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metrics.c - render a snapshot and its analysis as Prometheus text
+ * (exposition format 0.0.4) or OpenMetrics 1.0 text. Every family and its
+ * labels are documented in docs/metrics.md; keep the two in step.
+ *
+ * Label cardinality is bounded by construction: interfaces (at most 64,
+ * two directions), DSCP (64), VNI (METRICS_MAX_VNIS, then "other"), alert
+ * type x severity, and per-flow series only for the top-K flows by rate.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/format.h"
+#include "render/metrics.h"
+
+enum mtype {
+	MT_COUNTER,
+	MT_GAUGE,
+	MT_INFO,
+};
+
+/* The family being written: samples take its name. */
+struct mw {
+	FILE *out;
+	enum metrics_format fmt;
+	char name[128];
+};
+
+struct label {
+	const char *name;
+	const char *value;
+};
+
+static const char *const dir_names[2] = {"ingress", "egress"};
+
+void metrics_escape_label(FILE *out, const char *value)
+{
+	for (const char *p = value; *p; p++) {
+		if (*p == '\\')
+			fputs("\\\\", out);
+		else if (*p == '"')
+			fputs("\\\"", out);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*p, out);
+	}
+}
+
+/* HELP text: 0.0.4 escapes \\ and \n; OpenMetrics also \" (its help is a quoted-string grammar). */
+static void escape_help(FILE *out, const char *help, enum metrics_format fmt)
+{
+	for (const char *p = help; *p; p++) {
+		if (*p == '\\')
+			fputs("\\\\", out);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '"' && fmt == METRICS_OPENMETRICS)
+			fputs("\\\"", out);
+		else
+			fputc(*p, out);
+	}
+}
+
+/*
+ * Counters are named without _total in OpenMetrics' TYPE/HELP lines and
+ * with it in 0.0.4; samples always carry it (OpenMetrics 1.0, "Counter").
+ * An info family is "X" in OpenMetrics with the sample X_info; 0.0.4 has
+ * no info type, so it is the gauge X_info there.
+ */
+static void family(struct mw *w, const char *base, enum mtype type, const char *help)
+{
+	bool om = w->fmt == METRICS_OPENMETRICS;
+	const char *suffix = type == MT_COUNTER ? "_total" : type == MT_INFO ? "_info" : "";
+	const char *type_name = type == MT_COUNTER	? "counter"
+				: type == MT_INFO && om ? "info"
+							: "gauge";
+	const char *fam;
+
+	snprintf(w->name, sizeof(w->name), "%s%s", base, suffix);
+	fam = om ? base : w->name;
+	fprintf(w->out, "# HELP %s ", fam);
+	escape_help(w->out, help, w->fmt);
+	fprintf(w->out, "\n# TYPE %s %s\n", fam, type_name);
+}
+
+static void labels(struct mw *w, const struct label *l, int n)
+{
+	if (!n)
+		return;
+	fputc('{', w->out);
+	for (int i = 0; i < n; i++) {
+		fprintf(w->out, "%s%s=\"", i ? "," : "", l[i].name);
+		metrics_escape_label(w->out, l[i].value);
+		fputc('"', w->out);
+	}
+	fputc('}', w->out);
+}
+
+static void sample_u64(struct mw *w, const struct label *l, int n, __u64 v)
+{
+	fputs(w->name, w->out);
+	labels(w, l, n);
+	fprintf(w->out, " %llu\n", (unsigned long long)v);
+}
+
+static void put_double(FILE *out, double v)
+{
+	if (isnan(v))
+		fputs("NaN", out);
+	else if (isinf(v))
+		fputs(v > 0 ? "+Inf" : "-Inf", out);
+	else
+		fprintf(out, "%.15g", v);
+}
+
+static void sample_double(struct mw *w, const struct label *l, int n, double v)
+{
+	fputs(w->name, w->out);
+	labels(w, l, n);
+	fputc(' ', w->out);
+	put_double(w->out, v);
+	fputc('\n', w->out);
+}
+
+void metrics_render_gauge(FILE *out, const char *name, const char *help, double value)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n%s ", name, help, name, name);
+	put_double(out, value);
+	fputc('\n', out);
+}
+
+/* ---- accumulators ---- */
+
+static void delta_add(struct flow_delta *to, const struct flow_delta *d)
+{
+	__u64 *x = (__u64 *)to;
+	const __u64 *y = (const __u64 *)d;
+
+	for (size_t i = 0; i < sizeof(*to) / sizeof(__u64); i++)
+		x[i] += y[i];
+}
+
+/*
+ * The analysis counts a flow evicted and back since the last refresh from
+ * zero when it has fewer packets than before; should any other counter of
+ * it be below its old value, the difference would wrap. No delta can be
+ * more than the flow's whole count: clamp to that.
+ */
+static void delta_clamp(struct flow_delta *d, const struct flow_counters *c)
+{
+	struct flow_delta whole = {
+	    .bytes = c->bytes,
+	    .packets = c->packets,
+	    .ce = flow_ce(c),
+	    .cnp = c->cnp,
+	    .rtx = c->retransmits,
+	    .naks = c->naks,
+	    .rnr_naks = c->rnr_naks,
+	    .gaps = c->psn_gaps,
+	    .not_ect = c->ecn[0],
+	};
+	__u64 *x = (__u64 *)d;
+	const __u64 *y = (const __u64 *)&whole;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
+		if (x[i] > y[i])
+			x[i] = y[i];
+}
+
+static struct metrics_iface_acc *iface_acc(struct metrics_acc *acc, __u32 ifindex)
+{
+	for (int i = 0; i < acc->n_ifaces; i++)
+		if (acc->ifaces[i].ifindex == ifindex)
+			return &acc->ifaces[i];
+	if (acc->n_ifaces >= METRICS_MAX_IFACES)
+		return NULL;
+	acc->ifaces[acc->n_ifaces].ifindex = ifindex;
+	return &acc->ifaces[acc->n_ifaces++];
+}
+
+static struct flow_delta *vni_acc(struct metrics_acc *acc, __u32 vni)
+{
+	for (int i = 0; i < acc->n_vnis; i++)
+		if (acc->vnis[i].vni == vni)
+			return &acc->vnis[i].c;
+	if (acc->n_vnis >= METRICS_MAX_VNIS) {
+		acc->have_vni_other = true;
+		return &acc->vni_other;
+	}
+	acc->vnis[acc->n_vnis].vni = vni;
+	return &acc->vnis[acc->n_vnis++].c;
+}
+
+void metrics_accumulate(struct metrics_acc *acc, const struct snapshot *s, const struct analysis *a)
+{
+	struct metrics_iface_acc *last = NULL;
+	__u64 evictions = snapshot_evictions(s);
+
+	if (evictions > acc->evictions)
+		acc->evictions = evictions;
+	if (a->n_flows != s->n_flows)
+		return;
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_view *v = &a->flows[i];
+		const struct flow_key *k = &v->r->key;
+		struct flow_delta d = v->d;
+		__u8 dscp = v->r->c.dscp & 63;
+
+		delta_clamp(&d, &v->r->c);
+		if (!d.packets && !d.bytes)
+			continue;
+		/* Flows come in bursts per interface: try the last one first. */
+		if (!last || last->ifindex != k->ifindex)
+			last = iface_acc(acc, k->ifindex);
+		if (last)
+			delta_add(&last->dir[k->dir & 1], &d);
+		delta_add(&acc->dscp[dscp], &d);
+		acc->dscp_seen |= 1ULL << dscp;
+		if (k->flags & FP_FLOW_VXLAN)
+			delta_add(vni_acc(acc, k->vni), &d);
+	}
+}
+
+/* ---- content negotiation ---- */
+
+static double media_q(const char *params)
+{
+	const char *q = strstr(params, ";q=");
+
+	if (!q)
+		q = strstr(params, "; q=");
+	if (!q)
+		return 1;
+	return strtod(strchr(q, '=') + 1, NULL);
+}
+
+bool metrics_wants_openmetrics(const char *accept)
+{
+	double om_q = 0, text_q = 0;
+	const char *p = accept;
+
+	if (!accept)
+		return false;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char range[256];
+		size_t tlen;
+		double q;
+
+		if (len < sizeof(range)) {
+			memcpy(range, p, len);
+			range[len] = '\0';
+			while (range[0] == ' ')
+				memmove(range, range + 1, strlen(range));
+			tlen = strcspn(range, "; ");
+			q = media_q(range + tlen);
+			if (tlen == 28 &&
+			    !strncasecmp(range, "application/openmetrics-text", tlen)) {
+				if (q > om_q)
+					om_q = q;
+			} else if ((tlen == 10 && !strncasecmp(range, "text/plain", tlen)) ||
+				   (tlen == 3 && !strncmp(range, "*/*", 3))) {
+				if (q > text_q)
+					text_q = q;
+			}
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return om_q > 0 && om_q >= text_q;
+}
+
+/* ---- families ---- */
+
+static const char *iface_label(const struct report_opts *ro, __u32 ifindex, char *buf, size_t len)
+{
+	const struct iface_name *n = report_iface(ro, ifindex);
+
+	if (n)
+		return n->name;
+	snprintf(buf, len, "ifindex%u", ifindex);
+	return buf;
+}
+
+static void render_self(struct mw *w, const struct metrics_view *v)
+{
+	const struct metrics_self *s = v->self;
+	struct label ver = {"version", s->version ? s->version : "unknown"};
+
+	family(w, "fabprobe_build", MT_INFO, "fabprobe's version");
+	sample_u64(w, &ver, 1, 1);
+	family(w, "fabprobe_start_time_seconds", MT_GAUGE,
+	       "UNIX time the probe was attached, in seconds");
+	sample_double(w, NULL, 0, s->start_time_s);
+	family(w, "fabprobe_last_refresh_timestamp_seconds", MT_GAUGE,
+	       "UNIX time of the last successful refresh of the maps, 0 before the first");
+	sample_double(w, NULL, 0, s->last_refresh_time_s);
+	family(w, "fabprobe_refresh_interval_seconds", MT_GAUGE,
+	       "How often the probe's maps are read (--interval)");
+	sample_double(w, NULL, 0, s->interval_s);
+	family(w, "fabprobe_refresh_duration_seconds", MT_GAUGE,
+	       "Time the last refresh took to read the maps and analyse them");
+	sample_double(w, NULL, 0, s->refresh_duration_s);
+	family(w, "fabprobe_render_duration_seconds", MT_GAUGE,
+	       "Time the previous rendering of this metrics text took");
+	sample_double(w, NULL, 0, s->render_duration_s);
+	family(w, "fabprobe_refreshes", MT_COUNTER, "Successful refreshes of the maps");
+	sample_u64(w, NULL, 0, s->refreshes);
+	family(w, "fabprobe_refresh_errors", MT_COUNTER, "Refreshes that failed");
+	sample_u64(w, NULL, 0, s->refresh_errors);
+}
+
+static void render_totals(struct mw *w, const struct metrics_view *v)
+{
+	static const struct {
+		const char *name, *help;
+		int cnt;
+	} totals[] = {
+	    {"fabprobe_frames", "Frames seen on every hooked interface and direction",
+	     FP_CNT_FRAMES},
+	    {"fabprobe_frame_bytes", "Bytes of the frames seen, as on the wire", FP_CNT_BYTES},
+	    {"fabprobe_roce_frames", "RoCEv2 frames (bare or in VXLAN), CNPs included",
+	     FP_CNT_ROCE},
+	    {"fabprobe_vxlan_frames", "Frames with a VXLAN header on the VXLAN port", FP_CNT_VXLAN},
+	    {"fabprobe_cnp_frames", "RoCEv2 congestion notification packets (opcode 0x81)",
+	     FP_CNT_CNP},
+	    {"fabprobe_other_frames", "Frames that are not RoCEv2", FP_CNT_OTHER},
+	    {"fabprobe_malformed_frames",
+	     "Frames on the RoCEv2 or VXLAN port too short or inconsistent to parse",
+	     FP_CNT_MALFORMED},
+	    {"fabprobe_flow_inserts", "Flows added to the flow table", FP_CNT_FLOW_NEW},
+	    {"fabprobe_flow_insert_failures", "Flows the flow table could not take",
+	     FP_CNT_FLOW_INSERT_FAIL},
+	    {"fabprobe_psn_slot_takeovers", "PSN tracker slots a flow took from another flow",
+	     FP_CNT_PSN_TAKEOVER},
+	};
+	const struct snapshot *s = v->snap;
+
+	for (size_t i = 0; i < sizeof(totals) / sizeof(totals[0]); i++) {
+		family(w, totals[i].name, MT_COUNTER, totals[i].help);
+		sample_u64(w, NULL, 0, s->totals[totals[i].cnt]);
+	}
+	family(w, "fabprobe_flow_evictions", MT_COUNTER,
+	       "Flows evicted from the flow table (LRU) to make room");
+	sample_u64(w, NULL, 0, v->acc->evictions);
+	family(w, "fabprobe_flows", MT_GAUGE, "Flows in the flow table now");
+	sample_u64(w, NULL, 0, s->n_flows);
+	family(w, "fabprobe_flow_table_capacity", MT_GAUGE,
+	       "Entries the flow table can hold (--flows)");
+	sample_u64(w, NULL, 0, s->flow_capacity);
+}
+
+/* What each per-label counter reads from a flow_delta. */
+static const struct {
+	const char *suffix, *help;
+	size_t off;
+} delta_fields[] = {
+    {"roce_packets", "RoCEv2 packets", offsetof(struct flow_delta, packets)},
+    {"roce_bytes", "RoCEv2 bytes, frame length on the wire", offsetof(struct flow_delta, bytes)},
+    {"ce_packets", "RoCEv2 packets marked CE (outer or inner IP header)",
+     offsetof(struct flow_delta, ce)},
+    {"cnp_packets", "RoCEv2 congestion notification packets", offsetof(struct flow_delta, cnp)},
+    {"retransmitted_packets", "RoCEv2 request packets resent (PSN not ahead of the highest)",
+     offsetof(struct flow_delta, rtx)},
+    {"nak_packets", "RoCEv2 NAKs (PSN sequence error and others)",
+     offsetof(struct flow_delta, naks)},
+    {"rnr_nak_packets", "RoCEv2 RNR NAKs (receiver not ready)",
+     offsetof(struct flow_delta, rnr_naks)},
+    {"psn_gaps", "Jumps ahead in a flow's request PSNs (loss before the probe)",
+     offsetof(struct flow_delta, gaps)},
+    {"not_ect_packets", "RoCEv2 packets sent Not-ECT (switches cannot mark them)",
+     offsetof(struct flow_delta, not_ect)},
+};
+#define N_DELTA_FIELDS (sizeof(delta_fields) / sizeof(delta_fields[0]))
+
+static __u64 delta_field(const struct flow_delta *d, size_t f)
+{
+	return *(const __u64 *)((const char *)d + delta_fields[f].off);
+}
+
+static const struct metrics_iface_acc *find_iface_acc(const struct metrics_acc *acc, __u32 ifindex)
+{
+	for (int i = 0; i < acc->n_ifaces; i++)
+		if (acc->ifaces[i].ifindex == ifindex)
+			return &acc->ifaces[i];
+	return NULL;
+}
+
+static void render_interfaces(struct mw *w, const struct metrics_view *v)
+{
+	const struct report_opts *ro = v->ro;
+	const struct metrics_acc *acc = v->acc;
+	__u64 flows[METRICS_MAX_IFACES][2] = {};
+	static const struct flow_delta zero;
+	char name[128], buf[32];
+	struct label l[2];
+
+	family(w, "fabprobe_interface_uplink", MT_GAUGE,
+	       "1 for each interface of the ECMP group (--uplinks), 0 for the others");
+	for (int i = 0; i < ro->n_ifaces; i++) {
+		l[0] = (struct label){"interface", ro->ifaces[i].name};
+		sample_u64(w, l, 1, ro->ifaces[i].uplink);
+	}
+
+	for (size_t i = 0; i < v->snap->n_flows; i++) {
+		const struct flow_key *k = &v->snap->flows[i].key;
+
+		for (int j = 0; j < ro->n_ifaces && j < METRICS_MAX_IFACES; j++)
+			if (ro->ifaces[j].ifindex == k->ifindex)
+				flows[j][k->dir & 1]++;
+	}
+	family(w, "fabprobe_interface_flows", MT_GAUGE,
+	       "Flows in the flow table now, per interface and direction");
+	for (int i = 0; i < ro->n_ifaces && i < METRICS_MAX_IFACES; i++) {
+		for (int d = 0; d < 2; d++) {
+			l[0] = (struct label){"interface", ro->ifaces[i].name};
+			l[1] = (struct label){"direction", dir_names[d]};
+			sample_u64(w, l, 2, flows[i][d]);
+		}
+	}
+
+	/*
+	 * Every attached interface and both directions, zero until traffic,
+	 * so that rate() has a series from the start; then any interface the
+	 * accumulators know that the options do not (not in live use).
+	 */
+	for (size_t f = 0; f < N_DELTA_FIELDS; f++) {
+		snprintf(name, sizeof(name), "fabprobe_interface_%s", delta_fields[f].suffix);
+		family(w, name, MT_COUNTER, delta_fields[f].help);
+		for (int i = 0; i < ro->n_ifaces; i++) {
+			const struct metrics_iface_acc *a =
+			    find_iface_acc(acc, ro->ifaces[i].ifindex);
+
+			for (int d = 0; d < 2; d++) {
+				l[0] = (struct label){"interface", ro->ifaces[i].name};
+				l[1] = (struct label){"direction", dir_names[d]};
+				sample_u64(w, l, 2, delta_field(a ? &a->dir[d] : &zero, f));
+			}
+		}
+		for (int i = 0; i < acc->n_ifaces; i++) {
+			if (report_iface(ro, acc->ifaces[i].ifindex))
+				continue;
+			for (int d = 0; d < 2; d++) {
+				l[0] = (struct label){
+				    "interface",
+				    iface_label(ro, acc->ifaces[i].ifindex, buf, sizeof(buf))};
+				l[1] = (struct label){"direction", dir_names[d]};
+				sample_u64(w, l, 2, delta_field(&acc->ifaces[i].dir[d], f));
+			}
+		}
+	}
+}
+
+/* The counters that make sense per DSCP and per VNI. */
+static const size_t class_fields[] = {0, 1, 2, 3};
+static const size_t vni_fields[] = {0, 1, 2, 3, 4};
+
+static void render_classes(struct mw *w, const struct metrics_view *v)
+{
+	const struct metrics_acc *acc = v->acc;
+	char name[128], val[16];
+	struct label l;
+
+	for (size_t i = 0; i < sizeof(class_fields) / sizeof(class_fields[0]); i++) {
+		size_t f = class_fields[i];
+
+		snprintf(name, sizeof(name), "fabprobe_dscp_%s", delta_fields[f].suffix);
+		family(w, name, MT_COUNTER, delta_fields[f].help);
+		for (int d = 0; d < 64; d++) {
+			if (!(acc->dscp_seen & (1ULL << d)))
+				continue;
+			snprintf(val, sizeof(val), "%d", d);
+			l = (struct label){"dscp", val};
+			sample_u64(w, &l, 1, delta_field(&acc->dscp[d], f));
+		}
+	}
+	for (size_t i = 0; i < sizeof(vni_fields) / sizeof(vni_fields[0]); i++) {
+		size_t f = vni_fields[i];
+
+		snprintf(name, sizeof(name), "fabprobe_vni_%s", delta_fields[f].suffix);
+		family(w, name, MT_COUNTER, delta_fields[f].help);
+		for (int n = 0; n < acc->n_vnis; n++) {
+			snprintf(val, sizeof(val), "%u", acc->vnis[n].vni);
+			l = (struct label){"vni", val};
+			sample_u64(w, &l, 1, delta_field(&acc->vnis[n].c, f));
+		}
+		if (acc->have_vni_other) {
+			l = (struct label){"vni", "other"};
+			sample_u64(w, &l, 1, delta_field(&acc->vni_other, f));
+		}
+	}
+}
+
+static void render_paths(struct mw *w, const struct metrics_view *v)
+{
+	const struct analysis *a = v->an;
+	struct label l[1];
+	__u64 observed = 0, predicted = 0;
+
+#define PATH_GAUGE(base, help, field, as_double)                                                   \
+	do {                                                                                       \
+		family(w, base, MT_GAUGE, help);                                                   \
+		for (int i = 0; i < a->n_paths; i++) {                                             \
+			l[0] = (struct label){"interface", a->paths[i].name};                      \
+			if (as_double)                                                             \
+				sample_double(w, l, 1, (double)a->paths[i].field);                 \
+			else                                                                       \
+				sample_u64(w, l, 1, (__u64)a->paths[i].field);                     \
+		}                                                                                  \
+	} while (0)
+
+	PATH_GAUGE("fabprobe_uplink_bytes_per_second",
+		   "Rate of the RoCEv2 flows on the uplink over the last interval", bps / 8, true);
+	PATH_GAUGE("fabprobe_uplink_speed_bytes_per_second",
+		   "Link speed the kernel reports for the uplink, 0 when unknown", speed_bps / 8,
+		   true);
+	PATH_GAUGE("fabprobe_uplink_flows", "RoCEv2 flows on the uplink in the flow table", flows,
+		   false);
+	PATH_GAUGE("fabprobe_uplink_elephants", "Elephant flows on the uplink now", elephants,
+		   false);
+	PATH_GAUGE("fabprobe_uplink_flow_bytes",
+		   "Bytes of the flows on the uplink now in the flow table (falls on eviction; "
+		   "use fabprobe_interface_roce_bytes_total for rates)",
+		   bytes, false);
+	PATH_GAUGE("fabprobe_uplink_flow_packets",
+		   "Packets of the flows on the uplink now in the flow table (falls on eviction)",
+		   packets, false);
+#undef PATH_GAUGE
+
+	family(w, "fabprobe_uplink_imbalance_ratio", MT_GAUGE,
+	       "Busiest uplink over the group's mean, by rate or by flow count (0: fewer than "
+	       "two uplinks or no traffic)");
+	l[0] = (struct label){"by", "rate"};
+	sample_double(w, l, 1, a->imbalance_bytes);
+	l[0] = (struct label){"by", "flows"};
+	sample_double(w, l, 1, a->imbalance_flows);
+
+	family(w, "fabprobe_elephant_threshold_bytes_per_second", MT_GAUGE,
+	       "Rate above which a flow is an elephant");
+	sample_double(w, NULL, 0, a->elephant_bps / 8);
+
+	for (size_t i = 0; i < a->n_collisions; i++) {
+		if (a->collisions[i].predicted)
+			predicted++;
+		else
+			observed++;
+	}
+	family(w, "fabprobe_elephant_collisions", MT_GAUGE,
+	       "Uplinks with two or more elephants while another has room, seen now or "
+	       "predicted by the hash model");
+	l[0] = (struct label){"kind", "observed"};
+	sample_u64(w, l, 1, observed);
+	l[0] = (struct label){"kind", "predicted"};
+	sample_u64(w, l, 1, predicted);
+}
+
+static void render_alerts(struct mw *w, const struct metrics_view *v)
+{
+	static const enum severity sevs[] = {SEV_INFO, SEV_WARNING, SEV_CRITICAL};
+	__u64 count[ALERT_TYPE_MAX][3] = {};
+	struct label l[2];
+
+	for (size_t i = 0; i < v->an->n_alerts; i++) {
+		const struct alert *al = &v->an->alerts[i];
+
+		if (al->type < ALERT_TYPE_MAX && al->severity <= SEV_CRITICAL)
+			count[al->type][al->severity]++;
+	}
+	/* Every type and severity, 0 when quiet: alert rules see a series either way. */
+	family(w, "fabprobe_alerts", MT_GAUGE, "Alerts raised by the last analysis");
+	for (int t = 0; t < ALERT_TYPE_MAX; t++) {
+		for (int s = 0; s < 3; s++) {
+			l[0] = (struct label){"type", alert_type_name(t)};
+			l[1] = (struct label){"severity", severity_name(sevs[s])};
+			sample_u64(w, l, 2, count[t][sevs[s]]);
+		}
+	}
+}
+
+/* ---- top-K flows ---- */
+
+struct pick {
+	double bps;
+	__u64 bytes;
+	size_t idx;
+};
+
+static bool pick_less(const struct pick *a, const struct pick *b)
+{
+	return a->bps < b->bps || (a->bps == b->bps && a->bytes < b->bytes);
+}
+
+static void sift_down(struct pick *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct pick t;
+
+		if (l < n && pick_less(&h[l], &h[m]))
+			m = l;
+		if (r < n && pick_less(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static int pick_cmp_desc(const void *x, const void *y)
+{
+	const struct pick *a = x, *b = y;
+
+	return pick_less(a, b) ? 1 : pick_less(b, a) ? -1 : 0;
+}
+
+/*
+ * The K flows with the highest rate (bytes break ties), largest first:
+ * a min-heap of K, so 100k flows cost n log K, not a sort of all of them.
+ * Flows idle over the interval are left out.
+ */
+static size_t top_flows(const struct analysis *a, unsigned int k, struct pick *h)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_view *f = &a->flows[i];
+		struct pick p = {f->bps, f->d.bytes, i};
+
+		if (!f->d.bytes)
+			continue;
+		if (n < k) {
+			h[n++] = p;
+			if (n == k)
+				for (size_t j = k / 2 + 1; j-- > 0;)
+					sift_down(h, n, j);
+		} else if (pick_less(&h[0], &p)) {
+			h[0] = p;
+			sift_down(h, n, 0);
+		}
+	}
+	if (n > 1)
+		qsort(h, n, sizeof(*h), pick_cmp_desc);
+	return n;
+}
+
+struct flow_labels {
+	const char *iface;
+	const char *dir;
+	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN];
+	char sport[8], dest_qp[12], vni[12];
+	const char *path;
+	char ifbuf[32];
+	size_t idx;
+};
+
+static bool same_labels(const struct flow_labels *a, const struct flow_labels *b)
+{
+	return !strcmp(a->iface, b->iface) && a->dir == b->dir && !strcmp(a->src, b->src) &&
+	       !strcmp(a->dst, b->dst) && !strcmp(a->sport, b->sport) &&
+	       !strcmp(a->dest_qp, b->dest_qp) && !strcmp(a->vni, b->vni);
+}
+
+static int flow_label_set(const struct flow_labels *f, struct label *l)
+{
+	l[0] = (struct label){"interface", f->iface};
+	l[1] = (struct label){"direction", f->dir};
+	l[2] = (struct label){"src", f->src};
+	l[3] = (struct label){"dst", f->dst};
+	l[4] = (struct label){"sport", f->sport};
+	l[5] = (struct label){"dest_qp", f->dest_qp};
+	l[6] = (struct label){"vni", f->vni};
+	l[7] = (struct label){"path", f->path};
+	return 8;
+}
+
+static void render_flows(struct mw *w, const struct metrics_view *v)
+{
+	static const struct {
+		const char *base, *help;
+		enum mtype type;
+	} fams[] = {
+	    {"fabprobe_flow_bytes_per_second", "Rate of a top flow over the last interval",
+	     MT_GAUGE},
+	    {"fabprobe_flow_bytes", "Bytes of a top flow since it entered the flow table",
+	     MT_COUNTER},
+	    {"fabprobe_flow_packets", "Packets of a top flow since it entered the flow table",
+	     MT_COUNTER},
+	    {"fabprobe_flow_ce_packets", "CE-marked packets of a top flow", MT_COUNTER},
+	    {"fabprobe_flow_cnp_packets", "CNPs of a top flow", MT_COUNTER},
+	    {"fabprobe_flow_retransmitted_packets", "Retransmitted packets of a top flow",
+	     MT_COUNTER},
+	    {"fabprobe_flow_elephant", "1 when the top flow is an elephant", MT_GAUGE},
+	};
+	const struct analysis *a = v->an;
+	unsigned int k = v->top_flows;
+	struct flow_labels *fl = NULL;
+	struct pick *h = NULL;
+	size_t n = 0, kept = 0;
+	struct label l[8];
+
+	if (!k)
+		return; /* --top-flows 0: no per-flow families at all */
+	if (k > METRICS_TOP_FLOWS_MAX)
+		k = METRICS_TOP_FLOWS_MAX;
+	if (a->n_flows == v->snap->n_flows) {
+		h = calloc(k, sizeof(*h));
+		fl = calloc(k, sizeof(*fl));
+		if (h && fl)
+			n = top_flows(a, k, h);
+	}
+	/* A flow is one direction at one interface; with these labels two can coincide. */
+	for (size_t i = 0; i < n; i++) {
+		const struct flow_view *f = &a->flows[h[i].idx];
+		const struct flow_key *key = &f->r->key;
+		struct flow_labels *x = &fl[kept];
+		bool dup = false;
+
+		memset(x, 0, sizeof(*x));
+		x->idx = h[i].idx;
+		x->iface = iface_label(v->ro, key->ifindex, x->ifbuf, sizeof(x->ifbuf));
+		x->dir = dir_names[key->dir & 1];
+		fmt_addr(x->src, sizeof(x->src), key->src, key->flags & FP_FLOW_IPV6);
+		fmt_addr(x->dst, sizeof(x->dst), key->dst, key->flags & FP_FLOW_IPV6);
+		snprintf(x->sport, sizeof(x->sport), "%u", key->sport);
+		snprintf(x->dest_qp, sizeof(x->dest_qp), "%u", key->dest_qp);
+		if (key->flags & FP_FLOW_VXLAN)
+			snprintf(x->vni, sizeof(x->vni), "%u", key->vni);
+		x->path = f->path >= 0 && f->path < a->n_paths ? a->paths[f->path].name : "";
+		for (size_t j = 0; j < kept && !dup; j++)
+			dup = same_labels(&fl[j], x);
+		if (!dup)
+			kept++;
+	}
+
+	for (size_t m = 0; m < sizeof(fams) / sizeof(fams[0]); m++) {
+		family(w, fams[m].base, fams[m].type, fams[m].help);
+		for (size_t i = 0; i < kept; i++) {
+			const struct flow_view *f = &a->flows[fl[i].idx];
+			const struct flow_counters *c = &f->r->c;
+			int nl = flow_label_set(&fl[i], l);
+
+			switch (m) {
+			case 0:
+				sample_double(w, l, nl, f->bps / 8);
+				break;
+			case 1:
+				sample_u64(w, l, nl, c->bytes);
+				break;
+			case 2:
+				sample_u64(w, l, nl, c->packets);
+				break;
+			case 3:
+				sample_u64(w, l, nl, flow_ce(c));
+				break;
+			case 4:
+				sample_u64(w, l, nl, c->cnp);
+				break;
+			case 5:
+				sample_u64(w, l, nl, c->retransmits);
+				break;
+			default:
+				sample_u64(w, l, nl, f->elephant);
+			}
+		}
+	}
+	free(h);
+	free(fl);
+}
+
+void metrics_render(FILE *out, enum metrics_format fmt, const struct metrics_view *v, bool eof)
+{
+	struct mw w = {.out = out, .fmt = fmt};
+
+	render_self(&w, v);
+	render_totals(&w, v);
+	render_interfaces(&w, v);
+	render_classes(&w, v);
+	render_paths(&w, v);
+	render_alerts(&w, v);
+	render_flows(&w, v);
+	if (eof && fmt == METRICS_OPENMETRICS)
+		fputs("# EOF\n", out);
+}

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+
+#include "core/analysis.h"
+#include "util/format.h"
+#include "util/json.h"
+#include "render/report.h"
+#include "core/series.h"
+
+#define REPORT_VERSION 1
+
+const struct iface_name *report_iface(const struct report_opts *o, __u32 ifindex)
+{
+	for (int i = 0; i < o->n_ifaces; i++)
+		if (o->ifaces[i].ifindex == ifindex)
+			return &o->ifaces[i];
+	return NULL;
+}
+
+static void json_ecn(struct json *j, const char *key, const __u64 ecn[4])
+{
+	/* Codepoints (RFC 3168 section 5): 00 Not-ECT, 10 ECT(0), 01 ECT(1), 11 CE. */
+	json_key(j, key);
+	json_obj_begin(j);
+	json_kv_u64(j, "not_ect", ecn[0]);
+	json_kv_u64(j, "ect0", ecn[2]);
+	json_kv_u64(j, "ect1", ecn[1]);
+	json_kv_u64(j, "ce", ecn[3]);
+	json_obj_end(j);
+}
+
+static void json_addr(struct json *j, const char *key, const __u8 addr[16], bool v6)
+{
+	char buf[FP_ADDR_STRLEN];
+
+	json_kv_str(j, key, fmt_addr(buf, sizeof(buf), addr, v6));
+}
+
+/* The VXLAN VNI, or null for bare RoCEv2. */
+static void json_vni(struct json *j, const struct flow_key *k)
+{
+	json_key(j, "vni");
+	if (k->flags & FP_FLOW_VXLAN)
+		json_u64(j, k->vni);
+	else
+		json_null(j);
+}
+
+static void json_time(struct json *j, const char *key, __u64 ns, __s64 offset_ns)
+{
+	json_kv_double(j, key, (double)((__s64)ns + offset_ns) / 1e9, 6);
+}
+
+static void json_flow(struct json *j, const struct flow_record *r, const struct flow_view *v,
+		      const struct snapshot *s, const struct report_opts *o)
+{
+	const struct flow_key *k = &r->key;
+	const struct flow_counters *c = &r->c;
+	const struct iface_name *ifn = report_iface(o, k->ifindex);
+	bool vxlan = k->flags & FP_FLOW_VXLAN;
+
+	json_obj_begin(j);
+	json_addr(j, "src", k->src, k->flags & FP_FLOW_IPV6);
+	json_addr(j, "dst", k->dst, k->flags & FP_FLOW_IPV6);
+	json_kv_u64(j, "sport", k->sport);
+	json_kv_u64(j, "dport", k->dport);
+	json_vni(j, k);
+	json_key(j, "inner");
+	if (vxlan) {
+		json_obj_begin(j);
+		json_addr(j, "src", k->inner_src, k->flags & FP_FLOW_INNER_IPV6);
+		json_addr(j, "dst", k->inner_dst, k->flags & FP_FLOW_INNER_IPV6);
+		json_kv_u64(j, "sport", k->inner_sport);
+		json_kv_u64(j, "dport", k->inner_dport);
+		json_obj_end(j);
+	} else {
+		json_null(j);
+	}
+	json_kv_u64(j, "dest_qp", k->dest_qp);
+	json_kv_u64(j, "packets", c->packets);
+	json_kv_u64(j, "bytes", c->bytes);
+	json_ecn(j, "ecn", c->ecn);
+	if (vxlan) {
+		json_ecn(j, "inner_ecn", c->inner_ecn);
+	} else {
+		json_key(j, "inner_ecn");
+		json_null(j);
+	}
+	json_kv_u64(j, "dscp", c->dscp);
+	json_key(j, "dscps");
+	json_arr_begin(j);
+	for (int d = 0; d < 64; d++)
+		if (c->dscp_mask & (1ULL << d))
+			json_u64(j, d);
+	json_arr_end(j);
+	json_key(j, "vlan");
+	if (c->vlan_tagged)
+		json_u64(j, c->vlan);
+	else
+		json_null(j);
+	json_key(j, "pcp");
+	if (c->vlan_tagged)
+		json_u64(j, c->pcp);
+	else
+		json_null(j);
+	json_kv_u64(j, "cnp", c->cnp);
+	json_kv_u64(j, "acks", c->acks);
+	json_kv_u64(j, "naks", c->naks);
+	json_kv_u64(j, "rnr_naks", c->rnr_naks);
+	json_kv_u64(j, "retransmits", c->retransmits);
+	json_kv_u64(j, "psn_gaps", c->psn_gaps);
+	json_kv_u64(j, "fecn", c->fecn);
+	json_kv_u64(j, "becn", c->becn);
+	json_key(j, "opcodes");
+	json_arr_begin(j);
+	for (int op = 0; op < 256; op++)
+		if (c->opcodes[op >> 6] & (1ULL << (op & 63)))
+			json_u64(j, op);
+	json_arr_end(j);
+	json_kv_u64(j, "last_opcode", c->last_opcode);
+	json_time(j, "first_seen", c->first_seen_ns, s->clock_offset_ns);
+	json_time(j, "last_seen", c->last_seen_ns, s->clock_offset_ns);
+	json_key(j, "interface");
+	if (ifn && strcmp(o->mode, "live") == 0)
+		json_str(j, ifn->name);
+	else
+		json_null(j);
+	json_kv_str(j, "dir", fmt_dir(k->dir));
+	json_key(j, "path");
+	if (ifn && ifn->uplink)
+		json_str(j, ifn->name);
+	else
+		json_null(j);
+	if (v) {
+		json_kv_double(j, "bps", v->bps, 0);
+		json_kv_double(j, "pps", v->pps, 1);
+		json_kv_double(j, "ce_fraction", v->ce_fraction, 4);
+		json_kv_bool(j, "elephant", v->elephant);
+		json_key(j, "predicted_path");
+		if (v->predicted_path >= 0)
+			json_u64(j, v->predicted_path);
+		else
+			json_null(j);
+	}
+	json_obj_end(j);
+}
+
+/* A flow named by the fields that identify it, for alerts and collisions. */
+static void json_flow_ref(struct json *j, const struct flow_key *k)
+{
+	json_obj_begin(j);
+	json_addr(j, "src", k->src, k->flags & FP_FLOW_IPV6);
+	json_addr(j, "dst", k->dst, k->flags & FP_FLOW_IPV6);
+	json_kv_u64(j, "sport", k->sport);
+	json_kv_u64(j, "dport", k->dport);
+	json_vni(j, k);
+	json_kv_u64(j, "dest_qp", k->dest_qp);
+	json_obj_end(j);
+}
+
+static void json_path_name(struct json *j, const char *key, const struct analysis *a, int path)
+{
+	json_key(j, key);
+	if (path >= 0 && path < a->n_paths)
+		json_str(j, a->paths[path].name);
+	else
+		json_null(j);
+}
+
+static void json_paths(struct json *j, const struct analysis *a)
+{
+	json_key(j, "paths");
+	json_arr_begin(j);
+	for (int i = 0; i < a->n_paths; i++) {
+		const struct path_view *p = &a->paths[i];
+
+		json_obj_begin(j);
+		json_kv_str(j, "name", p->name);
+		json_kv_u64(j, "flows", p->flows);
+		json_kv_u64(j, "elephants", p->elephants);
+		json_kv_u64(j, "packets", p->packets);
+		json_kv_u64(j, "bytes", p->bytes);
+		json_kv_double(j, "bps", p->bps, 0);
+		json_kv_double(j, "speed_bps", p->speed_bps, 0);
+		json_kv_u64(j, "predicted_elephants", p->predicted_elephants);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "imbalance");
+	json_obj_begin(j);
+	json_kv_double(j, "bytes", a->imbalance_bytes, 3);
+	json_kv_double(j, "flows", a->imbalance_flows, 3);
+	json_obj_end(j);
+	json_kv_double(j, "elephant_bps", a->elephant_bps, 0);
+	json_kv_double(j, "interval_s", a->interval_s, 3);
+}
+
+static void json_elephants(struct json *j, const struct analysis *a)
+{
+	json_key(j, "elephants");
+	json_arr_begin(j);
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_view *v = &a->flows[i];
+
+		if (!v->elephant)
+			continue;
+		json_obj_begin(j);
+		json_key(j, "flow");
+		json_flow_ref(j, &v->r->key);
+		json_path_name(j, "path", a, v->path);
+		json_kv_double(j, "bps", v->bps, 0);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_collisions(struct json *j, const struct analysis *a)
+{
+	json_key(j, "collisions");
+	json_arr_begin(j);
+	for (size_t i = 0; i < a->n_collisions; i++) {
+		const struct collision *c = &a->collisions[i];
+
+		json_obj_begin(j);
+		json_kv_str(j, "kind", c->predicted ? "predicted" : "observed");
+		if (c->predicted) {
+			json_kv_u64(j, "path", c->path);
+			json_kv_u64(j, "idle_path", c->idle_path);
+		} else {
+			json_path_name(j, "path", a, c->path);
+			json_path_name(j, "idle_path", a, c->idle_path);
+		}
+		json_key(j, "flows");
+		json_arr_begin(j);
+		for (int f = 0; f < c->n_flows; f++)
+			json_flow_ref(j, &a->flows[c->flows[f]].r->key);
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_entropy(struct json *j, const struct analysis *a)
+{
+	json_key(j, "entropy");
+	json_arr_begin(j);
+	for (size_t i = 0; i < a->n_entropy; i++) {
+		const struct entropy_group *e = &a->entropy[i];
+		const struct flow_key *k = &a->flows[e->flow].r->key;
+
+		json_obj_begin(j);
+		json_addr(j, "src", k->src, k->flags & FP_FLOW_IPV6);
+		json_addr(j, "dst", k->dst, k->flags & FP_FLOW_IPV6);
+		json_vni(j, k);
+		json_kv_u64(j, "queue_pairs", e->qps);
+		json_kv_u64(j, "source_ports", e->sports);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_alerts(struct json *j, const struct analysis *a)
+{
+	json_key(j, "alerts");
+	json_arr_begin(j);
+	for (size_t i = 0; i < a->n_alerts; i++) {
+		const struct alert *al = &a->alerts[i];
+
+		json_obj_begin(j);
+		json_kv_str(j, "type", alert_type_name(al->type));
+		json_kv_str(j, "severity", severity_name(al->severity));
+		json_kv_str(j, "message", al->message);
+		json_kv_str(j, "evidence", al->evidence);
+		json_key(j, "flows");
+		json_arr_begin(j);
+		for (int f = 0; f < al->n_flows; f++)
+			json_flow_ref(j, &al->flows[f]);
+		json_arr_end(j);
+		json_path_name(j, "path", a, al->path);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_totals(struct json *j, const struct snapshot *s, const struct report_opts *o)
+{
+	const __u64 *t = s->totals;
+
+	json_key(j, "totals");
+	json_obj_begin(j);
+	json_kv_u64(j, "frames", t[FP_CNT_FRAMES]);
+	json_kv_u64(j, "bytes", t[FP_CNT_BYTES]);
+	json_kv_u64(j, "roce_packets", t[FP_CNT_ROCE]);
+	json_kv_u64(j, "vxlan_packets", t[FP_CNT_VXLAN]);
+	json_kv_u64(j, "cnp_packets", t[FP_CNT_CNP]);
+	json_kv_u64(j, "malformed", t[FP_CNT_MALFORMED]);
+	json_kv_u64(j, "other_packets", t[FP_CNT_OTHER]);
+	json_kv_u64(j, "skipped_frames", o->skipped_frames);
+	json_kv_u64(j, "flows", s->n_flows);
+	json_kv_u64(j, "flow_table_size", s->flow_capacity);
+	json_kv_u64(j, "flow_inserts", t[FP_CNT_FLOW_NEW]);
+	json_kv_u64(j, "flow_insert_failures", t[FP_CNT_FLOW_INSERT_FAIL]);
+	json_kv_u64(j, "flow_evictions", snapshot_evictions(s));
+	json_kv_u64(j, "psn_slot_takeovers", t[FP_CNT_PSN_TAKEOVER]);
+	json_obj_end(j);
+}
+
+void report_json(FILE *out, const struct snapshot *s, const struct analysis *a,
+		 const struct report_opts *o)
+{
+	report_json_with(out, s, a, o, NULL);
+}
+
+void report_json_with(FILE *out, const struct snapshot *s, const struct analysis *a,
+		      const struct report_opts *o, const struct series *series)
+{
+	struct json j;
+
+	json_init(&j, out);
+	json_obj_begin(&j);
+	json_kv_u64(&j, "version", REPORT_VERSION);
+	json_kv_str(&j, "mode", o->mode);
+	json_totals(&j, s, o);
+	json_key(&j, "flows");
+	json_arr_begin(&j);
+	for (size_t i = 0; i < s->n_flows; i++)
+		json_flow(&j, &s->flows[i], a && i < a->n_flows ? &a->flows[i] : NULL, s, o);
+	json_arr_end(&j);
+	if (a) {
+		json_paths(&j, a);
+		json_elephants(&j, a);
+		json_collisions(&j, a);
+		json_entropy(&j, a);
+		json_alerts(&j, a);
+	}
+	if (series)
+		series_json(&j, series);
+	json_obj_end(&j);
+}
+
+static void text_totals(FILE *out, const struct snapshot *s, const struct report_opts *o)
+{
+	const __u64 *t = s->totals;
+	char bytes[32];
+
+	fprintf(out,
+		"frames %llu (%s), RoCE %llu, VXLAN %llu, CNP %llu, other %llu, malformed %llu",
+		(unsigned long long)t[FP_CNT_FRAMES],
+		fmt_si(bytes, sizeof(bytes), (double)t[FP_CNT_BYTES], "B"),
+		(unsigned long long)t[FP_CNT_ROCE], (unsigned long long)t[FP_CNT_VXLAN],
+		(unsigned long long)t[FP_CNT_CNP], (unsigned long long)t[FP_CNT_OTHER],
+		(unsigned long long)t[FP_CNT_MALFORMED]);
+	if (o->skipped_frames)
+		fprintf(out, ", skipped %llu", (unsigned long long)o->skipped_frames);
+	fprintf(out, "\nflows %zu of %u table entries, %llu evicted, %llu insert failures\n\n",
+		s->n_flows, s->flow_capacity, (unsigned long long)snapshot_evictions(s),
+		(unsigned long long)t[FP_CNT_FLOW_INSERT_FAIL]);
+}
+
+static const char *flow_endpoints(char *buf, size_t len, const struct flow_key *k)
+{
+	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN];
+	bool v6 = k->flags & FP_FLOW_IPV6;
+
+	snprintf(buf, len, "%s:%u > %s", fmt_addr(src, sizeof(src), k->src, v6), k->sport,
+		 fmt_addr(dst, sizeof(dst), k->dst, v6));
+	return buf;
+}
+
+static void text_paths(FILE *out, const struct analysis *a)
+{
+	char rate[32], bytes[32];
+
+	if (!a->n_paths)
+		return;
+	fprintf(out, "%-16s %7s %9s %12s %10s %12s\n", "PATH", "FLOWS", "ELEPHANTS", "PACKETS",
+		"BYTES", "RATE");
+	for (int i = 0; i < a->n_paths; i++) {
+		const struct path_view *p = &a->paths[i];
+
+		fprintf(out, "%-16s %7llu %9llu %12llu %10s %12s\n", p->name,
+			(unsigned long long)p->flows, (unsigned long long)p->elephants,
+			(unsigned long long)p->packets, fmt_si(bytes, sizeof(bytes), p->bytes, "B"),
+			fmt_si(rate, sizeof(rate), p->bps, "b/s"));
+	}
+	fprintf(out, "imbalance (max/mean): load %.2f, flows %.2f\n\n", a->imbalance_bytes,
+		a->imbalance_flows);
+}
+
+static void text_alerts(FILE *out, const struct analysis *a)
+{
+	if (!a->n_alerts) {
+		fprintf(out, "no alerts\n\n");
+		return;
+	}
+	fprintf(out, "ALERTS\n");
+	for (size_t i = 0; i < a->n_alerts; i++) {
+		const struct alert *al = &a->alerts[i];
+
+		fprintf(out, "  %-8s %-20s %s\n  %-8s %-20s %s\n", severity_name(al->severity),
+			alert_type_name(al->type), al->message, "", "", al->evidence);
+	}
+	fprintf(out, "\n");
+}
+
+void report_text(FILE *out, const struct snapshot *s, const struct analysis *a,
+		 const struct report_opts *o)
+{
+	size_t n = s->n_flows;
+	char ep[128], bytes[32], vni[16], op[32];
+
+	text_totals(out, s, o);
+	if (a) {
+		text_alerts(out, a);
+		text_paths(out, a);
+	}
+	if (!n) {
+		fprintf(out, "no RoCE flows\n");
+		return;
+	}
+	if (o->max_flows && o->max_flows < n)
+		n = o->max_flows;
+	fprintf(out, "%-40s %6s %7s %-8s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n",
+		"FLOW (src:sport > dst)", "VNI", "QP", "PATH", "RATE", "PACKETS", "BYTES", "CE",
+		"CNP", "ACK", "NAK", "RTX", "GAPS", "LAST OPCODE");
+	for (size_t i = 0; i < n; i++) {
+		const struct flow_record *r = &s->flows[i];
+		const struct flow_view *v = a && i < a->n_flows ? &a->flows[i] : NULL;
+		const struct iface_name *ifn = report_iface(o, r->key.ifindex);
+		const struct flow_counters *c = &r->c;
+		char rate[32];
+
+		if (r->key.flags & FP_FLOW_VXLAN)
+			snprintf(vni, sizeof(vni), "%u", r->key.vni);
+		else
+			snprintf(vni, sizeof(vni), "-");
+		snprintf(rate, sizeof(rate), "-");
+		if (v)
+			fmt_si(rate, sizeof(rate), v->bps, "b/s");
+		fprintf(
+		    out,
+		    "%-40s %6s %7u %-8s %9s %9llu %10s %6llu %6llu %6llu %6llu %6llu %6llu  %s%s\n",
+		    flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp,
+		    ifn && ifn->uplink ? ifn->name : "-", rate, (unsigned long long)c->packets,
+		    fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
+		    (unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
+		    (unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks),
+		    (unsigned long long)c->retransmits, (unsigned long long)c->psn_gaps,
+		    fmt_opcode(op, sizeof(op), c->last_opcode),
+		    v && v->elephant ? " [elephant]" : "");
+	}
+	if (n < s->n_flows)
+		fprintf(out, "... %zu more flows (--json shows all)\n", s->n_flows - n);
+}

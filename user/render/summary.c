@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <time.h>
+
+#include "render/summary.h"
+
+static const char *const advice[ALERT_TYPE_MAX] = {
+    [ALERT_ELEPHANT_COLLISION] =
+	"Change the colliding QPs' UDP source ports (more QPs per connection, or a "
+	"different port range), or enable adaptive routing / a different ECMP hash on "
+	"the switch.",
+    [ALERT_PREDICTED_COLLISION] =
+	"Check the next tier's hash against the switch's configuration; try the "
+	"suggested source port or a different QP count.",
+    [ALERT_CE_WITHOUT_CNP] =
+	"On the receiving host check that ECN/DCQCN is enabled for this priority "
+	"(e.g. the NIC's roce_np / cnp settings) and that CNPs are not dropped on the "
+	"way back.",
+    [ALERT_CNP_WITHOUT_CE] =
+	"Find where the marking happens: the switches after this probe point, or a NIC "
+	"configured to send CNPs by itself.",
+    [ALERT_NOT_ECT_ROCE] = "Enable ECN on the sending NIC for RoCE traffic (ECT(0)/ECT(1) on data "
+			   "packets), so that switches can mark it.",
+    [ALERT_WRONG_TRAFFIC_CLASS] =
+	"Check the NIC's DSCP/PCP for RoCE (trust mode, default ToS) against the "
+	"switches' lossless and CNP queues.",
+    [ALERT_RETRANSMITS] = "Look for drops on the path: switch discard counters, PFC disabled or "
+			  "misconfigured for this priority, buffer exhaustion, link errors.",
+    [ALERT_RNR_NAKS] = "The receiving application does not post receive buffers fast enough; check "
+		       "its receive queue depth and CPU.",
+    [ALERT_PSN_GAPS] = "Packets were lost before this probe: check discards and errors on the hops "
+		       "between the sender and here (or mirror-port oversubscription).",
+    [ALERT_LOW_ENTROPY] =
+	"Check whether the NIC or library pins the RoCE UDP source port; spread QPs "
+	"over distinct source ports so ECMP can balance them.",
+    [ALERT_PATH_IMBALANCE] =
+	"Compare the uplinks' hashing: few large flows, a low-entropy source port, or "
+	"a hash that ignores the UDP ports.",
+    [ALERT_MALFORMED] = "Check the mirror session's truncation length and the encapsulation "
+			"(ERSPAN/VXLAN) the collector receives.",
+    [ALERT_FLOW_TABLE_PRESSURE] =
+	"Raise --flows, or narrow what the probe sees (interfaces, mirror filters).",
+};
+
+const char *alert_advice(enum alert_type t)
+{
+	return t < ALERT_TYPE_MAX && advice[t] ? advice[t] : "";
+}
+
+void summary_text(FILE *out, const struct snapshot *s, const struct analysis *a,
+		  const struct report_opts *o, double duration_s)
+{
+	time_t now = time(NULL);
+	char when[64];
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
+	fprintf(out, "fabprobe %s summary, %s, %.0f s observed\n\n", o->mode, when, duration_s);
+	if (!a->n_alerts) {
+		fprintf(out, "FINDINGS: nothing wrong was seen.\n\n");
+	} else {
+		fprintf(out, "FINDINGS (%zu, worst first)\n\n", a->n_alerts);
+		for (size_t i = 0; i < a->n_alerts; i++) {
+			const struct alert *al = &a->alerts[i];
+
+			fprintf(out, "%zu. [%s] %s: %s\n", i + 1, severity_name(al->severity),
+				alert_type_name(al->type), al->message);
+			fprintf(out, "   evidence: %s\n", al->evidence);
+			fprintf(out, "   check next: %s\n\n", alert_advice(al->type));
+		}
+	}
+	report_text(out, s, a, o);
+}
