@@ -33,7 +33,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
 CFLAGS  ?= -O2 -g
 CFLAGS  += $(WARN) -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(BUILD) \
 	-DFABPROBE_VERSION='"$(VERSION)"' $(SAN_FLAGS) $(EXTRA_CFLAGS)
-LDLIBS  := -lbpf -lelf -lz -lpcap -lncursesw -lmicrohttpd -lpthread -lm
+LDLIBS  := -lbpf -lelf -lz -lpcap -lncursesw -lmicrohttpd -lmnl -lpthread -lm
 
 BPF_SRCS := bpf/fabprobe.bpf.c
 BPF_HDRS := $(wildcard bpf/*.h)

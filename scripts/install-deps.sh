@@ -11,6 +11,7 @@ PKGS=(
 	libpcap-dev libncurses-dev libmicrohttpd-dev libcmocka-dev
 	iproute2 ethtool tshark tcpdump jq tmux python3
 	prometheus chromium curl valgrind systemd libcap2-bin
+	libmnl-dev pmacct nfdump libfixbuf-tools
 )
 
 if [ "$(id -u)" -ne 0 ]; then
