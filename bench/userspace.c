@@ -138,9 +138,10 @@ static void label(char *out, size_t len, __u32 n)
 
 static int scale(__u32 n, int trials)
 {
-	struct iface_name names[2] = {{.ifindex = 1, .name = "up1", .uplink = true},
-				      {.ifindex = 2, .name = "up2", .uplink = true}};
-	struct report_opts ro = {.mode = "live", .ifaces = names, .n_ifaces = 2};
+	struct obs_point names[2] = {{.id = 1, .name = "up1", .uplink = true},
+				     {.id = 2, .name = "up2", .uplink = true}};
+	struct source_desc ro = {
+	    .mode = "live", .points = names, .n_points = 2, .every_packet = true};
 	double batch_ms[16], iter_ms[16], an_ms[16], first_ms, rd;
 	struct snapshot s = {}, s_iter = {};
 	struct analysis an = {};
@@ -230,7 +231,7 @@ static int scale(__u32 n, int trials)
 		struct metrics_self self = {.version = "bench", .interval_s = 1};
 		struct metrics_view mv = {.snap = &s,
 					  .an = &an,
-					  .ro = &ro,
+					  .src = &ro,
 					  .self = &self,
 					  .top_flows = METRICS_TOP_FLOWS_DEFAULT};
 		double render_ms[16], json_ms[16], acc_ms = 0;
@@ -259,7 +260,7 @@ static int scale(__u32 n, int trials)
 			text = NULL;
 			f = open_memstream(&text, &len);
 			t0 = bench_now_ns();
-			report_json(f, &s, &an, &ro);
+			report_json(f, &(struct report){.snap = &s, .an = &an, .src = &ro});
 			fclose(f);
 			json_ms[t] = ms_since(t0);
 			json_bytes = len;
@@ -270,9 +271,10 @@ static int scale(__u32 n, int trials)
 		snprintf(vs, sizeof(vs), "%zu B text; accumulate %.1f ms", render_bytes, acc_ms);
 		bench_row("userspace", "100k flows: exporter scrape (metrics_render, top 20)", v, b,
 			  vs, "-", "-");
-		bench_note("exporter: metrics_render (user/render/metrics.c) into memory, Prometheus "
-			   "0.0.4 text, %zu bytes; report_json of the same snapshot: %zu bytes",
-			   render_bytes, json_bytes);
+		bench_note(
+		    "exporter: metrics_render (user/render/metrics.c) into memory, Prometheus "
+		    "0.0.4 text, %zu bytes; report_json of the same snapshot: %zu bytes",
+		    render_bytes, json_bytes);
 		free(acc);
 	}
 out:

@@ -2,7 +2,7 @@
 /*
  * Arbitrary command-line values through every option parser the
  * commands share: numbers, ports, seconds, rates, NAME=VALUE pairs,
- * interface lists, hooks, XDP modes and the analysis options. Each must
+ * interface lists, hooks, XDP modes, captures and the analysis options. Each must
  * accept or refuse with an error code, never crash; accepted values must
  * be within their documented range.
  */
@@ -11,12 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/analysis.h"
-#include "source/live.h"
+#include "cmd/cli.h"
 #include "util/log.h"
 #include "util/options.h"
 
-static const int live_opts[] = {'i', 'U', 'H', 'M', 'F', 'R', 'X'};
+static const int live_opts[] = {'i', 'U', 'H', 'M', 'F', 'R', 'X', OPT_PCAP, OPT_SPEED};
 static const int analysis_opts[] = {OPT_ELEPHANT_RATE, OPT_DATA_DSCP, OPT_CNP_DSCP,
 				    OPT_DATA_PCP,      OPT_CNP_PCP,   OPT_HASH_MODEL,
 				    OPT_HASH_FIELDS,   OPT_HASH_SEED, OPT_HASH_PATHS};
@@ -38,8 +37,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 {
 	struct analysis_opts ao;
-	struct live_opts lo;
-	char *arg, *name, *value;
+	struct cli_source cs;
+	char *arg, name[16];
+	const char *value;
 	__u64 u64;
 	__u32 u32;
 	__u16 port;
@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 	if (!opt_parse_rate("--r", arg, &d) && !(d >= 0))
 		abort();
 
-	live_opts_init(&lo);
+	cli_source_init(&cs, "fuzz", 1);
 	analysis_opts_default(&ao);
 	/* The first byte picks which option the value goes to. */
 	if (data[0] & 0x80) {
@@ -75,13 +75,20 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 		int opt = live_opts[data[0] % (sizeof(live_opts) / sizeof(int))];
 		char *copy = strdup(arg);
 
-		if (copy && live_parse_opt(&lo, opt, copy) == 1)
-			for (int i = 0; i < lo.n_ifaces; i++)
-				if (!*lo.ifaces[i] || strlen(lo.ifaces[i]) >= 16)
+		/* Accepted names are within bounds, and the argument is never changed. */
+		if (copy && cli_parse_source(&cs, opt, copy) == 1) {
+			for (int i = 0; i < cs.live.n_ifaces; i++)
+				if (!*cs.live.ifaces[i] || strlen(cs.live.ifaces[i]) >= 16)
 					abort();
+			if (cs.pcap.speed < 0)
+				abort();
+		}
+		if (copy && strcmp(copy, arg))
+			abort();
 		free(copy);
 	}
-	if (!opt_split_pair("--path", arg, &name, &value) && (!*name || !*value))
+	if (!opt_split_pair("--path", arg, name, sizeof(name), &value) &&
+	    (!*name || !*value || strlen(name) >= sizeof(name)))
 		abort();
 	free(arg);
 	return 0;

@@ -21,8 +21,8 @@
 struct fixture {
 	struct flow_record flows[MAX_FLOWS];
 	struct snapshot snap;
-	struct iface_name names[2];
-	struct report_opts ro;
+	struct obs_point names[2];
+	struct source_desc ro;
 	struct analysis_opts ao;
 	struct analysis an;
 };
@@ -37,9 +37,10 @@ static int setup(void **state)
 	fx.snap.cap = MAX_FLOWS;
 	fx.snap.flow_capacity = 1024;
 	fx.snap.taken_ns = 1000000000ULL;
-	fx.names[0] = (struct iface_name){.ifindex = UP1, .name = "up1", .uplink = true};
-	fx.names[1] = (struct iface_name){.ifindex = UP2, .name = "up2", .uplink = true};
-	fx.ro = (struct report_opts){.mode = "replay", .ifaces = fx.names, .n_ifaces = 2};
+	fx.names[0] = (struct obs_point){.id = UP1, .name = "up1", .uplink = true};
+	fx.names[1] = (struct obs_point){.id = UP2, .name = "up2", .uplink = true};
+	fx.ro = (struct source_desc){
+	    .mode = "replay", .points = fx.names, .n_points = 2, .every_packet = true};
 	analysis_opts_default(&fx.ao);
 	fx.ao.elephant_bps = 1e6;
 	return 0;
@@ -96,6 +97,7 @@ static struct flow_record *add_reverse(const struct flow_record *r, __u64 acks, 
 
 static void analyse(double span_s)
 {
+	snapshot_flow_totals(&fx.snap); /* what collect does */
 	assert_int_equal(analysis_update(&fx.an, &fx.snap, &fx.ro, &fx.ao, span_s), 0);
 }
 

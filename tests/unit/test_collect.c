@@ -88,8 +88,17 @@ static void test_evictions_and_sort(void **state)
 	flows[1].c.bytes = 30;
 	flows[2].c.bytes = 20;
 	s.totals[FP_CNT_FLOW_NEW] = 5;
+	snapshot_flow_totals(&s);
 	assert_int_equal(snapshot_evictions(&s), 2);
-	s.totals[FP_CNT_FLOW_NEW] = 2; /* never negative */
+	assert_int_equal(s.totals[SNAP_CNT_FLOWS], 3);
+	/* Inserts read before flows can lag: evictions never go back. */
+	s.totals[FP_CNT_FLOW_NEW] = 4;
+	snapshot_flow_totals(&s);
+	assert_int_equal(snapshot_evictions(&s), 2);
+	/* Never negative either. */
+	memset(s.totals, 0, sizeof(s.totals));
+	s.totals[FP_CNT_FLOW_NEW] = 2;
+	snapshot_flow_totals(&s);
 	assert_int_equal(snapshot_evictions(&s), 0);
 	snapshot_sort_by_bytes(&s);
 	assert_int_equal(flows[0].c.bytes, 30);

@@ -35,16 +35,20 @@ static void test_numbers(void **state)
 
 static void test_pairs(void **state)
 {
-	char ok[] = "up1=/tmp/a.pcap", noeq[] = "up1", noname[] = "=x", noval[] = "up1=";
-	char *name, *value;
+	char ok[] = "up1=/tmp/a.pcap", name[8];
+	const char *value;
 
 	(void)state;
-	assert_int_equal(opt_split_pair("--path", ok, &name, &value), 0);
+	assert_int_equal(opt_split_pair("--path", ok, name, sizeof(name), &value), 0);
 	assert_string_equal(name, "up1");
 	assert_string_equal(value, "/tmp/a.pcap");
-	assert_int_not_equal(opt_split_pair("--path", noeq, &name, &value), 0);
-	assert_int_not_equal(opt_split_pair("--path", noname, &name, &value), 0);
-	assert_int_not_equal(opt_split_pair("--path", noval, &name, &value), 0);
+	/* The argument (argv, shown by ps) is left as it was typed. */
+	assert_string_equal(ok, "up1=/tmp/a.pcap");
+	assert_int_not_equal(opt_split_pair("--path", "up1", name, sizeof(name), &value), 0);
+	assert_int_not_equal(opt_split_pair("--path", "=x", name, sizeof(name), &value), 0);
+	assert_int_not_equal(opt_split_pair("--path", "up1=", name, sizeof(name), &value), 0);
+	/* A name longer than its buffer is refused, not cut. */
+	assert_int_not_equal(opt_split_pair("--path", "uplink12=x", name, sizeof(name), &value), 0);
 }
 
 int main(void)

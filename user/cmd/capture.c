@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * capture.c - `fabprobe capture`: watch for a while, then write one
- * self-contained bundle for an incident ticket: report.json, summary.txt,
- * report.html, samples.pcapng and host.txt in a gzip'ed tar.
+ * capture.c - `fabprobe capture`: watch for a while (or read a recording),
+ * then write one self-contained bundle for an incident ticket: report.json,
+ * summary.txt, report.html, samples.pcapng and host.txt in a gzip'ed tar.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,51 +10,65 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <bpf/libbpf.h>
 
-#include "render/bundle.h"
+#include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "source/hostinfo.h"
+#include "core/series.h"
+#include "core/session.h"
+#include "render/bundle.h"
 #include "render/html.h"
-#include "util/json.h"
-#include "source/live.h"
+#include "render/report.h"
+#include "render/samples_pcapng.h"
+#include "render/summary.h"
+#include "source/hostinfo.h"
 #include "util/log.h"
 #include "util/options.h"
-#include "probe/samples.h"
-#include "core/series.h"
-#include "render/summary.h"
+#include "util/stop.h"
 
 static void usage(FILE *out)
 {
 	fprintf(
 	    out,
 	    "Usage: fabprobe capture -i IF[,IF...] [--uplinks IF,...] -d SECONDS -o FILE.tar.gz\n"
+	    "       fabprobe capture --pcap FILE -o FILE.tar.gz\n"
 	    "\n"
-	    "Watch the interfaces for a while and write a diagnostic bundle for a ticket:\n"
-	    "report.json, summary.txt (findings first) and host.txt. Ctrl-C ends early and\n"
-	    "still writes a complete bundle.\n"
+	    "Watch the interfaces for a while (or read a capture) and write a diagnostic\n"
+	    "bundle for a ticket, a gzip'ed tar (mode 0600) holding:\n"
+	    "  report.json     the JSON report (docs/json.md) with a per-second time series\n"
+	    "  summary.txt     the findings first, in plain words, with what to check next\n"
+	    "  report.html     the same with charts (inline SVG; opens offline)\n"
+	    "  samples.pcapng  the first packets of each flow that raised an alert\n"
+	    "  host.txt        kernel, interfaces, sysctls, RDMA and PFC counters\n"
+	    "Ctrl-C ends early and still writes a complete bundle.\n"
 	    "\n"
-	    "Options:\n" LIVE_HELP "  -d, --duration SECONDS  how long to watch (default 30)\n"
-	    "  -o, --output FILE       the bundle to write (mode 0600)\n"
+	    "Options:\n"
+	    "  -d, --duration SECONDS  how long to watch (default 30; with --pcap: the\n"
+	    "                          whole capture unless given)\n"
+	    "  -o, --output FILE       the bundle to write\n"
 	    "      --force             overwrite FILE if it exists\n"
-	    "  -h, --help              this help\n" OPT_ANALYSIS_HELP);
+	    "  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
+	    "With --pcap the default --speed is 0 (as fast as frames run).\n"
+	    "Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short (the\n"
+	    "bundle covers what was read).\n");
 }
 
 struct capture_opts {
 	double duration_s;
+	bool duration_given;
 	const char *output;
 	bool force;
 };
 
-static int parse(int argc, char **argv, struct capture_opts *c, struct live_opts *lo,
+static int parse(int argc, char **argv, struct capture_opts *c, struct cli_source *cs,
 		 struct analysis_opts *ao)
 {
+	enum { OPT_FORCE = OPT_CMD_FIRST };
 	static const struct option long_opts[] = {
 	    {"duration", required_argument, NULL, 'd'},
 	    {"output", required_argument, NULL, 'o'},
-	    {"force", no_argument, NULL, 'f'},
+	    {"force", no_argument, NULL, OPT_FORCE},
 	    {"help", no_argument, NULL, 'h'},
-	    LIVE_LONG_OPTS,
+	    OPT_SOURCE_LONG_OPTS,
 	    OPT_ANALYSIS_LONG_OPTS,
 	    {},
 	};
@@ -66,41 +80,49 @@ static int parse(int argc, char **argv, struct capture_opts *c, struct live_opts
 		switch (opt) {
 		case 'd':
 			if (opt_parse_seconds("--duration", optarg, 1, 86400, &c->duration_s))
-				return 2;
+				return FP_EXIT_USAGE;
+			c->duration_given = true;
 			break;
 		case 'o':
 			c->output = optarg;
 			break;
-		case 'f':
+		case OPT_FORCE:
 			c->force = true;
 			break;
 		case 'h':
 			usage(stdout);
-			return 1;
+			return -1;
 		default:
-			if (live_parse_common("capture", lo, ao, opt, optarg, argv))
-				return 2;
+			if (cli_parse_common(cs, ao, opt, optarg, argv))
+				return FP_EXIT_USAGE;
 		}
 	}
 	if (opt_no_args("capture", argc, argv))
-		return 2;
+		return FP_EXIT_USAGE;
 	if (!c->output) {
 		fp_err("capture: no output file: use -o FILE.tar.gz");
-		return 2;
+		return FP_EXIT_USAGE;
 	}
 	return 0;
 }
 
-static void progress(const struct live *l, double elapsed, double total, bool tty)
+/* On a terminal one line redrawn; in a log a line every 10 s of wall time, and at the end. */
+static void progress(const struct session *ss, double total, bool tty, bool done)
 {
-	static double last_line;
+	static __u64 last_ns;
+	double elapsed = ss->desc.clock_s;
+	__u64 now = fp_mono_ns();
 
-	if (!tty && elapsed - last_line < 10 && elapsed < total)
+	if (!tty && !done && last_ns && now - last_ns < 10000000000ULL)
 		return;
-	last_line = elapsed;
-	fprintf(stderr, "%scapture: %3.0f/%.0f s, %llu frames, %llu RoCE, %zu flows, %zu alerts%s",
-		tty ? "\r" : "", elapsed, total, (unsigned long long)l->snap.totals[FP_CNT_FRAMES],
-		(unsigned long long)l->snap.totals[FP_CNT_ROCE], l->snap.n_flows, l->an.n_alerts,
+	last_ns = now;
+	if (total > 0)
+		fprintf(stderr, "%scapture: %3.0f/%.0f s", tty ? "\r" : "", elapsed, total);
+	else
+		fprintf(stderr, "%scapture: %3.0f s of the capture", tty ? "\r" : "", elapsed);
+	fprintf(stderr, ", %llu frames, %llu RoCE, %zu flows, %zu alerts%s",
+		(unsigned long long)ss->snap.totals[FP_CNT_FRAMES],
+		(unsigned long long)ss->snap.totals[FP_CNT_ROCE], ss->snap.n_flows, ss->an.n_alerts,
 		tty ? "\033[K" : "\n");
 }
 
@@ -126,9 +148,7 @@ static int add_rendered(struct bundle *b, const char *name,
 }
 
 struct final_report {
-	const struct live *l;
-	const struct analysis *an;
-	const struct series *series;
+	struct report r; /* the session's snapshot, the whole run's analysis, the series */
 	const struct hostinfo *host;
 	const struct sample_store *samples;
 	double duration_s;
@@ -136,53 +156,72 @@ struct final_report {
 
 static void render_json(FILE *out, const void *arg)
 {
-	const struct final_report *r = arg;
+	const struct final_report *f = arg;
 
-	report_json_with(out, &r->l->snap, r->an, &r->l->ropts, r->series);
+	report_json(out, &f->r);
 }
 
 static void render_summary(FILE *out, const void *arg)
 {
-	const struct final_report *r = arg;
+	const struct final_report *f = arg;
 
-	summary_text(out, &r->l->snap, r->an, &r->l->ropts, r->duration_s);
+	summary_text(out, &f->r, f->duration_s);
 }
 
 static void render_html(FILE *out, const void *arg)
 {
-	const struct final_report *r = arg;
+	const struct final_report *f = arg;
 
-	html_report(out, &r->l->snap, r->an, r->series, r->duration_s);
+	html_report(out, &f->r, f->duration_s);
 }
 
 static void render_samples(FILE *out, const void *arg)
 {
-	const struct final_report *r = arg;
+	const struct final_report *f = arg;
 
-	if (samples_write_pcapng(out, r->samples, r->an, r->l->snap.clock_offset_ns) < 0)
+	if (samples_write_pcapng(out, f->samples, f->r.an, f->r.snap->clock_offset_ns) < 0)
 		fp_err("capture: cannot render samples.pcapng");
 }
 
 static void render_host(FILE *out, const void *arg)
 {
-	const struct final_report *r = arg;
+	const struct final_report *f = arg;
 
-	hostinfo_text(out, r->host);
+	hostinfo_text(out, f->host);
 }
 
-static int write_bundle(struct bundle *b, const struct final_report *r)
+static int write_bundle(struct bundle *b, const struct final_report *f)
 {
-	int err = add_rendered(b, "report.json", render_json, r);
+	int err = add_rendered(b, "report.json", render_json, f);
 
 	if (!err)
-		err = add_rendered(b, "summary.txt", render_summary, r);
+		err = add_rendered(b, "summary.txt", render_summary, f);
 	if (!err)
-		err = add_rendered(b, "report.html", render_html, r);
+		err = add_rendered(b, "report.html", render_html, f);
 	if (!err)
-		err = add_rendered(b, "samples.pcapng", render_samples, r);
+		err = add_rendered(b, "samples.pcapng", render_samples, f);
 	if (!err)
-		err = add_rendered(b, "host.txt", render_host, r);
+		err = add_rendered(b, "host.txt", render_host, f);
 	return err;
+}
+
+/* Watch until the duration has passed, the recording ends, or Ctrl-C. */
+static int watch(struct session *ss, struct series *series, const struct capture_opts *c, bool tty)
+{
+	double total = c->duration_given || !ss->desc.finite ? c->duration_s : 0;
+	int rc = 0, err;
+
+	while (!fp_stopping && rc != 1 && (!total || ss->desc.clock_s < total)) {
+		rc = session_advance(ss, 1.0);
+		if (rc < 0)
+			return rc;
+		err = session_refresh(ss);
+		if (err)
+			return err;
+		series_add(series, &ss->an, ss->desc.clock_s);
+		progress(ss, total, tty, rc == 1 || (total && ss->desc.clock_s >= total));
+	}
+	return 0;
 }
 
 int cmd_capture(int argc, char **argv)
@@ -191,59 +230,51 @@ int cmd_capture(int argc, char **argv)
 	struct analysis whole = {};
 	struct analysis_opts aopts;
 	struct series series = {};
-	struct sample_store samples = {};
 	struct hostinfo host = {};
-	struct live_opts lo;
+	struct cli_source cs;
+	struct session ss;
+	struct source *src;
 	struct bundle b;
-	struct live l;
 	bool tty = isatty(STDERR_FILENO);
-	double elapsed = 0;
-	int err;
+	int err, code;
 
-	live_opts_init(&lo);
+	cli_source_init(&cs, "capture", 0);
 	analysis_opts_default(&aopts);
-	err = parse(argc, argv, &c, &lo, &aopts);
+	err = parse(argc, argv, &c, &cs, &aopts);
 	if (err)
-		return err == 1 ? 0 : err;
+		return err < 0 ? FP_EXIT_OK : err;
+	src = cli_source_new(&cs, true, &code);
+	if (!src)
+		return code;
 
 	/* Fail on an unwritable destination before watching for minutes. */
-	err = bundle_open(&b, c.output, c.force);
-	if (err)
-		return 1;
-	lo.popts.sample_per_flow = SAMPLES_PER_FLOW;
-	lo.popts.sample_max_per_cpu = SAMPLES_MAX;
-	err = live_start(&l, &lo, &aopts);
-	if (!err)
-		err = live_collect_samples(&l, &samples);
-	if (err) {
-		if (l.probe.skel)
-			live_stop(&l);
+	if (bundle_open(&b, c.output, c.force)) {
+		src->ops->destroy(src);
+		return FP_EXIT_FAIL;
+	}
+	if (session_start(&ss, src, &aopts, true)) {
 		bundle_abort(&b);
-		return 1;
+		return FP_EXIT_FAIL;
 	}
-	hostinfo_begin(&host, l.names, l.n_names);
-	while (elapsed < c.duration_s && live_wait(&l, 1.0)) {
-		elapsed = live_uptime_s(&l);
-		err = live_refresh(&l);
-		if (err)
-			break;
-		series_add(&series, &l.an, elapsed);
-		progress(&l, elapsed, c.duration_s, tty);
-	}
+	hostinfo_begin(&host, ss.desc.points, ss.desc.n_points);
+	err = watch(&ss, &series, &c, tty);
 	if (tty)
 		fputc('\n', stderr);
 	if (!err) {
-		struct final_report r = {&l, &whole, &series, &host, &samples, live_uptime_s(&l)};
+		struct final_report f = {.host = &host, .samples = &ss.samples};
 
-		ring_buffer__consume(l.samples_rb);
-
+		samples_poll(ss.src->probe, 0);
 		/* Findings over the whole capture: one analysis without a previous refresh. */
-		err = live_refresh(&l);
+		err = session_refresh(&ss);
 		if (!err)
-			err = analysis_update(&whole, &l.snap, &l.ropts, &aopts, r.duration_s);
+			err = session_whole(&ss, &whole);
+		f.r = report_of(&ss);
+		f.r.an = &whole;
+		f.r.series = &series;
+		f.duration_s = ss.desc.clock_s;
 		hostinfo_end(&host);
 		if (!err)
-			err = write_bundle(&b, &r);
+			err = write_bundle(&b, &f);
 	}
 	if (err)
 		bundle_abort(&b);
@@ -251,11 +282,11 @@ int cmd_capture(int argc, char **argv)
 		err = bundle_commit(&b);
 	if (!err)
 		fprintf(stderr, "capture: wrote %s (%.0f s, %zu flows, %zu alerts)\n", c.output,
-			live_uptime_s(&l), l.snap.n_flows, whole.n_alerts);
+			ss.desc.clock_s, ss.snap.n_flows, whole.n_alerts);
+	code = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
 	hostinfo_free(&host);
-	samples_free(&samples);
 	series_free(&series);
 	analysis_free(&whole);
-	live_stop(&l);
-	return err ? 1 : 0;
+	session_stop(&ss);
+	return code;
 }

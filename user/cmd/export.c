@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * export.c - `fabprobe export`: serve the probe's picture as Prometheus
- * metrics over HTTP (libmicrohttpd).
+ * export.c - `fabprobe export`: serve a session's picture as Prometheus
+ * metrics over HTTP (libmicrohttpd), live or from a recording.
  *
  * Two sides that never wait on each other. The main thread refreshes the
  * probe every --interval, renders the whole text (0.0.4 and OpenMetrics)
@@ -25,11 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "source/live.h"
-#include "util/log.h"
+#include "core/session.h"
 #include "render/metrics.h"
+#include "util/log.h"
 #include "util/options.h"
+#include "util/stop.h"
 
 #define EXPORT_LISTEN_DEFAULT "127.0.0.1:9469"
 /*
@@ -77,18 +79,12 @@ struct scrape {
 
 static __u64 mono_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return fp_mono_ns();
 }
 
 static double unix_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return fp_real_ns() / 1e9;
 }
 
 static void usage(FILE *out)
@@ -96,25 +92,29 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: fabprobe export -i IF[,IF...] [--uplinks IF,...] [--listen ADDR:PORT] "
 		"[OPTIONS]\n"
+		"       fabprobe export --pcap FILE [--speed X] [--listen ADDR:PORT] [OPTIONS]\n"
 		"\n"
 		"Serve the probe's counters, paths and alerts as Prometheus metrics:\n"
 		"/metrics (text 0.0.4, or OpenMetrics 1.0 when the scraper asks for it),\n"
 		"/healthz (200 while the probe refreshes, 503 when stale) and / (an index).\n"
+		"A recording is played at --speed (default 1, the recorded pace); once it has\n"
+		"ended, its final picture is served until fabprobe is stopped.\n"
 		"\n"
-		"Options:\n" LIVE_HELP
+		"Options:\n"
 		"  -l, --listen ADDR:PORT  where to serve (default " EXPORT_LISTEN_DEFAULT "):\n"
 		"                          IPv4 ADDR:PORT or [IPv6]:PORT; anything but\n"
 		"                          loopback must be asked for explicitly\n"
 		"  -r, --interval SECONDS  how often the maps are read (default 5)\n"
 		"      --top-flows N       per-flow series for the N fastest flows (default %d,\n"
 		"                          0 = none, at most %d)\n"
-		"  -h, --help              this help\n" OPT_ANALYSIS_HELP,
+		"  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
+		"Exit status: 0 stopped, 1 failure (a taken port, no privileges), 2 usage error.\n",
 		METRICS_TOP_FLOWS_DEFAULT, METRICS_TOP_FLOWS_MAX);
 }
 
-enum { OPT_TOP_FLOWS = 512 };
+enum { OPT_TOP_FLOWS = OPT_CMD_FIRST };
 
-static int parse(int argc, char **argv, struct export_opts *e, struct live_opts *lo,
+static int parse(int argc, char **argv, struct export_opts *e, struct cli_source *cs,
 		 struct analysis_opts *ao)
 {
 	static const struct option long_opts[] = {
@@ -122,7 +122,7 @@ static int parse(int argc, char **argv, struct export_opts *e, struct live_opts 
 	    {"interval", required_argument, NULL, 'r'},
 	    {"top-flows", required_argument, NULL, OPT_TOP_FLOWS},
 	    {"help", no_argument, NULL, 'h'},
-	    LIVE_LONG_OPTS,
+	    OPT_SOURCE_LONG_OPTS,
 	    OPT_ANALYSIS_LONG_OPTS,
 	    {},
 	};
@@ -138,23 +138,23 @@ static int parse(int argc, char **argv, struct export_opts *e, struct live_opts 
 			break;
 		case 'r':
 			if (opt_parse_seconds("--interval", optarg, 0.1, 3600, &e->interval_s))
-				return 2;
+				return FP_EXIT_USAGE;
 			break;
 		case OPT_TOP_FLOWS:
 			if (opt_parse_u32("--top-flows", optarg, 0, METRICS_TOP_FLOWS_MAX, &n))
-				return 2;
+				return FP_EXIT_USAGE;
 			e->top_flows = n;
 			break;
 		case 'h':
 			usage(stdout);
-			return 1;
+			return -1;
 		default:
-			if (live_parse_common("export", lo, ao, opt, optarg, argv))
-				return 2;
+			if (cli_parse_common(cs, ao, opt, optarg, argv))
+				return FP_EXIT_USAGE;
 		}
 	}
 	if (opt_no_args("export", argc, argv))
-		return 2;
+		return FP_EXIT_USAGE;
 	return 0;
 }
 
@@ -478,38 +478,40 @@ static struct MHD_Daemon *start_http(struct exporter *x, int fd)
 	    (size_t)EXPORT_CONN_MEMORY, MHD_OPTION_END);
 }
 
-static int run(struct exporter *x, struct live *l, const struct export_opts *e)
+static int run(struct exporter *x, struct session *ss, const struct export_opts *e)
 {
 	struct metrics_acc *acc = calloc(1, sizeof(*acc));
 	struct metrics_self self = {
 	    .version = FABPROBE_VERSION,
 	    .interval_s = e->interval_s,
-	    .start_time_s = unix_now() - live_uptime_s(l),
+	    .start_time_s = unix_now() - session_clock_s(ss),
 	};
 	struct metrics_view v = {
-	    .snap = &l->snap,
-	    .an = &l->an,
-	    .ro = &l->ropts,
+	    .snap = &ss->snap,
+	    .an = &ss->an,
+	    .src = &ss->desc,
 	    .acc = acc,
 	    .self = &self,
 	    .top_flows = e->top_flows,
 	};
-	__u64 next = mono_ns();
-	int err;
+	int rc = 0, err;
 
 	if (!acc)
 		return -ENOMEM;
-	for (;;) {
-		__u64 t0, now;
+	while (!fp_stopping) {
+		__u64 t0;
 
-		next += (__u64)(e->interval_s * 1e9);
-		now = mono_ns();
-		if (next > now && !live_sleep((next - now) / 1e9))
-			break;
-		if (live_exiting)
+		if (ss->ended) {
+			/* A recording has been read: serve its last picture until stopped. */
+			fp_sleep(e->interval_s);
+			__atomic_store_n(&x->last_ok_ns, mono_ns(), __ATOMIC_RELAXED);
+			continue;
+		}
+		rc = session_advance(ss, e->interval_s);
+		if (rc < 0 || fp_stopping)
 			break;
 		t0 = mono_ns();
-		err = live_refresh(l);
+		err = session_refresh(ss);
 		if (err) {
 			/* Keep serving the last picture; /healthz turns 503 when it ages. */
 			self.refresh_errors++;
@@ -518,18 +520,21 @@ static int run(struct exporter *x, struct live *l, const struct export_opts *e)
 		self.refresh_duration_s = (mono_ns() - t0) / 1e9;
 		self.refreshes++;
 		self.last_refresh_time_s = unix_now();
-		metrics_accumulate(acc, &l->snap, &l->an);
+		metrics_accumulate(acc, &ss->snap, &ss->an);
 		if (render_and_publish(x, &v, &self)) {
 			fp_err("export: out of memory rendering the metrics");
 			self.refresh_errors++;
 			continue;
 		}
 		__atomic_store_n(&x->last_ok_ns, mono_ns(), __ATOMIC_RELAXED);
-		if (next + (__u64)(e->interval_s * 1e9) < mono_ns())
-			next = mono_ns(); /* fell behind: do not try to catch up in a burst */
+		if (ss->ended)
+			fprintf(stderr,
+				"fabprobe: the capture has been read (%llu frames); serving "
+				"its final picture until stopped\n",
+				(unsigned long long)ss->desc.frames);
 	}
 	free(acc);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 int cmd_export(int argc, char **argv)
@@ -538,46 +543,47 @@ int cmd_export(int argc, char **argv)
 	struct exporter x = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	struct metrics_self self0 = {.version = FABPROBE_VERSION};
 	struct metrics_acc *acc0 = NULL;
-	struct sockaddr_storage ss;
+	struct sockaddr_storage sa;
 	struct analysis_opts aopts;
 	struct MHD_Daemon *d = NULL;
-	struct live_opts lo;
-	struct live l;
-	socklen_t sslen;
-	int err, fd;
+	struct cli_source cs;
+	struct session ss;
+	struct source *src;
+	socklen_t salen;
+	int err, fd, code;
 
-	live_opts_init(&lo);
+	cli_source_init(&cs, "export", 1);
 	analysis_opts_default(&aopts);
-	err = parse(argc, argv, &e, &lo, &aopts);
+	err = parse(argc, argv, &e, &cs, &aopts);
 	if (err)
-		return err == 1 ? 0 : err;
+		return err < 0 ? FP_EXIT_OK : err;
 	if (!e.listen)
 		e.listen = EXPORT_LISTEN_DEFAULT;
-	if (parse_listen(e.listen, &ss, &sslen))
-		return 2;
-	if (!lo.n_ifaces && !lo.n_uplinks) {
-		fp_err("export: no interface given: use -i IF[,IF...]");
-		return 2;
-	}
+	if (parse_listen(e.listen, &sa, &salen))
+		return FP_EXIT_USAGE;
+	src = cli_source_new(&cs, false, &code);
+	if (!src)
+		return code;
 	snprintf(x.listen, sizeof(x.listen), "%s", e.listen);
 	x.stale_ns = (__u64)(EXPORT_STALE_INTERVALS * e.interval_s * 1e9);
 
 	/* Bind before attaching anything: a taken port fails fast and leaves nothing. */
 	raise_nofile();
-	fd = open_listener(e.listen, &ss, sslen);
-	if (fd < 0)
-		return 1;
-	err = live_start(&l, &lo, &aopts);
-	if (err) {
+	fd = open_listener(e.listen, &sa, salen);
+	if (fd < 0) {
+		src->ops->destroy(src);
+		return FP_EXIT_FAIL;
+	}
+	if (session_start(&ss, src, &aopts, false)) {
 		close(fd);
-		return 1;
+		return FP_EXIT_FAIL;
 	}
 
 	/* Something to serve before the first refresh: zero counters, no flows. */
 	acc0 = calloc(1, sizeof(*acc0));
 	if (acc0) {
 		struct metrics_view v0 = {
-		    .snap = &l.snap, .an = &l.an, .ro = &l.ropts, .acc = acc0, .self = &self0};
+		    .snap = &ss.snap, .an = &ss.an, .src = &ss.desc, .acc = acc0, .self = &self0};
 
 		self0.interval_s = e.interval_s;
 		self0.start_time_s = unix_now();
@@ -586,7 +592,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!acc0 || err) {
 		fp_err("export: out of memory");
-		err = 1;
+		err = FP_EXIT_FAIL;
 		goto cleanup;
 	}
 	x.last_ok_ns = mono_ns();
@@ -594,13 +600,13 @@ int cmd_export(int argc, char **argv)
 	d = start_http(&x, fd);
 	if (!d) {
 		fp_err("export: cannot start the HTTP server on %s", e.listen);
-		err = 1;
+		err = FP_EXIT_FAIL;
 		goto cleanup;
 	}
 	fd = -1; /* MHD owns it now */
 	fprintf(stderr, "fabprobe: serving metrics on http://%s/metrics%s\n", e.listen,
-		is_loopback(&ss) ? "" : " (not loopback: reachable from the network)");
-	err = run(&x, &l, &e) ? 1 : 0;
+		is_loopback(&sa) ? "" : " (not loopback: reachable from the network)");
+	err = run(&x, &ss, &e) ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
 
 cleanup:
 	if (d)
@@ -609,6 +615,6 @@ cleanup:
 		close(fd);
 	buf_unref(&x, x.cur[METRICS_PROMETHEUS]);
 	buf_unref(&x, x.cur[METRICS_OPENMETRICS]);
-	live_stop(&l);
+	session_stop(&ss);
 	return err;
 }

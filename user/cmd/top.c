@@ -1,115 +1,146 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * top.c - `fabprobe top`: the live view. On a terminal it is the
- * full-screen dashboard (top_ui.c); --plain prints a table every interval,
- * --once prints one snapshot (text or --json) and exits.
+ * top.c - `fabprobe top`: the live view, over interfaces or a recording.
+ * On a terminal it is the full-screen dashboard (top/); --plain prints a
+ * table every interval, --once prints one snapshot (text or --json).
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "source/live.h"
+#include "core/counters.h"
+#include "core/session.h"
+#include "render/report.h"
+#include "top/top.h"
+#include "util/format.h"
 #include "util/log.h"
 #include "util/options.h"
-#include "top/top.h"
+#include "util/stop.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: fabprobe top -i IF[,IF...] [--uplinks IF,...] [OPTIONS]\n"
+		"       fabprobe top --pcap FILE [--speed X] [OPTIONS]\n"
 		"\n"
-		"Live RoCE flows, paths and alerts, refreshed every interval.\n"
+		"RoCE flows, paths and alerts, refreshed every interval: live on this host's\n"
+		"interfaces, or played back from a capture.\n"
 		"\n"
-		"Options:\n" LIVE_HELP "  -r, --interval SECONDS  refresh interval (default 1)\n"
+		"Options:\n"
+		"  -r, --interval SECONDS  refresh interval (default 1)\n"
 		"  -d, --duration SECONDS  stop after this long (default: until q or Ctrl-C)\n"
-		"      --once              wait one interval, print one snapshot, exit\n"
+		"      --once              wait one interval, print one snapshot, exit (with\n"
+		"                          --pcap: the whole capture)\n"
 		"  -j, --json              with --once: the JSON report instead of text\n"
 		"      --plain             print a table every interval instead of the dashboard\n"
 		"  -n, --rows N            flows per table (default 20, 0 = all)\n"
-		"  -h, --help              this help\n" OPT_ANALYSIS_HELP);
+		"  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
+		"With --pcap the default --speed is 1 (the recorded pace).\n"
+		"Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short.\n");
 }
 
-static void print_header(const struct live *l, FILE *out)
+static void print_header(const struct session *ss, FILE *out)
 {
-	const __u64 *d = l->an.totals_delta;
-	double dt = l->an.interval_s;
+	const __u64 *d = ss->an.totals_delta;
+	double dt = ss->an.interval_s;
+	char v[32];
 
 	bool uplinks = false;
 
-	fprintf(out, "fabprobe top:");
-	for (int i = 0; i < l->n_names; i++) {
-		fprintf(out, " %s%s", l->names[i].name, l->names[i].uplink ? "*" : "");
-		uplinks |= l->names[i].uplink;
+	for (int i = 0; i < ss->desc.n_points; i++)
+		uplinks |= ss->desc.points[i].uplink;
+	fprintf(out, "fabprobe top: %s (%s%s), %s %.0f s, every %.1f s\n", ss->desc.what,
+		ss->desc.how, uplinks ? "; * uplink" : "", ss->desc.finite ? "at" : "up",
+		ss->desc.clock_s, dt);
+	fprintf(out, "per second (last %.1f s):", dt);
+	for (size_t i = 0; i < n_total_defs; i++) {
+		const struct total_def *t = &total_defs[i];
+
+		if (t->flags & TF_RATE)
+			fprintf(out, "%s %s %s", i ? "," : "", t->label,
+				fmt_si_compact(v, sizeof(v), d[t->id] / dt));
 	}
-	fprintf(out, " (%s%s), up %.0f s, every %.1f s\n", l->hook_desc,
-		uplinks ? "; * uplink" : "", live_uptime_s(l), dt);
-	fprintf(out, "per second: frames %.0f, RoCE %.0f, VXLAN %.0f, CNP %.0f, malformed %.0f\n",
-		d[FP_CNT_FRAMES] / dt, d[FP_CNT_ROCE] / dt, d[FP_CNT_VXLAN] / dt,
-		d[FP_CNT_CNP] / dt, d[FP_CNT_MALFORMED] / dt);
+	fputc('\n', out);
 }
 
-static int run_plain(struct live *l, const struct top_opts *t)
+static int run_plain(struct session *ss, const struct top_opts *t)
 {
+	struct report r = report_of(ss);
 	double waited = 0;
-	int err = 0;
+	int rc = 0, err;
 
-	while (live_sleep(t->interval_s)) {
-		waited += t->interval_s;
-		err = live_refresh(l);
-		if (err)
+	r.max_flows = t->rows;
+	while (!fp_stopping && rc != 1) {
+		rc = session_advance(ss, t->interval_s);
+		if (rc < 0 || fp_stopping)
 			break;
-		print_header(l, stdout);
-		report_text(stdout, &l->snap, &l->an, &l->ropts);
+		waited += t->interval_s;
+		err = session_refresh(ss);
+		if (err)
+			return err;
+		print_header(ss, stdout);
+		report_text(stdout, &r);
 		fputs("\n", stdout);
 		fflush(stdout);
 		if (t->duration_s > 0 && waited >= t->duration_s)
 			break;
 	}
-	return err;
+	return rc < 0 ? rc : 0;
 }
 
-static int run_once(struct live *l, const struct top_opts *t)
+static int run_once(struct session *ss, const struct top_opts *t)
 {
-	int err;
+	struct report r = report_of(ss);
+	int rc, err;
 
-	if (!live_sleep(t->interval_s))
+	r.max_flows = t->rows;
+	/* A recording is read whole; live, one interval passes. */
+	do
+		rc = session_advance(ss, ss->desc.finite ? 1e12 : t->interval_s);
+	while (ss->desc.finite && rc == 0 && !fp_stopping);
+	if (rc < 0)
+		return rc;
+	if (fp_stopping && !ss->desc.finite)
 		return 0;
-	err = live_refresh(l);
+	err = session_refresh(ss);
 	if (err)
 		return err;
 	if (t->json) {
-		report_json(stdout, &l->snap, &l->an, &l->ropts);
+		report_json(stdout, &r);
 	} else {
-		print_header(l, stdout);
-		report_text(stdout, &l->snap, &l->an, &l->ropts);
+		print_header(ss, stdout);
+		report_text(stdout, &r);
 	}
 	return 0;
 }
 
 int cmd_top(int argc, char **argv)
 {
+	enum { OPT_ONCE = OPT_CMD_FIRST, OPT_PLAIN };
 	static const struct option long_opts[] = {
 	    {"interval", required_argument, NULL, 'r'},
 	    {"duration", required_argument, NULL, 'd'},
-	    {"once", no_argument, NULL, 'o'},
+	    {"once", no_argument, NULL, OPT_ONCE},
 	    {"json", no_argument, NULL, 'j'},
-	    {"plain", no_argument, NULL, 'P'},
+	    {"plain", no_argument, NULL, OPT_PLAIN},
 	    {"rows", required_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
-	    LIVE_LONG_OPTS,
+	    OPT_SOURCE_LONG_OPTS,
 	    OPT_ANALYSIS_LONG_OPTS,
 	    {},
 	};
 	struct top_opts t = {.interval_s = 1, .rows = 20};
 	struct analysis_opts aopts;
-	struct live_opts lo;
-	struct live l;
-	int opt, err;
+	struct cli_source cs;
+	struct session ss;
+	struct source *src;
+	int opt, err, code;
 	__u32 rows;
 
-	live_opts_init(&lo);
+	cli_source_init(&cs, "top", 1);
 	analysis_opts_default(&aopts);
 	optind = 1;
 	opterr = 0;
@@ -117,50 +148,52 @@ int cmd_top(int argc, char **argv)
 		switch (opt) {
 		case 'r':
 			if (opt_parse_seconds("--interval", optarg, 0.1, 3600, &t.interval_s))
-				return 2;
+				return FP_EXIT_USAGE;
 			break;
 		case 'd':
 			if (opt_parse_seconds("--duration", optarg, 0.1, 31 * 86400, &t.duration_s))
-				return 2;
+				return FP_EXIT_USAGE;
 			break;
-		case 'o':
+		case OPT_ONCE:
 			t.once = true;
 			break;
 		case 'j':
 			t.json = true;
 			break;
-		case 'P':
+		case OPT_PLAIN:
 			t.plain = true;
 			break;
 		case 'n':
 			if (opt_parse_u32("--rows", optarg, 0, 1000000, &rows))
-				return 2;
+				return FP_EXIT_USAGE;
 			t.rows = rows;
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return FP_EXIT_OK;
 		default:
-			if (live_parse_common("top", &lo, &aopts, opt, optarg, argv))
-				return 2;
+			if (cli_parse_common(&cs, &aopts, opt, optarg, argv))
+				return FP_EXIT_USAGE;
 		}
 	}
 	if (opt_no_args("top", argc, argv))
-		return 2;
+		return FP_EXIT_USAGE;
 	if (t.json && !t.once) {
 		fp_err("top: --json needs --once (for a stream of reports use 'fabprobe export')");
-		return 2;
+		return FP_EXIT_USAGE;
 	}
-	err = live_start(&l, &lo, &aopts);
-	if (err)
-		return 1;
-	l.ropts.max_flows = t.rows;
+	src = cli_source_new(&cs, false, &code);
+	if (!src)
+		return code;
+	if (session_start(&ss, src, &aopts, false))
+		return FP_EXIT_FAIL;
 	if (t.once)
-		err = run_once(&l, &t);
+		err = run_once(&ss, &t);
 	else if (t.plain || !isatty(STDOUT_FILENO))
-		err = run_plain(&l, &t);
+		err = run_plain(&ss, &t);
 	else
-		err = top_ui_run(&l, &t);
-	live_stop(&l);
-	return err ? 1 : 0;
+		err = top_ui_run(&ss, &t);
+	code = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
+	session_stop(&ss);
+	return code;
 }

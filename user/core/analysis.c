@@ -4,6 +4,7 @@
  * turn them into alerts are in detect.c.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,12 +78,6 @@ static const struct prev_flow *find_prev(const struct analysis *a, const struct 
 	return slot ? &a->prev[slot - 1] : NULL;
 }
 
-__u64 flow_ce(const struct flow_counters *c)
-{
-	/* In VXLAN the mark may be on the outer header, the inner one, or both. */
-	return c->ecn[3] > c->inner_ecn[3] ? c->ecn[3] : c->inner_ecn[3];
-}
-
 /*
  * Requests or read responses: the packets DCQCN and the lossless class are
  * for. Everything of the RC/UC/RD/UD/XRC transports but ACKs, atomic ACKs
@@ -114,35 +109,20 @@ static int path_of(const struct analysis *a, __u32 ifindex)
 	return -1;
 }
 
-static double read_speed_bps(const char *ifname)
-{
-	char path[128];
-	long mbps = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%ld", &mbps) != 1)
-		mbps = -1;
-	fclose(f);
-	return mbps > 0 ? mbps * 1e6 : 0;
-}
-
-static void init_paths(struct analysis *a, const struct report_opts *ro)
+/* The source's uplinks are the paths, with the speeds it knows. */
+static void init_paths(struct analysis *a, const struct source_desc *d)
 {
 	a->n_paths = 0;
-	for (int i = 0; i < ro->n_ifaces && a->n_paths < AN_MAX_PATHS; i++) {
+	for (int i = 0; i < d->n_points && a->n_paths < AN_MAX_PATHS; i++) {
+		const struct obs_point *pt = &d->points[i];
 		struct path_view *p = &a->paths[a->n_paths];
 
-		if (!ro->ifaces[i].uplink)
+		if (!pt->uplink)
 			continue;
 		memset(p, 0, sizeof(*p));
-		snprintf(p->name, sizeof(p->name), "%s", ro->ifaces[i].name);
-		p->ifindex = ro->ifaces[i].ifindex;
-		if (!strcmp(ro->mode, "live"))
-			p->speed_bps = read_speed_bps(p->name);
+		snprintf(p->name, sizeof(p->name), "%s", pt->name);
+		p->ifindex = pt->id;
+		p->speed_bps = pt->speed_bps;
 		a->n_paths++;
 	}
 }
@@ -163,26 +143,21 @@ static double flows_span_s(const struct snapshot *s)
 	return last > first ? (last - first) / 1e9 : 0;
 }
 
+_Static_assert(offsetof(struct flow_delta, ce) == FC_CE * sizeof(__u64) &&
+		   offsetof(struct flow_delta, becn) == FC_BECN * sizeof(__u64) &&
+		   sizeof(struct flow_delta) == FC_MAX * sizeof(__u64),
+	       "struct flow_delta follows enum flow_cnt");
+
 static void flow_delta_of(struct flow_delta *d, const struct flow_counters *c)
 {
-	d->bytes = c->bytes;
-	d->packets = c->packets;
-	d->ce = flow_ce(c);
-	d->cnp = c->cnp;
-	d->rtx = c->retransmits;
-	d->naks = c->naks;
-	d->rnr_naks = c->rnr_naks;
-	d->gaps = c->psn_gaps;
-	d->not_ect = c->ecn[0];
+	for (int i = 0; i < FC_MAX; i++)
+		d->v[i] = flow_counter(c, i);
 }
 
 static void flow_delta_sub(struct flow_delta *d, const struct flow_delta *then)
 {
-	__u64 *x = (__u64 *)d;
-	const __u64 *y = (const __u64 *)then;
-
-	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
-		x[i] -= y[i];
+	for (int i = 0; i < FC_MAX; i++)
+		d->v[i] -= then->v[i];
 }
 
 static int compute_rates(struct analysis *a, const struct snapshot *s, double dt)
@@ -531,7 +506,7 @@ static int remember(struct analysis *a, const struct snapshot *s)
 	return index_prev(a);
 }
 
-int analysis_update(struct analysis *a, const struct snapshot *s, const struct report_opts *ro,
+int analysis_update(struct analysis *a, const struct snapshot *s, const struct source_desc *d,
 		    const struct analysis_opts *o, double span_s)
 {
 	double dt;
@@ -544,10 +519,10 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct r
 	if (dt <= 0)
 		dt = 1e-3; /* one frame, or all in one instant: rates over 1 ms */
 	a->interval_s = dt;
-	for (int i = 0; i < FP_CNT_MAX; i++)
+	for (int i = 0; i < SNAP_CNT_MAX; i++)
 		a->totals_delta[i] = s->totals[i] - (a->have_prev ? a->prev_totals[i] : 0);
 
-	init_paths(a, ro);
+	init_paths(a, d);
 	a->n_collisions = 0;
 	a->n_alerts = 0;
 	a->n_entropy = 0;

@@ -11,10 +11,11 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "probe/collect.h"
+#include "core/counters.h"
 #include "core/ecmp_hash.h"
+#include "probe/collect.h"
+#include "source/source.h"
 #include "util/kindex.h"
-#include "render/report.h"
 
 #define AN_MAX_PATHS   64
 #define AN_ALERT_FLOWS 8
@@ -46,6 +47,12 @@ enum severity {
 struct alert {
 	enum alert_type type;
 	enum severity severity;
+	/*
+	 * What the alert is about, beside its type: an uplink's name, a
+	 * next-tier path, or "" for an alert that groups flows. Type and
+	 * subject are its identity across refreshes (core/alert_log.h).
+	 */
+	char subject[FP_NAME_LEN];
 	char message[AN_MSG_LEN];  /* one line an engineer understands */
 	char evidence[AN_MSG_LEN]; /* the numbers behind it */
 	struct flow_key flows[AN_ALERT_FLOWS];
@@ -66,9 +73,18 @@ struct analysis_opts {
 	struct hash_config hash;
 };
 
-/* What a flow did since the previous refresh (its whole life on the first). */
+/*
+ * What a flow did since the previous refresh (its whole life on the
+ * first): the flow counters of core/counters.h, by name or by index.
+ */
 struct flow_delta {
-	__u64 bytes, packets, ce, cnp, rtx, naks, rnr_naks, gaps, not_ect;
+	union {
+		struct {
+			__u64 packets, bytes, ce, cnp, rtx, naks, rnr_naks, gaps, not_ect, acks,
+			    fecn, becn;
+		};
+		__u64 v[FC_MAX];
+	};
 };
 
 struct flow_view {
@@ -139,32 +155,30 @@ struct analysis {
 	struct entropy_group *entropy;
 	size_t n_entropy, cap_entropy;
 	struct analysis_joins joins;
-	__u64 totals_delta[FP_CNT_MAX];
+	__u64 totals_delta[SNAP_CNT_MAX];
 
 	/* previous refresh, for rates */
 	struct prev_flow *prev;
 	size_t n_prev, cap_prev;
 	struct kindex prev_index; /* over prev[], by key */
-	__u64 prev_totals[FP_CNT_MAX];
+	__u64 prev_totals[SNAP_CNT_MAX];
 	__u64 prev_taken_ns;
 	bool have_prev;
 };
 
 void analysis_opts_default(struct analysis_opts *o);
 /*
- * Analyse snapshot s. Rates are the difference to the previous call over
- * the time between the snapshots; on the first call (and in replay) over
- * span_s seconds, or the flows' own time span when span_s is 0.
+ * Analyse snapshot s of the source described by d (its points are the
+ * paths). Rates are the difference to the previous call over the time
+ * between the snapshots; on the first call over span_s seconds, or the
+ * flows' own time span when span_s is 0.
  */
-int analysis_update(struct analysis *a, const struct snapshot *s, const struct report_opts *ro,
+int analysis_update(struct analysis *a, const struct snapshot *s, const struct source_desc *d,
 		    const struct analysis_opts *o, double span_s);
 void analysis_free(struct analysis *a);
 
 const char *alert_type_name(enum alert_type t);
 const char *severity_name(enum severity s);
-
-/* CE marks of a flow: outer or inner header, whichever saw more. */
-__u64 flow_ce(const struct flow_counters *c);
 
 /* Look a flow up by key in the last analysed snapshot: index or -1. */
 int analysis_find(const struct analysis *a, const struct flow_key *k);

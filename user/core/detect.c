@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "core/alert_log.h"
 #include "core/detect.h"
 #include "util/format.h"
 
@@ -98,6 +99,7 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 			const struct path_view *p = &a->paths[c->path],
 					       *idle = &a->paths[c->idle_path];
 
+			snprintf(al->subject, sizeof(al->subject), "%s", p->name);
 			say(al->message,
 			    "%d elephant flows share uplink %s while %s has room: ECMP put them on "
 			    "one "
@@ -110,6 +112,7 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 		} else {
 			__u16 sport = hash_nearest_sport(&o->hash, &first->r->key, c->idle_path);
 
+			snprintf(al->subject, sizeof(al->subject), "next-tier path %d", c->path);
 			say(al->message,
 			    "%s predicts %d elephants on next-tier path %d; sport %u would move %s "
 			    "to "
@@ -375,6 +378,7 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		al = alert_new(a, ALERT_PATH_IMBALANCE, SEV_WARNING, busiest);
 		if (!al)
 			return -ENOMEM;
+		snprintf(al->subject, sizeof(al->subject), "%s", a->paths[busiest].name);
 		say(al->message,
 		    "uplink %s carries %.1fx the group's mean load: the ECMP group is "
 		    "out of balance",
@@ -409,11 +413,7 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 
 static int cmp_severity(const void *pa, const void *pb)
 {
-	const struct alert *x = pa, *y = pb;
-
-	if (x->severity != y->severity)
-		return x->severity < y->severity ? 1 : -1;
-	return (x->type > y->type) - (x->type < y->type);
+	return alert_cmp(pa, pb);
 }
 
 int detect_all(struct analysis *a, const struct snapshot *s, const struct analysis_opts *o)

@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/buf.h"
+#include "core/counters.h"
 #include "core/series.h"
+#include "util/buf.h"
 
 int series_add(struct series *s, const struct analysis *a, double t_s)
 {
@@ -17,10 +18,9 @@ int series_add(struct series *s, const struct analysis *a, double t_s)
 	x = &s->samples[s->n++];
 	memset(x, 0, sizeof(*x));
 	x->t_s = t_s;
-	x->frames_per_s = a->totals_delta[FP_CNT_FRAMES] / dt;
-	x->roce_per_s = a->totals_delta[FP_CNT_ROCE] / dt;
-	x->vxlan_per_s = a->totals_delta[FP_CNT_VXLAN] / dt;
-	x->malformed_per_s = a->totals_delta[FP_CNT_MALFORMED] / dt;
+	for (size_t i = 0; i < n_total_defs; i++)
+		if (total_defs[i].rate_key)
+			x->total_per_s[total_defs[i].id] = a->totals_delta[total_defs[i].id] / dt;
 	for (size_t i = 0; i < a->n_flows; i++) {
 		x->ce_per_s += a->flows[i].ce_per_s;
 		x->cnp_per_s += a->flows[i].cnp_per_s;
@@ -47,10 +47,10 @@ void series_json(struct json *j, const struct series *s)
 
 		json_obj_begin(j);
 		json_kv_double(j, "t", x->t_s, 3);
-		json_kv_double(j, "frames_per_s", x->frames_per_s, 1);
-		json_kv_double(j, "roce_per_s", x->roce_per_s, 1);
-		json_kv_double(j, "vxlan_per_s", x->vxlan_per_s, 1);
-		json_kv_double(j, "malformed_per_s", x->malformed_per_s, 1);
+		for (size_t k = 0; k < n_total_defs; k++)
+			if (total_defs[k].rate_key)
+				json_kv_double(j, total_defs[k].rate_key,
+					       x->total_per_s[total_defs[k].id], 1);
 		json_kv_double(j, "ce_per_s", x->ce_per_s, 1);
 		json_kv_double(j, "cnp_per_s", x->cnp_per_s, 1);
 		json_kv_double(j, "retransmits_per_s", x->rtx_per_s, 1);

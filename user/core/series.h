@@ -9,8 +9,8 @@
 #include "util/json.h"
 
 struct series_sample {
-	double t_s; /* seconds since attach */
-	double frames_per_s, roce_per_s, vxlan_per_s, malformed_per_s;
+	double t_s;			  /* seconds since attach */
+	double total_per_s[SNAP_CNT_MAX]; /* the totals with a rate_key (core/counters.h) */
 	double ce_per_s, cnp_per_s, rtx_per_s;
 	int alerts;
 	int n_paths;

@@ -196,6 +196,21 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
 	return err;
 }
 
+/*
+ * The totals and the flows are not read in one instant, so inserts minus
+ * flows present can dip; evictions only grow, so keep the highest.
+ */
+void snapshot_flow_totals(struct snapshot *s)
+{
+	__u64 inserted = s->totals[FP_CNT_FLOW_NEW];
+	__u64 evicted = inserted > s->n_flows ? inserted - s->n_flows : 0;
+
+	s->totals[SNAP_CNT_FLOWS] = s->n_flows;
+	s->totals[SNAP_CNT_FLOW_CAPACITY] = s->flow_capacity;
+	if (evicted > s->totals[SNAP_CNT_EVICTIONS])
+		s->totals[SNAP_CNT_EVICTIONS] = evicted;
+}
+
 int collect_snapshot(struct probe *p, struct snapshot *s)
 {
 	size_t tstride = percpu_stride(sizeof(struct fp_totals));
@@ -216,7 +231,10 @@ int collect_snapshot(struct probe *p, struct snapshot *s)
 		return err;
 	}
 	totals_sum(s->totals, s->totals_values, ncpus, tstride);
-	return read_flows(p, s, READ_AUTO);
+	err = read_flows(p, s, READ_AUTO);
+	if (!err)
+		snapshot_flow_totals(s);
+	return err;
 }
 
 int collect_flows_mode(struct probe *p, struct snapshot *s, bool batch)
@@ -231,13 +249,6 @@ void snapshot_free(struct snapshot *s)
 	free(s->batch_values);
 	free(s->totals_values);
 	memset(s, 0, sizeof(*s));
-}
-
-__u64 snapshot_evictions(const struct snapshot *s)
-{
-	__u64 inserted = s->totals[FP_CNT_FLOW_NEW];
-
-	return inserted > s->n_flows ? inserted - s->n_flows : 0;
 }
 
 int collect_psn(struct probe *p, const struct flow_key *k, struct psn_track *out)

@@ -14,18 +14,31 @@
 
 struct probe;
 
+/*
+ * Totals userspace keeps beside the probe's global counters (enum
+ * fp_counter): collect fills the flow-table ones, sources their own.
+ * Each is described once in core/counters.c.
+ */
+enum snap_counter {
+	SNAP_CNT_FLOWS = FP_CNT_MAX, /* flows in the table now */
+	SNAP_CNT_FLOW_CAPACITY,	     /* the table's max_entries */
+	SNAP_CNT_EVICTIONS,	     /* inserts minus flows present, never going back */
+	SNAP_CNT_SKIPPED,	     /* frames of a recording the kernel would not run */
+	SNAP_CNT_MAX,
+};
+
 struct flow_record {
 	struct flow_key key;
 	struct flow_counters c; /* summed over CPUs */
 };
 
 struct snapshot {
-	__u64 totals[FP_CNT_MAX];
+	__u64 totals[SNAP_CNT_MAX];
 	struct flow_record *flows;
 	size_t n_flows;
 	size_t cap;
 	__u32 flow_capacity;   /* the flow table's max_entries */
-	__u64 taken_ns;	       /* CLOCK_MONOTONIC when taken */
+	__u64 taken_ns;	       /* when taken, in the flows' *_seen_ns clock */
 	__s64 clock_offset_ns; /* add to a flow's *_seen_ns for UNIX time */
 	/* Buffers the kernel fills, kept between reads (their size grows with CPUs). */
 	struct flow_key *batch_keys;
@@ -42,8 +55,14 @@ int collect_snapshot(struct probe *p, struct snapshot *s);
 int collect_flows_mode(struct probe *p, struct snapshot *s, bool batch);
 void snapshot_free(struct snapshot *s);
 
+/* Set the flow-table totals from n_flows and the probe's inserts (collect does it). */
+void snapshot_flow_totals(struct snapshot *s);
+
 /* Flow-table evictions so far: inserts minus the flows still present. */
-__u64 snapshot_evictions(const struct snapshot *s);
+static inline __u64 snapshot_evictions(const struct snapshot *s)
+{
+	return s->totals[SNAP_CNT_EVICTIONS];
+}
 
 /* Sum ncpus per-CPU copies of a flow's counters (stride: value size). */
 void flow_counters_sum(struct flow_counters *out, const void *percpu, int ncpus, size_t stride);

@@ -127,6 +127,8 @@ void probe_destroy(struct probe *p)
 	for (int i = 0; i < p->n_links; i++)
 		close(p->links[i].fd);
 	p->n_links = 0;
+	ring_buffer__free(p->samples_rb);
+	p->samples_rb = NULL;
 	fabprobe_bpf__destroy(p->skel);
 	p->skel = NULL;
 }

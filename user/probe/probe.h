@@ -12,6 +12,7 @@
 #include "fabprobe.h"
 
 struct fabprobe_bpf;
+struct ring_buffer;
 
 /* Which hooks to attach on an interface (--hook). */
 enum probe_hooks {
@@ -64,6 +65,7 @@ struct probe {
 	bool replay;
 	struct probe_link links[PROBE_MAX_LINKS];
 	int n_links;
+	struct ring_buffer *samples_rb; /* probe/samples.h, when sampling */
 };
 
 /* Open, configure and load; errors are reported on stderr. */

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 
-#include "util/buf.h"
-#include "render/pcapng.h"
+#include "fabprobe.skel.h"
+#include "probe/probe.h"
 #include "probe/samples.h"
+#include "util/buf.h"
+#include "util/log.h"
 
-int samples_on_ring(void *ctx, void *data, size_t size)
+static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct sample_store *st = ctx;
 
@@ -21,47 +25,29 @@ int samples_on_ring(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* The alert types naming this flow, "elephant_collision,retransmits", or "" if none. */
-static void alert_types_of(const struct analysis *a, const struct flow_key *k, char *buf,
-			   size_t len)
+int samples_open(struct probe *p, struct sample_store *st)
 {
-	size_t used = 0;
+	int fd = bpf_map__fd(p->skel->maps.fp_samples);
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < a->n_alerts; i++) {
-		const struct alert *al = &a->alerts[i];
+	p->samples_rb = ring_buffer__new(fd, on_sample, st, NULL);
+	if (!p->samples_rb) {
+		int err = -errno;
 
-		for (int f = 0; f < al->n_flows; f++) {
-			if (memcmp(&al->flows[f], k, sizeof(*k)))
-				continue;
-			used += snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-					 used ? "," : "", alert_type_name(al->type));
-			break;
-		}
+		fp_err("cannot open the sample ring: %s", fp_strerror(err));
+		return err;
 	}
+	return 0;
 }
 
-long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct analysis *a,
-			  __s64 clock_offset_ns)
+int samples_poll(struct probe *p, int timeout_ms)
 {
-	char types[256], comment[320];
-	long written = 0;
+	int err;
 
-	if (pcapng_begin(out, FP_SAMPLE_SNAP))
-		return -1;
-	for (size_t i = 0; i < st->n; i++) {
-		const struct fp_sample *s = &st->s[i];
-
-		alert_types_of(a, &s->key, types, sizeof(types));
-		if (!types[0])
-			continue;
-		snprintf(comment, sizeof(comment), "fabprobe: flow raised %s", types);
-		if (pcapng_packet(out, s->ts_ns + clock_offset_ns, s->data, s->cap_len, s->wire_len,
-				  comment))
-			return -1;
-		written++;
-	}
-	return written;
+	if (!p->samples_rb)
+		return 0;
+	err = timeout_ms ? ring_buffer__poll(p->samples_rb, timeout_ms)
+			 : ring_buffer__consume(p->samples_rb);
+	return err < 0 && err != -EINTR ? err : 0;
 }
 
 void samples_free(struct sample_store *st)

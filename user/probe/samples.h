@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * samples.h - packets the probe sampled into its ring buffer (the first
- * few of each flow), kept in memory, and written as pcapng for the flows
- * that raised an alert.
+ * few of each flow), drained into memory while a source runs. The capture
+ * bundle writes those of flows that raised an alert (render/samples_pcapng.h).
  */
 #ifndef __FP_SAMPLES_H
 #define __FP_SAMPLES_H
 
-#include <stdio.h>
+#include <stddef.h>
+#include <linux/types.h>
 
-#include "core/analysis.h"
+#include "fabprobe.h"
 
 /* Per flow and in all; the BPF side enforces them per CPU, this store in total. */
 #define SAMPLES_PER_FLOW 8
@@ -21,11 +22,12 @@ struct sample_store {
 	__u64 dropped; /* beyond SAMPLES_MAX */
 };
 
-/* ring_buffer__new callback: ctx is a struct sample_store. */
-int samples_on_ring(void *ctx, void *data, size_t size);
-/* The samples of flows named by alerts; returns how many were written, or -1. */
-long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct analysis *a,
-			  __s64 clock_offset_ns);
+struct probe;
+
+/* Drain p's sample ring into st from now on (p loaded with sampling on). */
+int samples_open(struct probe *p, struct sample_store *st);
+/* Wait up to timeout_ms for samples (0: take what is there); negative errno. */
+int samples_poll(struct probe *p, int timeout_ms);
 void samples_free(struct sample_store *st);
 
 #endif /* __FP_SAMPLES_H */

@@ -233,9 +233,11 @@ static void paths_table(FILE *out, const struct analysis *a)
 		a->imbalance_bytes, a->imbalance_flows);
 }
 
-void html_report(FILE *out, const struct snapshot *s, const struct analysis *a,
-		 const struct series *series, double duration_s)
+void html_report(FILE *out, const struct report *r, double duration_s)
 {
+	const struct snapshot *s = r->snap;
+	const struct analysis *a = r->an;
+	const struct series *series = r->series;
 	static const char *const ecn_names[] = {"CE marks/s", "CNPs/s", "retransmits/s"};
 	const char *path_names[AN_MAX_PATHS];
 	struct line_chart load = {"chart-load",	   "Load per uplink", "b/s",

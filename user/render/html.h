@@ -5,10 +5,10 @@
 
 #include <stdio.h>
 
-#include "core/analysis.h"
 #include "core/series.h"
+#include "render/report.h"
 
-void html_report(FILE *out, const struct snapshot *s, const struct analysis *a,
-		 const struct series *series, double duration_s);
+/* r->series is required: the charts are drawn from it. */
+void html_report(FILE *out, const struct report *r, double duration_s);
 
 #endif /* __FP_HTML_H */

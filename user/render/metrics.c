@@ -14,8 +14,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util/format.h"
+#include "core/counters.h"
 #include "render/metrics.h"
+#include "util/format.h"
 
 enum mtype {
 	MT_COUNTER,
@@ -138,11 +139,8 @@ void metrics_render_gauge(FILE *out, const char *name, const char *help, double 
 
 static void delta_add(struct flow_delta *to, const struct flow_delta *d)
 {
-	__u64 *x = (__u64 *)to;
-	const __u64 *y = (const __u64 *)d;
-
-	for (size_t i = 0; i < sizeof(*to) / sizeof(__u64); i++)
-		x[i] += y[i];
+	for (int i = 0; i < FC_MAX; i++)
+		to->v[i] += d->v[i];
 }
 
 /*
@@ -153,23 +151,12 @@ static void delta_add(struct flow_delta *to, const struct flow_delta *d)
  */
 static void delta_clamp(struct flow_delta *d, const struct flow_counters *c)
 {
-	struct flow_delta whole = {
-	    .bytes = c->bytes,
-	    .packets = c->packets,
-	    .ce = flow_ce(c),
-	    .cnp = c->cnp,
-	    .rtx = c->retransmits,
-	    .naks = c->naks,
-	    .rnr_naks = c->rnr_naks,
-	    .gaps = c->psn_gaps,
-	    .not_ect = c->ecn[0],
-	};
-	__u64 *x = (__u64 *)d;
-	const __u64 *y = (const __u64 *)&whole;
+	for (int i = 0; i < FC_MAX; i++) {
+		__u64 whole = flow_counter(c, i);
 
-	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
-		if (x[i] > y[i])
-			x[i] = y[i];
+		if (d->v[i] > whole)
+			d->v[i] = whole;
+	}
 }
 
 static struct metrics_iface_acc *iface_acc(struct metrics_acc *acc, __u32 ifindex)
@@ -199,10 +186,7 @@ static struct flow_delta *vni_acc(struct metrics_acc *acc, __u32 vni)
 void metrics_accumulate(struct metrics_acc *acc, const struct snapshot *s, const struct analysis *a)
 {
 	struct metrics_iface_acc *last = NULL;
-	__u64 evictions = snapshot_evictions(s);
 
-	if (evictions > acc->evictions)
-		acc->evictions = evictions;
 	if (a->n_flows != s->n_flows)
 		return;
 	for (size_t i = 0; i < a->n_flows; i++) {
@@ -278,9 +262,9 @@ bool metrics_wants_openmetrics(const char *accept)
 
 /* ---- families ---- */
 
-static const char *iface_label(const struct report_opts *ro, __u32 ifindex, char *buf, size_t len)
+static const char *iface_label(const struct source_desc *src, __u32 ifindex, char *buf, size_t len)
 {
-	const struct iface_name *n = report_iface(ro, ifindex);
+	const struct obs_point *n = source_point(src, ifindex);
 
 	if (n)
 		return n->name;
@@ -318,70 +302,17 @@ static void render_self(struct mw *w, const struct metrics_view *v)
 
 static void render_totals(struct mw *w, const struct metrics_view *v)
 {
-	static const struct {
-		const char *name, *help;
-		int cnt;
-	} totals[] = {
-	    {"fabprobe_frames", "Frames seen on every hooked interface and direction",
-	     FP_CNT_FRAMES},
-	    {"fabprobe_frame_bytes", "Bytes of the frames seen, as on the wire", FP_CNT_BYTES},
-	    {"fabprobe_roce_frames", "RoCEv2 frames (bare or in VXLAN), CNPs included",
-	     FP_CNT_ROCE},
-	    {"fabprobe_vxlan_frames", "Frames with a VXLAN header on the VXLAN port", FP_CNT_VXLAN},
-	    {"fabprobe_cnp_frames", "RoCEv2 congestion notification packets (opcode 0x81)",
-	     FP_CNT_CNP},
-	    {"fabprobe_other_frames", "Frames that are not RoCEv2", FP_CNT_OTHER},
-	    {"fabprobe_malformed_frames",
-	     "Frames on the RoCEv2 or VXLAN port too short or inconsistent to parse",
-	     FP_CNT_MALFORMED},
-	    {"fabprobe_flow_inserts", "Flows added to the flow table", FP_CNT_FLOW_NEW},
-	    {"fabprobe_flow_insert_failures", "Flows the flow table could not take",
-	     FP_CNT_FLOW_INSERT_FAIL},
-	    {"fabprobe_psn_slot_takeovers", "PSN tracker slots a flow took from another flow",
-	     FP_CNT_PSN_TAKEOVER},
-	};
-	const struct snapshot *s = v->snap;
+	char name[128];
 
-	for (size_t i = 0; i < sizeof(totals) / sizeof(totals[0]); i++) {
-		family(w, totals[i].name, MT_COUNTER, totals[i].help);
-		sample_u64(w, NULL, 0, s->totals[totals[i].cnt]);
+	for (size_t i = 0; i < n_total_defs; i++) {
+		const struct total_def *d = &total_defs[i];
+
+		if (!d->metric)
+			continue;
+		snprintf(name, sizeof(name), "fabprobe_%s", d->metric);
+		family(w, name, d->kind == CK_COUNTER ? MT_COUNTER : MT_GAUGE, d->help);
+		sample_u64(w, NULL, 0, v->snap->totals[d->id]);
 	}
-	family(w, "fabprobe_flow_evictions", MT_COUNTER,
-	       "Flows evicted from the flow table (LRU) to make room");
-	sample_u64(w, NULL, 0, v->acc->evictions);
-	family(w, "fabprobe_flows", MT_GAUGE, "Flows in the flow table now");
-	sample_u64(w, NULL, 0, s->n_flows);
-	family(w, "fabprobe_flow_table_capacity", MT_GAUGE,
-	       "Entries the flow table can hold (--flows)");
-	sample_u64(w, NULL, 0, s->flow_capacity);
-}
-
-/* What each per-label counter reads from a flow_delta. */
-static const struct {
-	const char *suffix, *help;
-	size_t off;
-} delta_fields[] = {
-    {"roce_packets", "RoCEv2 packets", offsetof(struct flow_delta, packets)},
-    {"roce_bytes", "RoCEv2 bytes, frame length on the wire", offsetof(struct flow_delta, bytes)},
-    {"ce_packets", "RoCEv2 packets marked CE (outer or inner IP header)",
-     offsetof(struct flow_delta, ce)},
-    {"cnp_packets", "RoCEv2 congestion notification packets", offsetof(struct flow_delta, cnp)},
-    {"retransmitted_packets", "RoCEv2 request packets resent (PSN not ahead of the highest)",
-     offsetof(struct flow_delta, rtx)},
-    {"nak_packets", "RoCEv2 NAKs (PSN sequence error and others)",
-     offsetof(struct flow_delta, naks)},
-    {"rnr_nak_packets", "RoCEv2 RNR NAKs (receiver not ready)",
-     offsetof(struct flow_delta, rnr_naks)},
-    {"psn_gaps", "Jumps ahead in a flow's request PSNs (loss before the probe)",
-     offsetof(struct flow_delta, gaps)},
-    {"not_ect_packets", "RoCEv2 packets sent Not-ECT (switches cannot mark them)",
-     offsetof(struct flow_delta, not_ect)},
-};
-#define N_DELTA_FIELDS (sizeof(delta_fields) / sizeof(delta_fields[0]))
-
-static __u64 delta_field(const struct flow_delta *d, size_t f)
-{
-	return *(const __u64 *)((const char *)d + delta_fields[f].off);
 }
 
 static const struct metrics_iface_acc *find_iface_acc(const struct metrics_acc *acc, __u32 ifindex)
@@ -394,7 +325,7 @@ static const struct metrics_iface_acc *find_iface_acc(const struct metrics_acc *
 
 static void render_interfaces(struct mw *w, const struct metrics_view *v)
 {
-	const struct report_opts *ro = v->ro;
+	const struct source_desc *src = v->src;
 	const struct metrics_acc *acc = v->acc;
 	__u64 flows[METRICS_MAX_IFACES][2] = {};
 	static const struct flow_delta zero;
@@ -403,23 +334,23 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 
 	family(w, "fabprobe_interface_uplink", MT_GAUGE,
 	       "1 for each interface of the ECMP group (--uplinks), 0 for the others");
-	for (int i = 0; i < ro->n_ifaces; i++) {
-		l[0] = (struct label){"interface", ro->ifaces[i].name};
-		sample_u64(w, l, 1, ro->ifaces[i].uplink);
+	for (int i = 0; i < src->n_points; i++) {
+		l[0] = (struct label){"interface", src->points[i].name};
+		sample_u64(w, l, 1, src->points[i].uplink);
 	}
 
 	for (size_t i = 0; i < v->snap->n_flows; i++) {
 		const struct flow_key *k = &v->snap->flows[i].key;
 
-		for (int j = 0; j < ro->n_ifaces && j < METRICS_MAX_IFACES; j++)
-			if (ro->ifaces[j].ifindex == k->ifindex)
+		for (int j = 0; j < src->n_points && j < METRICS_MAX_IFACES; j++)
+			if (src->points[j].id == k->ifindex)
 				flows[j][k->dir & 1]++;
 	}
 	family(w, "fabprobe_interface_flows", MT_GAUGE,
 	       "Flows in the flow table now, per interface and direction");
-	for (int i = 0; i < ro->n_ifaces && i < METRICS_MAX_IFACES; i++) {
+	for (int i = 0; i < src->n_points && i < METRICS_MAX_IFACES; i++) {
 		for (int d = 0; d < 2; d++) {
-			l[0] = (struct label){"interface", ro->ifaces[i].name};
+			l[0] = (struct label){"interface", src->points[i].name};
 			l[1] = (struct label){"direction", dir_names[d]};
 			sample_u64(w, l, 2, flows[i][d]);
 		}
@@ -430,36 +361,33 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 	 * so that rate() has a series from the start; then any interface the
 	 * accumulators know that the options do not (not in live use).
 	 */
-	for (size_t f = 0; f < N_DELTA_FIELDS; f++) {
-		snprintf(name, sizeof(name), "fabprobe_interface_%s", delta_fields[f].suffix);
-		family(w, name, MT_COUNTER, delta_fields[f].help);
-		for (int i = 0; i < ro->n_ifaces; i++) {
-			const struct metrics_iface_acc *a =
-			    find_iface_acc(acc, ro->ifaces[i].ifindex);
+	for (int f = 0; f < FC_MAX; f++) {
+		if (!(flow_defs[f].flags & FF_IFACE))
+			continue;
+		snprintf(name, sizeof(name), "fabprobe_interface_%s", flow_defs[f].metric);
+		family(w, name, MT_COUNTER, flow_defs[f].help);
+		for (int i = 0; i < src->n_points; i++) {
+			const struct metrics_iface_acc *a = find_iface_acc(acc, src->points[i].id);
 
 			for (int d = 0; d < 2; d++) {
-				l[0] = (struct label){"interface", ro->ifaces[i].name};
+				l[0] = (struct label){"interface", src->points[i].name};
 				l[1] = (struct label){"direction", dir_names[d]};
-				sample_u64(w, l, 2, delta_field(a ? &a->dir[d] : &zero, f));
+				sample_u64(w, l, 2, (a ? &a->dir[d] : &zero)->v[f]);
 			}
 		}
 		for (int i = 0; i < acc->n_ifaces; i++) {
-			if (report_iface(ro, acc->ifaces[i].ifindex))
+			if (source_point(src, acc->ifaces[i].ifindex))
 				continue;
 			for (int d = 0; d < 2; d++) {
 				l[0] = (struct label){
 				    "interface",
-				    iface_label(ro, acc->ifaces[i].ifindex, buf, sizeof(buf))};
+				    iface_label(src, acc->ifaces[i].ifindex, buf, sizeof(buf))};
 				l[1] = (struct label){"direction", dir_names[d]};
-				sample_u64(w, l, 2, delta_field(&acc->ifaces[i].dir[d], f));
+				sample_u64(w, l, 2, acc->ifaces[i].dir[d].v[f]);
 			}
 		}
 	}
 }
-
-/* The counters that make sense per DSCP and per VNI. */
-static const size_t class_fields[] = {0, 1, 2, 3};
-static const size_t vni_fields[] = {0, 1, 2, 3, 4};
 
 static void render_classes(struct mw *w, const struct metrics_view *v)
 {
@@ -467,32 +395,32 @@ static void render_classes(struct mw *w, const struct metrics_view *v)
 	char name[128], val[16];
 	struct label l;
 
-	for (size_t i = 0; i < sizeof(class_fields) / sizeof(class_fields[0]); i++) {
-		size_t f = class_fields[i];
-
-		snprintf(name, sizeof(name), "fabprobe_dscp_%s", delta_fields[f].suffix);
-		family(w, name, MT_COUNTER, delta_fields[f].help);
+	for (int f = 0; f < FC_MAX; f++) {
+		if (!(flow_defs[f].flags & FF_DSCP))
+			continue;
+		snprintf(name, sizeof(name), "fabprobe_dscp_%s", flow_defs[f].metric);
+		family(w, name, MT_COUNTER, flow_defs[f].help);
 		for (int d = 0; d < 64; d++) {
 			if (!(acc->dscp_seen & (1ULL << d)))
 				continue;
 			snprintf(val, sizeof(val), "%d", d);
 			l = (struct label){"dscp", val};
-			sample_u64(w, &l, 1, delta_field(&acc->dscp[d], f));
+			sample_u64(w, &l, 1, acc->dscp[d].v[f]);
 		}
 	}
-	for (size_t i = 0; i < sizeof(vni_fields) / sizeof(vni_fields[0]); i++) {
-		size_t f = vni_fields[i];
-
-		snprintf(name, sizeof(name), "fabprobe_vni_%s", delta_fields[f].suffix);
-		family(w, name, MT_COUNTER, delta_fields[f].help);
+	for (int f = 0; f < FC_MAX; f++) {
+		if (!(flow_defs[f].flags & FF_VNI))
+			continue;
+		snprintf(name, sizeof(name), "fabprobe_vni_%s", flow_defs[f].metric);
+		family(w, name, MT_COUNTER, flow_defs[f].help);
 		for (int n = 0; n < acc->n_vnis; n++) {
 			snprintf(val, sizeof(val), "%u", acc->vnis[n].vni);
 			l = (struct label){"vni", val};
-			sample_u64(w, &l, 1, delta_field(&acc->vnis[n].c, f));
+			sample_u64(w, &l, 1, acc->vnis[n].c.v[f]);
 		}
 		if (acc->have_vni_other) {
 			l = (struct label){"vni", "other"};
-			sample_u64(w, &l, 1, delta_field(&acc->vni_other, f));
+			sample_u64(w, &l, 1, acc->vni_other.v[f]);
 		}
 	}
 }
@@ -726,7 +654,7 @@ static void render_flows(struct mw *w, const struct metrics_view *v)
 
 		memset(x, 0, sizeof(*x));
 		x->idx = h[i].idx;
-		x->iface = iface_label(v->ro, key->ifindex, x->ifbuf, sizeof(x->ifbuf));
+		x->iface = iface_label(v->src, key->ifindex, x->ifbuf, sizeof(x->ifbuf));
 		x->dir = dir_names[key->dir & 1];
 		fmt_addr(x->src, sizeof(x->src), key->src, key->flags & FP_FLOW_IPV6);
 		fmt_addr(x->dst, sizeof(x->dst), key->dst, key->flags & FP_FLOW_IPV6);

@@ -13,7 +13,7 @@
 
 #include "core/analysis.h"
 #include "probe/collect.h"
-#include "render/report.h"
+#include "source/source.h"
 
 #define METRICS_TOP_FLOWS_DEFAULT 20
 #define METRICS_TOP_FLOWS_MAX	  1000
@@ -54,7 +54,6 @@ struct metrics_acc {
 	int n_vnis;
 	struct flow_delta vni_other;
 	bool have_vni_other;
-	__u64 evictions; /* highest seen, so it never goes back */
 };
 
 /* The exporter's own state, exposed as fabprobe_* self metrics. */
@@ -71,7 +70,7 @@ struct metrics_self {
 struct metrics_view {
 	const struct snapshot *snap;
 	const struct analysis *an; /* flows[] aligned with snap->flows */
-	const struct report_opts *ro;
+	const struct source_desc *src;
 	const struct metrics_acc *acc;
 	const struct metrics_self *self;
 	unsigned int top_flows; /* per-flow series for this many flows, 0: none */

@@ -2,20 +2,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/analysis.h"
+#include "core/counters.h"
+#include "core/series.h"
+#include "render/report.h"
 #include "util/format.h"
 #include "util/json.h"
-#include "render/report.h"
-#include "core/series.h"
 
 #define REPORT_VERSION 1
 
-const struct iface_name *report_iface(const struct report_opts *o, __u32 ifindex)
+struct report report_of(const struct session *ss)
 {
-	for (int i = 0; i < o->n_ifaces; i++)
-		if (o->ifaces[i].ifindex == ifindex)
-			return &o->ifaces[i];
-	return NULL;
+	return (struct report){.snap = &ss->snap, .an = &ss->an, .src = &ss->desc};
 }
 
 static void json_ecn(struct json *j, const char *key, const __u64 ecn[4])
@@ -52,12 +49,25 @@ static void json_time(struct json *j, const char *key, __u64 ns, __s64 offset_ns
 	json_kv_double(j, key, (double)((__s64)ns + offset_ns) / 1e9, 6);
 }
 
-static void json_flow(struct json *j, const struct flow_record *r, const struct flow_view *v,
-		      const struct snapshot *s, const struct report_opts *o)
+/* A flow counter, or null where the input cannot know it (sampled flows). */
+static void json_flow_counter(struct json *j, const struct report *r, const struct flow_counters *c,
+			      enum flow_cnt i)
 {
+	json_key(j, flow_defs[i].json);
+	if ((flow_defs[i].flags & FF_EVERY_PACKET) && !r->src->every_packet)
+		json_null(j);
+	else
+		json_u64(j, flow_counter(c, i));
+}
+
+static void json_flow(struct json *j, const struct report *rep, const struct flow_record *r,
+		      const struct flow_view *v)
+{
+	static const enum flow_cnt tail[] = {FC_CNP, FC_ACKS, FC_NAKS, FC_RNR_NAKS,
+					     FC_RTX, FC_GAPS, FC_FECN, FC_BECN};
 	const struct flow_key *k = &r->key;
 	const struct flow_counters *c = &r->c;
-	const struct iface_name *ifn = report_iface(o, k->ifindex);
+	const struct obs_point *pt = source_point(rep->src, k->ifindex);
 	bool vxlan = k->flags & FP_FLOW_VXLAN;
 
 	json_obj_begin(j);
@@ -78,8 +88,8 @@ static void json_flow(struct json *j, const struct flow_record *r, const struct 
 		json_null(j);
 	}
 	json_kv_u64(j, "dest_qp", k->dest_qp);
-	json_kv_u64(j, "packets", c->packets);
-	json_kv_u64(j, "bytes", c->bytes);
+	json_flow_counter(j, rep, c, FC_PACKETS);
+	json_flow_counter(j, rep, c, FC_BYTES);
 	json_ecn(j, "ecn", c->ecn);
 	if (vxlan) {
 		json_ecn(j, "inner_ecn", c->inner_ecn);
@@ -104,14 +114,8 @@ static void json_flow(struct json *j, const struct flow_record *r, const struct 
 		json_u64(j, c->pcp);
 	else
 		json_null(j);
-	json_kv_u64(j, "cnp", c->cnp);
-	json_kv_u64(j, "acks", c->acks);
-	json_kv_u64(j, "naks", c->naks);
-	json_kv_u64(j, "rnr_naks", c->rnr_naks);
-	json_kv_u64(j, "retransmits", c->retransmits);
-	json_kv_u64(j, "psn_gaps", c->psn_gaps);
-	json_kv_u64(j, "fecn", c->fecn);
-	json_kv_u64(j, "becn", c->becn);
+	for (size_t i = 0; i < sizeof(tail) / sizeof(tail[0]); i++)
+		json_flow_counter(j, rep, c, tail[i]);
 	json_key(j, "opcodes");
 	json_arr_begin(j);
 	for (int op = 0; op < 256; op++)
@@ -119,17 +123,17 @@ static void json_flow(struct json *j, const struct flow_record *r, const struct 
 			json_u64(j, op);
 	json_arr_end(j);
 	json_kv_u64(j, "last_opcode", c->last_opcode);
-	json_time(j, "first_seen", c->first_seen_ns, s->clock_offset_ns);
-	json_time(j, "last_seen", c->last_seen_ns, s->clock_offset_ns);
+	json_time(j, "first_seen", c->first_seen_ns, rep->snap->clock_offset_ns);
+	json_time(j, "last_seen", c->last_seen_ns, rep->snap->clock_offset_ns);
 	json_key(j, "interface");
-	if (ifn && strcmp(o->mode, "live") == 0)
-		json_str(j, ifn->name);
+	if (pt && pt->interface)
+		json_str(j, pt->name);
 	else
 		json_null(j);
 	json_kv_str(j, "dir", fmt_dir(k->dir));
 	json_key(j, "path");
-	if (ifn && ifn->uplink)
-		json_str(j, ifn->name);
+	if (pt && pt->uplink)
+		json_str(j, pt->name);
 	else
 		json_null(j);
 	if (v) {
@@ -283,49 +287,30 @@ static void json_alerts(struct json *j, const struct analysis *a)
 	json_arr_end(j);
 }
 
-static void json_totals(struct json *j, const struct snapshot *s, const struct report_opts *o)
+static void json_totals(struct json *j, const struct snapshot *s)
 {
-	const __u64 *t = s->totals;
-
 	json_key(j, "totals");
 	json_obj_begin(j);
-	json_kv_u64(j, "frames", t[FP_CNT_FRAMES]);
-	json_kv_u64(j, "bytes", t[FP_CNT_BYTES]);
-	json_kv_u64(j, "roce_packets", t[FP_CNT_ROCE]);
-	json_kv_u64(j, "vxlan_packets", t[FP_CNT_VXLAN]);
-	json_kv_u64(j, "cnp_packets", t[FP_CNT_CNP]);
-	json_kv_u64(j, "malformed", t[FP_CNT_MALFORMED]);
-	json_kv_u64(j, "other_packets", t[FP_CNT_OTHER]);
-	json_kv_u64(j, "skipped_frames", o->skipped_frames);
-	json_kv_u64(j, "flows", s->n_flows);
-	json_kv_u64(j, "flow_table_size", s->flow_capacity);
-	json_kv_u64(j, "flow_inserts", t[FP_CNT_FLOW_NEW]);
-	json_kv_u64(j, "flow_insert_failures", t[FP_CNT_FLOW_INSERT_FAIL]);
-	json_kv_u64(j, "flow_evictions", snapshot_evictions(s));
-	json_kv_u64(j, "psn_slot_takeovers", t[FP_CNT_PSN_TAKEOVER]);
+	for (size_t i = 0; i < n_total_defs; i++)
+		json_kv_u64(j, total_defs[i].json, s->totals[total_defs[i].id]);
 	json_obj_end(j);
 }
 
-void report_json(FILE *out, const struct snapshot *s, const struct analysis *a,
-		 const struct report_opts *o)
+void report_json(FILE *out, const struct report *r)
 {
-	report_json_with(out, s, a, o, NULL);
-}
-
-void report_json_with(FILE *out, const struct snapshot *s, const struct analysis *a,
-		      const struct report_opts *o, const struct series *series)
-{
+	const struct analysis *a = r->an;
+	const struct snapshot *s = r->snap;
 	struct json j;
 
 	json_init(&j, out);
 	json_obj_begin(&j);
 	json_kv_u64(&j, "version", REPORT_VERSION);
-	json_kv_str(&j, "mode", o->mode);
-	json_totals(&j, s, o);
+	json_kv_str(&j, "mode", r->src->mode);
+	json_totals(&j, s);
 	json_key(&j, "flows");
 	json_arr_begin(&j);
 	for (size_t i = 0; i < s->n_flows; i++)
-		json_flow(&j, &s->flows[i], a && i < a->n_flows ? &a->flows[i] : NULL, s, o);
+		json_flow(&j, r, &s->flows[i], a && i < a->n_flows ? &a->flows[i] : NULL);
 	json_arr_end(&j);
 	if (a) {
 		json_paths(&j, a);
@@ -334,25 +319,24 @@ void report_json_with(FILE *out, const struct snapshot *s, const struct analysis
 		json_entropy(&j, a);
 		json_alerts(&j, a);
 	}
-	if (series)
-		series_json(&j, series);
+	if (r->series)
+		series_json(&j, r->series);
 	json_obj_end(&j);
 }
 
-static void text_totals(FILE *out, const struct snapshot *s, const struct report_opts *o)
+static void text_totals(FILE *out, const struct snapshot *s)
 {
 	const __u64 *t = s->totals;
 	char bytes[32];
 
-	fprintf(out,
-		"frames %llu (%s), RoCE %llu, VXLAN %llu, CNP %llu, other %llu, malformed %llu",
-		(unsigned long long)t[FP_CNT_FRAMES],
-		fmt_si(bytes, sizeof(bytes), (double)t[FP_CNT_BYTES], "B"),
-		(unsigned long long)t[FP_CNT_ROCE], (unsigned long long)t[FP_CNT_VXLAN],
-		(unsigned long long)t[FP_CNT_CNP], (unsigned long long)t[FP_CNT_OTHER],
-		(unsigned long long)t[FP_CNT_MALFORMED]);
-	if (o->skipped_frames)
-		fprintf(out, ", skipped %llu", (unsigned long long)o->skipped_frames);
+	fprintf(out, "frames %llu (%s)", (unsigned long long)t[FP_CNT_FRAMES],
+		fmt_si(bytes, sizeof(bytes), (double)t[FP_CNT_BYTES], "B"));
+	for (size_t i = 0; i < n_total_defs; i++) {
+		const struct total_def *d = &total_defs[i];
+
+		if ((d->flags & TF_TEXT) && ((d->flags & TF_ALWAYS) || t[d->id]))
+			fprintf(out, ", %s %llu", d->label, (unsigned long long)t[d->id]);
+	}
 	fprintf(out, "\nflows %zu of %u table entries, %llu evicted, %llu insert failures\n\n",
 		s->n_flows, s->flow_capacity, (unsigned long long)snapshot_evictions(s),
 		(unsigned long long)t[FP_CNT_FLOW_INSERT_FAIL]);
@@ -404,13 +388,14 @@ static void text_alerts(FILE *out, const struct analysis *a)
 	fprintf(out, "\n");
 }
 
-void report_text(FILE *out, const struct snapshot *s, const struct analysis *a,
-		 const struct report_opts *o)
+void report_text(FILE *out, const struct report *rep)
 {
+	const struct snapshot *s = rep->snap;
+	const struct analysis *a = rep->an;
 	size_t n = s->n_flows;
 	char ep[128], bytes[32], vni[16], op[32];
 
-	text_totals(out, s, o);
+	text_totals(out, s);
 	if (a) {
 		text_alerts(out, a);
 		text_paths(out, a);
@@ -419,15 +404,15 @@ void report_text(FILE *out, const struct snapshot *s, const struct analysis *a,
 		fprintf(out, "no RoCE flows\n");
 		return;
 	}
-	if (o->max_flows && o->max_flows < n)
-		n = o->max_flows;
+	if (rep->max_flows && rep->max_flows < n)
+		n = rep->max_flows;
 	fprintf(out, "%-40s %6s %7s %-8s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n",
 		"FLOW (src:sport > dst)", "VNI", "QP", "PATH", "RATE", "PACKETS", "BYTES", "CE",
 		"CNP", "ACK", "NAK", "RTX", "GAPS", "LAST OPCODE");
 	for (size_t i = 0; i < n; i++) {
 		const struct flow_record *r = &s->flows[i];
 		const struct flow_view *v = a && i < a->n_flows ? &a->flows[i] : NULL;
-		const struct iface_name *ifn = report_iface(o, r->key.ifindex);
+		const struct obs_point *pt = source_point(rep->src, r->key.ifindex);
 		const struct flow_counters *c = &r->c;
 		char rate[32];
 
@@ -442,7 +427,7 @@ void report_text(FILE *out, const struct snapshot *s, const struct analysis *a,
 		    out,
 		    "%-40s %6s %7u %-8s %9s %9llu %10s %6llu %6llu %6llu %6llu %6llu %6llu  %s%s\n",
 		    flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp,
-		    ifn && ifn->uplink ? ifn->name : "-", rate, (unsigned long long)c->packets,
+		    pt && pt->uplink ? pt->name : "-", rate, (unsigned long long)c->packets,
 		    fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
 		    (unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
 		    (unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks),

@@ -46,14 +46,15 @@ const char *alert_advice(enum alert_type t)
 	return t < ALERT_TYPE_MAX && advice[t] ? advice[t] : "";
 }
 
-void summary_text(FILE *out, const struct snapshot *s, const struct analysis *a,
-		  const struct report_opts *o, double duration_s)
+void summary_text(FILE *out, const struct report *r, double duration_s)
 {
+	const struct analysis *a = r->an;
 	time_t now = time(NULL);
 	char when[64];
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
-	fprintf(out, "fabprobe %s summary, %s, %.0f s observed\n\n", o->mode, when, duration_s);
+	fprintf(out, "fabprobe %s summary, %s, %.0f s observed\n", r->src->mode, when, duration_s);
+	fprintf(out, "input: %s\n\n", r->src->what);
 	if (!a->n_alerts) {
 		fprintf(out, "FINDINGS: nothing wrong was seen.\n\n");
 	} else {
@@ -67,5 +68,5 @@ void summary_text(FILE *out, const struct snapshot *s, const struct analysis *a,
 			fprintf(out, "   check next: %s\n\n", alert_advice(al->type));
 		}
 	}
-	report_text(out, s, a, o);
+	report_text(out, r);
 }

@@ -5,12 +5,11 @@
 
 #include <stdio.h>
 
-#include "core/analysis.h"
+#include "render/report.h"
 
 /* What to check next for an alert type, one sentence. */
 const char *alert_advice(enum alert_type t);
 
-void summary_text(FILE *out, const struct snapshot *s, const struct analysis *a,
-		  const struct report_opts *o, double duration_s);
+void summary_text(FILE *out, const struct report *r, double duration_s);
 
 #endif /* __FP_SUMMARY_H */

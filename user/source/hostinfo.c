@@ -138,10 +138,11 @@ static void read_counters(struct hostinfo *h, struct counter_set *c)
 {
 	read_rdma(c);
 	for (int i = 0; i < h->n_ifaces; i++)
-		read_pause(c, h->ifaces[i].name);
+		if (h->ifaces[i].interface)
+			read_pause(c, h->ifaces[i].name);
 }
 
-void hostinfo_begin(struct hostinfo *h, const struct iface_name *ifaces, int n)
+void hostinfo_begin(struct hostinfo *h, const struct obs_point *ifaces, int n)
 {
 	static const char *const sysctls[] = {
 	    "net.ipv4.fib_multipath_hash_policy",
@@ -174,6 +175,8 @@ void hostinfo_begin(struct hostinfo *h, const struct iface_name *ifaces, int n)
 		const char *offload[] = {"ethtool", "-k", name, NULL};
 		const char *qdisc[] = {"tc", "-s", "qdisc", "show", "dev", name, NULL};
 
+		if (!ifaces[i].interface)
+			continue;
 		fprintf(out, "== interface %s%s\n", name, ifaces[i].uplink ? " (uplink)" : "");
 		run(out, link);
 		run(out, drv);

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "render/report.h"
+#include "source/source.h"
 
 struct counter_set {
 	char **names;
@@ -20,11 +20,12 @@ struct hostinfo {
 	char *static_text; /* kernel, interfaces, sysctls (read at start) */
 	size_t static_len;
 	struct counter_set start, end;
-	const struct iface_name *ifaces;
+	const struct obs_point *ifaces;
 	int n_ifaces;
 };
 
-void hostinfo_begin(struct hostinfo *h, const struct iface_name *ifaces, int n);
+/* The interfaces among a source's points are described; the others are not this host's. */
+void hostinfo_begin(struct hostinfo *h, const struct obs_point *points, int n);
 void hostinfo_end(struct hostinfo *h);
 void hostinfo_text(FILE *out, const struct hostinfo *h);
 void hostinfo_free(struct hostinfo *h);

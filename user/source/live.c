@@ -1,26 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <net/if.h>
-#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <bpf/libbpf.h>
-
-#include "fabprobe.skel.h"
-#include "source/live.h"
+#include "probe/collect.h"
 #include "probe/samples.h"
+#include "source/live.h"
 #include "util/log.h"
-#include "util/options.h"
+#include "util/stop.h"
 
-volatile sig_atomic_t live_exiting;
+enum iface_state {
+	IFACE_UP,
+	IFACE_DOWN,
+	IFACE_GONE,
+};
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	live_exiting = 1;
-}
+struct live_source {
+	struct source base;
+	struct live_opts o;
+	struct probe probe;
+	struct obs_point points[LIVE_MAX_IFACES];
+	enum iface_state state[LIVE_MAX_IFACES];
+	int n_points;
+	const char *hook_desc;
+	__u64 started_ns;
+	char event[160];
+	unsigned int event_seq;
+};
+
+#define LIVE(s) ((struct live_source *)(s))
 
 void live_opts_init(struct live_opts *o)
 {
@@ -32,75 +42,68 @@ void live_opts_init(struct live_opts *o)
 	o->xdp_mode = PROBE_XDP_AUTO;
 }
 
-/* Split a comma-separated interface list in place. */
-static int split_ifaces(const char *opt, char *arg, char **out, int *n)
+int live_add_ifaces(const char *opt, const char *arg, char (*list)[IF_NAMESIZE], int *n)
 {
-	for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
-		if (strlen(tok) >= IF_NAMESIZE) {
-			fp_err("%s: '%s' is longer than an interface name can be", opt, tok);
+	const char *p = arg;
+	int added = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		bool dup = false;
+
+		if (len >= IF_NAMESIZE) {
+			fp_err("%s: '%.*s' is longer than an interface name can be", opt, (int)len,
+			       p);
 			return -EINVAL;
 		}
-		for (int i = 0; i < *n; i++)
-			if (!strcmp(out[i], tok))
-				goto next;
-		if (*n >= LIVE_MAX_IFACES) {
-			fp_err("%s: at most %d interfaces", opt, LIVE_MAX_IFACES);
-			return -EINVAL;
+		for (int i = 0; i < *n && len; i++)
+			dup |= strlen(list[i]) == len && !strncmp(list[i], p, len);
+		if (len && !dup) {
+			if (*n >= LIVE_MAX_IFACES) {
+				fp_err("%s: at most %d interfaces", opt, LIVE_MAX_IFACES);
+				return -EINVAL;
+			}
+			memcpy(list[*n], p, len);
+			list[(*n)++][len] = '\0';
 		}
-		out[(*n)++] = tok;
-	next:;
+		added += len > 0;
+		p += len;
+		if (*p == ',')
+			p++;
 	}
-	if (!*n) {
+	if (!added) {
 		fp_err("%s: no interface named", opt);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int live_parse_opt(struct live_opts *o, int opt, char *arg)
+int live_parse_hook(const char *arg, unsigned int *hooks)
 {
-	switch (opt) {
-	case 'i':
-		return split_ifaces("--interfaces", arg, o->ifaces, &o->n_ifaces) ?: 1;
-	case 'U':
-		return split_ifaces("--uplinks", arg, o->uplinks, &o->n_uplinks) ?: 1;
-	case 'H':
-		if (!strcmp(arg, "xdp"))
-			o->hooks = PROBE_HOOK_XDP;
-		else if (!strcmp(arg, "tc"))
-			o->hooks = PROBE_HOOK_TC_IN | PROBE_HOOK_TC_OUT;
-		else if (!strcmp(arg, "both"))
-			o->hooks = PROBE_HOOK_XDP | PROBE_HOOK_TC_OUT;
-		else {
-			fp_err("--hook: '%s' is not xdp, tc or both", arg);
-			return -EINVAL;
-		}
-		return 1;
-	case 'M':
-		if (!strcmp(arg, "native"))
-			o->xdp_mode = PROBE_XDP_NATIVE;
-		else if (!strcmp(arg, "generic"))
-			o->xdp_mode = PROBE_XDP_GENERIC;
-		else {
-			fp_err("--xdp-mode: '%s' is not native or generic", arg);
-			return -EINVAL;
-		}
-		return 1;
-	default:
-		return opt_parse_probe(&o->popts, opt, arg);
+	if (!strcmp(arg, "xdp"))
+		*hooks = PROBE_HOOK_XDP;
+	else if (!strcmp(arg, "tc"))
+		*hooks = PROBE_HOOK_TC_IN | PROBE_HOOK_TC_OUT;
+	else if (!strcmp(arg, "both"))
+		*hooks = PROBE_HOOK_XDP | PROBE_HOOK_TC_OUT;
+	else {
+		fp_err("--hook: '%s' is not xdp, tc or both", arg);
+		return -EINVAL;
 	}
+	return 0;
 }
 
-int live_parse_common(const char *cmd, struct live_opts *lo, struct analysis_opts *ao, int opt,
-		      char *arg, char **argv)
+int live_parse_xdp_mode(const char *arg, enum probe_xdp_mode *mode)
 {
-	int err = live_parse_opt(lo, opt, arg);
-
-	if (!err)
-		err = opt_parse_analysis(ao, opt, arg);
-	if (err < 0)
-		return 2;
-	return err ? 0 : opt_bad(cmd, opt, argv);
+	if (!strcmp(arg, "native"))
+		*mode = PROBE_XDP_NATIVE;
+	else if (!strcmp(arg, "generic"))
+		*mode = PROBE_XDP_GENERIC;
+	else {
+		fp_err("--xdp-mode: '%s' is not native or generic", arg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static bool is_uplink(const struct live_opts *o, const char *name)
@@ -120,17 +123,27 @@ static const char *hook_desc(unsigned int hooks)
 	return "xdp ingress + tc egress";
 }
 
-static __u64 mono_ns(void)
+/* The speed the kernel reports for an interface, 0 when it has none (veth, down). */
+static double read_speed_bps(const char *ifname)
 {
-	struct timespec ts;
+	char path[128];
+	long mbps = -1;
+	FILE *f;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &mbps) != 1)
+		mbps = -1;
+	fclose(f);
+	return mbps > 0 ? mbps * 1e6 : 0;
 }
 
-int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *ao)
+static int live_start(struct source *s)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct live_source *l = LIVE(s);
+	struct live_opts *o = &l->o;
 	int err;
 
 	/* Uplinks are watched whether or not -i names them too. */
@@ -140,7 +153,7 @@ int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *
 		for (int j = 0; j < o->n_ifaces; j++)
 			listed |= !strcmp(o->ifaces[j], o->uplinks[i]);
 		if (!listed && o->n_ifaces < LIVE_MAX_IFACES)
-			o->ifaces[o->n_ifaces++] = o->uplinks[i];
+			memcpy(o->ifaces[o->n_ifaces++], o->uplinks[i], IF_NAMESIZE);
 	}
 	if (!o->n_ifaces) {
 		fp_err("no interface given: use -i IF[,IF...]");
@@ -153,55 +166,36 @@ int live_start(struct live *l, struct live_opts *o, const struct analysis_opts *
 			return -ENODEV;
 		}
 	}
-
-	memset(l, 0, sizeof(*l));
-	l->aopts = *ao;
 	o->popts.hooks = o->hooks;
 	err = probe_load(&l->probe, &o->popts);
 	if (err)
 		return err;
+	s->probe = &l->probe;
 	for (int i = 0; i < o->n_ifaces; i++) {
-		err = probe_attach(&l->probe, o->ifaces[i], o->hooks, o->xdp_mode);
-		if (err) {
-			probe_destroy(&l->probe);
-			return err;
-		}
-		l->names[i].ifindex = if_nametoindex(o->ifaces[i]);
-		snprintf(l->names[i].name, FP_NAME_LEN, "%s", o->ifaces[i]);
-		l->names[i].uplink = is_uplink(o, o->ifaces[i]);
-	}
-	l->n_names = o->n_ifaces;
-	l->hooks = o->hooks;
-	l->xdp_mode = o->xdp_mode;
-	l->hook_desc = hook_desc(o->hooks);
-	l->ropts.mode = "live";
-	l->ropts.ifaces = l->names;
-	l->ropts.n_ifaces = l->n_names;
-	l->started_ns = mono_ns();
-	/* Scripts wait for this line before they start traffic. */
-	fprintf(stderr, "fabprobe: attached to %d interface%s (%s)\n", l->n_names,
-		l->n_names == 1 ? "" : "s", l->hook_desc);
+		struct obs_point *pt = &l->points[i];
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+		err = probe_attach(&l->probe, o->ifaces[i], o->hooks, o->xdp_mode);
+		if (err)
+			return err;
+		pt->id = if_nametoindex(o->ifaces[i]);
+		snprintf(pt->name, sizeof(pt->name), "%s", o->ifaces[i]);
+		pt->uplink = is_uplink(o, o->ifaces[i]);
+		pt->interface = true;
+		pt->speed_bps = read_speed_bps(o->ifaces[i]);
+		l->n_points++;
+	}
+	l->hook_desc = hook_desc(o->hooks);
+	l->started_ns = fp_mono_ns();
+	/* Scripts wait for this line before they start traffic. */
+	fprintf(stderr, "fabprobe: attached to %d interface%s (%s)\n", l->n_points,
+		l->n_points == 1 ? "" : "s", l->hook_desc);
 	return 0;
 }
 
-void live_stop(struct live *l)
+static void iface_event(struct live_source *l, const char *fmt, const char *name)
 {
-	ring_buffer__free(l->samples_rb);
-	l->samples_rb = NULL;
-	analysis_free(&l->an);
-	snapshot_free(&l->snap);
-	probe_destroy(&l->probe);
-}
-
-static void iface_event(struct live *l, const char *fmt, const char *name)
-{
-	snprintf(l->last_event, sizeof(l->last_event), fmt, name);
-	if (!l->quiet)
-		fp_err("%s", l->last_event);
+	snprintf(l->event, sizeof(l->event), fmt, name);
+	l->event_seq++;
 }
 
 /*
@@ -209,7 +203,7 @@ static void iface_event(struct live *l, const char *fmt, const char *name)
  * probing the others. A link dies with its device, so an interface that
  * comes back (a new ifindex) is attached again.
  */
-static void check_ifaces(struct live *l)
+static void check_ifaces(struct live_source *l)
 {
 	static const char *const news[] = {
 	    [IFACE_UP] = "interface %s is up again",
@@ -217,95 +211,106 @@ static void check_ifaces(struct live *l)
 	    [IFACE_GONE] = "interface %s disappeared; probing the others goes on",
 	};
 
-	for (int i = 0; i < l->n_names; i++) {
-		struct iface_name *n = &l->names[i];
-		__u32 ifindex = if_nametoindex(n->name);
+	for (int i = 0; i < l->n_points; i++) {
+		struct obs_point *pt = &l->points[i];
+		__u32 ifindex = if_nametoindex(pt->name);
 		enum iface_state state = IFACE_GONE;
 
 		if (ifindex)
-			state = probe_iface_up(n->name) > 0 ? IFACE_UP : IFACE_DOWN;
-		if (state == IFACE_UP && ifindex != n->ifindex) {
+			state = probe_iface_up(pt->name) > 0 ? IFACE_UP : IFACE_DOWN;
+		if (state == IFACE_UP && ifindex != pt->id) {
 			/* A failed attach is retried at the next refresh. */
-			if (probe_attach(&l->probe, n->name, l->hooks, l->xdp_mode))
+			if (probe_attach(&l->probe, pt->name, l->o.hooks, l->o.xdp_mode))
 				continue;
-			n->ifindex = ifindex;
-			l->if_state[i] = state;
-			iface_event(l, "interface %s is back and attached again", n->name);
+			pt->id = ifindex;
+			pt->speed_bps = read_speed_bps(pt->name);
+			l->state[i] = state;
+			iface_event(l, "interface %s is back and attached again", pt->name);
 			continue;
 		}
-		if (state != l->if_state[i]) {
-			l->if_state[i] = state;
-			iface_event(l, news[state], n->name);
+		if (state != l->state[i]) {
+			l->state[i] = state;
+			iface_event(l, news[state], pt->name);
 		}
 	}
 }
 
-int live_refresh(struct live *l)
+static int live_advance(struct source *s, double seconds)
 {
-	int err;
+	struct live_source *l = LIVE(s);
+	__u64 until = fp_mono_ns() + (__u64)(seconds * 1e9);
 
-	check_ifaces(l);
-	err = collect_snapshot(&l->probe, &l->snap);
-
-	if (err)
-		return err;
-	snapshot_sort_by_bytes(&l->snap);
-	/* Before a previous refresh exists, rates are over the time since attach. */
-	err = analysis_update(&l->an, &l->snap, &l->ropts, &l->aopts, live_uptime_s(l));
-	if (err)
-		fp_err("analysis failed: %s", fp_strerror(err));
-	return err;
-}
-
-bool live_sleep(double seconds)
-{
-	__u64 until = mono_ns() + (__u64)(seconds * 1e9);
-
-	while (!live_exiting) {
-		__u64 now = mono_ns();
-		struct timespec ts = {0, 50000000};
-
-		if (now >= until)
-			break;
-		if (until - now < 50000000ULL)
-			ts.tv_nsec = until - now;
-		nanosleep(&ts, NULL);
+	if (!l->probe.samples_rb) {
+		fp_sleep(seconds);
+		return 0;
 	}
-	return !live_exiting;
-}
+	while (!fp_stopping && fp_mono_ns() < until) {
+		int err = samples_poll(&l->probe, 50);
 
-int live_collect_samples(struct live *l, struct sample_store *st)
-{
-	int fd = bpf_map__fd(l->probe.skel->maps.fp_samples);
-
-	l->samples_rb = ring_buffer__new(fd, samples_on_ring, st, NULL);
-	if (!l->samples_rb) {
-		int err = -errno;
-
-		fp_err("cannot open the sample ring: %s", fp_strerror(err));
-		return err;
+		if (err) {
+			fp_err("sample ring: %s", fp_strerror(err));
+			fp_sleep((until - fp_mono_ns()) / 1e9);
+			break;
+		}
 	}
 	return 0;
 }
 
-bool live_wait(struct live *l, double seconds)
+static int live_collect(struct source *s, struct snapshot *snap)
 {
-	__u64 until = mono_ns() + (__u64)(seconds * 1e9);
+	struct live_source *l = LIVE(s);
 
-	if (!l->samples_rb)
-		return live_sleep(seconds);
-	while (!live_exiting && mono_ns() < until) {
-		int err = ring_buffer__poll(l->samples_rb, 50);
-
-		if (err < 0 && err != -EINTR) {
-			fp_err("sample ring: %s", fp_strerror(err));
-			return live_sleep((until - mono_ns()) / 1e9);
-		}
-	}
-	return !live_exiting;
+	check_ifaces(l);
+	return collect_snapshot(&l->probe, snap);
 }
 
-double live_uptime_s(const struct live *l)
+static void live_describe(const struct source *s, struct source_desc *d)
 {
-	return (mono_ns() - l->started_ns) / 1e9;
+	const struct live_source *l = (const struct live_source *)s;
+	size_t n;
+
+	memset(d, 0, sizeof(*d));
+	d->mode = "live";
+	d->points = l->points;
+	d->n_points = l->n_points;
+	d->every_packet = true;
+	d->clock_s = l->started_ns ? (fp_mono_ns() - l->started_ns) / 1e9 : 0;
+	n = 0;
+	for (int i = 0; i < l->n_points; i++) {
+		bool gone = l->state[i] == IFACE_GONE;
+
+		n += snprintf(d->what + n, n < sizeof(d->what) ? sizeof(d->what) - n : 0,
+			      "%s%s%s%s", i ? " " : "", l->points[i].name,
+			      l->points[i].uplink ? "*" : "", gone ? "(gone)" : "");
+	}
+	snprintf(d->how, sizeof(d->how), "%s", l->hook_desc ?: "");
+	snprintf(d->event, sizeof(d->event), "%s", l->event);
+	d->event_seq = l->event_seq;
+}
+
+static void live_destroy(struct source *s)
+{
+	struct live_source *l = LIVE(s);
+
+	probe_destroy(&l->probe);
+	free(l);
+}
+
+static const struct source_ops live_ops = {
+    .start = live_start,
+    .advance = live_advance,
+    .collect = live_collect,
+    .describe = live_describe,
+    .destroy = live_destroy,
+};
+
+struct source *live_source_new(const struct live_opts *o)
+{
+	struct live_source *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->base.ops = &live_ops;
+	l->o = *o;
+	return &l->base;
 }

@@ -1,11 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef __FP_REPLAY_H
-#define __FP_REPLAY_H
+/*
+ * pcap.h - the recording source: pcap/pcapng captures run frame by frame
+ * through the probe's own XDP program (BPF_PROG_TEST_RUN), at the pace
+ * they were recorded or as fast as they can be read. Several captures of
+ * one ECMP group's uplinks (--path NAME=FILE) are merged in time order.
+ * A capture cut short is read up to the damage and reported, not refused.
+ */
+#ifndef __FP_PCAP_H
+#define __FP_PCAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+
+#include "probe/probe.h"
+#include "source/source.h"
+
+#define PCAP_MAX_FILES SOURCE_MAX_POINTS
+
+struct pcap_opts {
+	struct {
+		const char *path;
+		char name[FP_NAME_LEN]; /* the uplink it was taken on (--path), or "" */
+	} files[PCAP_MAX_FILES];
+	int n_files;
+	double speed; /* 1: as recorded, 2: twice as fast, 0: as fast as frames run */
+	struct probe_opts popts;
+};
+
+void pcap_opts_init(struct pcap_opts *o);
+/* A capture source (not started yet); NULL when out of memory. */
+struct source *pcap_source_new(const struct pcap_opts *o);
 
 /* Re-frame a captured frame of link type dlt as Ethernet; 0 if impossible. */
 size_t replay_to_ethernet(int dlt, const __u8 *in, size_t caplen, __u8 *out, size_t out_len);
 
-#endif /* __FP_REPLAY_H */
+#endif /* __FP_PCAP_H */

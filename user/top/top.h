@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct live;
+struct session;
 
 struct top_opts {
 	double interval_s; /* refresh interval */
@@ -18,6 +18,6 @@ struct top_opts {
 };
 
 /* The full-screen ncurses dashboard; returns 0 on a normal quit. */
-int top_ui_run(struct live *l, const struct top_opts *t);
+int top_ui_run(struct session *ss, const struct top_opts *t);
 
 #endif /* __FP_TOP_H */

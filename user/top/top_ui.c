@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * top_ui.c - `fabprobe top` on a terminal: a full-screen ncurses dashboard
- * over the live session. Every interval it asks live_refresh() for a new
+ * over a session. Every interval it asks session_refresh() for a new
  * snapshot and analysis, and collect_psn() for the one flow whose detail
  * is open; it never reads a map itself. The rest is bookkeeping linear in
  * the number of flows (plus sorting the view), so a large flow table
@@ -27,7 +27,8 @@
 #include "core/analysis.h"
 #include "util/format.h"
 #include "core/ecmp_hash.h"
-#include "source/live.h"
+#include "core/session.h"
+#include "util/stop.h"
 #include "util/log.h"
 #include "top/top.h"
 
@@ -41,7 +42,6 @@
 #define FILTER_TERMS   8
 #define PATH_SEGS      8   /* uplinks remembered per flow */
 #define PATH_KEEP_GENS 120 /* refreshes a silent flow's path history survives */
-#define ALERT_HISTORY  512
 #define MAX_COLS       16
 #define ELLIPSIS       "\xe2\x80\xa6"
 
@@ -85,42 +85,42 @@ struct column {
 
 /* Flows view. */
 enum {
-	FC_FLOW,
-	FC_SPORT,
-	FC_VNI,
-	FC_QP,
-	FC_PATH,
-	FC_IF,
-	FC_RATE,
-	FC_PPS,
-	FC_BYTES,
-	FC_CE,
-	FC_CNP,
-	FC_RTX,
-	FC_NAK,
-	FC_DSCP,
-	FC_AGE,
-	FC_FLAGS,
-	FC_MAX,
+	FL_FLOW,
+	FL_SPORT,
+	FL_VNI,
+	FL_QP,
+	FL_PATH,
+	FL_IF,
+	FL_RATE,
+	FL_PPS,
+	FL_BYTES,
+	FL_CE,
+	FL_CNP,
+	FL_RTX,
+	FL_NAK,
+	FL_DSCP,
+	FL_AGE,
+	FL_FLAGS,
+	FL_MAX,
 };
 
-static const struct column flow_cols[FC_MAX] = {
-    [FC_FLOW] = {"FLOW (src > dst)", 0, 15, false, 0},
-    [FC_SPORT] = {"SPORT", 5, 0, true, 3},
-    [FC_VNI] = {"VNI", 3, 0, true, 2},
-    [FC_QP] = {"QP", 2, 0, true, 0},
-    [FC_PATH] = {"PATH", 4, 0, false, 0},
-    [FC_IF] = {"SEEN ON", 7, 0, false, 10},
-    [FC_RATE] = {"RATE", 9, 0, true, 0},
-    [FC_PPS] = {"PPS", 5, 0, true, 6},
-    [FC_BYTES] = {"BYTES", 8, 0, true, 11},
-    [FC_CE] = {"CE%", 6, 0, true, 1},
-    [FC_CNP] = {"CNP/s", 5, 0, true, 4},
-    [FC_RTX] = {"RTX/s", 5, 0, true, 5},
-    [FC_NAK] = {"NAK/s", 5, 0, true, 8},
-    [FC_DSCP] = {"DSCP", 4, 0, true, 9},
-    [FC_AGE] = {"AGE", 6, 0, true, 12},
-    [FC_FLAGS] = {"FLG", 3, 0, false, 0},
+static const struct column flow_cols[FL_MAX] = {
+    [FL_FLOW] = {"FLOW (src > dst)", 0, 15, false, 0},
+    [FL_SPORT] = {"SPORT", 5, 0, true, 3},
+    [FL_VNI] = {"VNI", 3, 0, true, 2},
+    [FL_QP] = {"QP", 2, 0, true, 0},
+    [FL_PATH] = {"PATH", 4, 0, false, 0},
+    [FL_IF] = {"SEEN ON", 7, 0, false, 10},
+    [FL_RATE] = {"RATE", 9, 0, true, 0},
+    [FL_PPS] = {"PPS", 5, 0, true, 6},
+    [FL_BYTES] = {"BYTES", 8, 0, true, 11},
+    [FL_CE] = {"CE%", 6, 0, true, 1},
+    [FL_CNP] = {"CNP/s", 5, 0, true, 4},
+    [FL_RTX] = {"RTX/s", 5, 0, true, 5},
+    [FL_NAK] = {"NAK/s", 5, 0, true, 8},
+    [FL_DSCP] = {"DSCP", 4, 0, true, 9},
+    [FL_AGE] = {"AGE", 6, 0, true, 12},
+    [FL_FLAGS] = {"FLG", 3, 0, false, 0},
 };
 
 /* QPs view: one row per queue pair, data direction and its ACK/CNP side. */
@@ -200,9 +200,9 @@ static const struct column path_cols[PC_MAX] = {
 static const struct column *const view_cols[V_MAX] = {
     [V_FLOWS] = flow_cols, [V_PATHS] = path_cols, [V_QPS] = qp_cols, [V_VNIS] = vni_cols};
 static const int view_ncols[V_MAX] = {
-    [V_FLOWS] = FC_MAX, [V_PATHS] = PC_MAX, [V_QPS] = QC_MAX, [V_VNIS] = VC_MAX};
+    [V_FLOWS] = FL_MAX, [V_PATHS] = PC_MAX, [V_QPS] = QC_MAX, [V_VNIS] = VC_MAX};
 static const int view_default_sort[V_MAX] = {
-    [V_FLOWS] = FC_RATE, [V_QPS] = QC_DATA, [V_VNIS] = VC_RATE};
+    [V_FLOWS] = FL_RATE, [V_QPS] = QC_DATA, [V_VNIS] = VC_RATE};
 
 /* Per-flow marks from the analysis' collisions. */
 #define MARK_COLLISION 0x01
@@ -240,15 +240,6 @@ struct path_hist {
 	struct path_seg seg[PATH_SEGS];
 };
 
-/* An alert as the operator saw it over time, keyed by type and first flow. */
-struct alert_hist {
-	__u64 id;
-	struct alert last;
-	double first_s, last_s;
-	__u64 count; /* refreshes it was raised in */
-	bool active; /* raised by the latest refresh */
-};
-
 struct qp_row {
 	int data; /* the requester's flow, -1 when only the other side is seen */
 	int ack;  /* its reverse: ACKs, NAKs, CNPs; -1 unknown */
@@ -262,7 +253,7 @@ struct vni_row {
 };
 
 struct ui {
-	struct live *l;
+	struct session *ss;
 	const struct top_opts *t;
 	bool color, utf8, quit, paused, help, prompt, bar_by_max;
 	enum view view;
@@ -312,11 +303,6 @@ struct ui {
 	struct path_hist *ph;
 	size_t n_ph, cap_ph;
 	struct kindex ph_index;
-
-	struct alert_hist *ah;
-	size_t n_ah;
-	int alert_order[ALERT_HISTORY];
-	int n_active_alerts;
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -355,9 +341,9 @@ static __u32 *kidx_slot(struct kindex *x, const struct flow_key *k, const void *
 	return kindex_slot(x, k, sizeof(*k), keys, stride);
 }
 
-static const char *iface_name(const struct live *l, __u32 ifindex)
+static const char *iface_name(const struct session *ss, __u32 ifindex)
 {
-	const struct iface_name *n = report_iface(&l->ropts, ifindex);
+	const struct obs_point *n = source_point(&ss->desc, ifindex);
 
 	return n ? n->name : "?";
 }
@@ -690,7 +676,7 @@ static int parse_filter(const char *text, struct filter *f, char *err, size_t er
 
 static bool term_matches(const struct ui *u, const struct filter_term *t, int i)
 {
-	const struct flow_view *v = &u->l->an.flows[i];
+	const struct flow_view *v = &u->ss->an.flows[i];
 	const struct flow_key *k = &v->r->key;
 	char buf[FP_ADDR_STRLEN];
 
@@ -700,7 +686,7 @@ static bool term_matches(const struct ui *u, const struct filter_term *t, int i)
 	case FT_VNI:
 		return (k->flags & FP_FLOW_VXLAN) && k->vni == t->num;
 	case FT_PATH:
-		return !strcmp(path_name(&u->l->an, v->path), t->text);
+		return !strcmp(path_name(&u->ss->an, v->path), t->text);
 	case FT_TEXT:
 		if (strstr(addr_text(buf, sizeof(buf), k->src, k->flags & FP_FLOW_IPV6), t->text) ||
 		    strstr(addr_text(buf, sizeof(buf), k->dst, k->flags & FP_FLOW_IPV6), t->text))
@@ -761,7 +747,7 @@ static int ph_compact(struct ui *u, size_t live_flows)
 
 static int note_paths(struct ui *u, double now_s)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	int err;
 
 	for (size_t i = 0; i < a->n_flows; i++) {
@@ -818,63 +804,9 @@ static const struct path_hist *find_path_hist(struct ui *u, const struct flow_ke
 	return *slot ? &u->ph[*slot - 1] : NULL;
 }
 
-/*
- * An alert's identity: its type and its first flow in key order, so that
- * an alert naming the same flows in another order (they are listed by
- * bytes) stays one entry.
- */
-static __u64 alert_id(const struct alert *al)
-{
-	static const struct flow_key none;
-	const struct flow_key *first = al->n_flows ? &al->flows[0] : &none;
-	__u64 h = kindex_hash(&al->type, sizeof(al->type), 0);
-
-	for (int f = 1; f < al->n_flows; f++)
-		if (memcmp(&al->flows[f], first, sizeof(*first)) < 0)
-			first = &al->flows[f];
-	return kindex_hash(first, sizeof(*first), h);
-}
-
-static void note_alerts(struct ui *u, double now_s)
-{
-	const struct analysis *a = &u->l->an;
-
-	for (size_t h = 0; h < u->n_ah; h++)
-		u->ah[h].active = false;
-	for (size_t i = 0; i < a->n_alerts; i++) {
-		const struct alert *al = &a->alerts[i];
-		__u64 id = alert_id(al);
-		struct alert_hist *e = NULL;
-
-		for (size_t h = 0; h < u->n_ah && !e; h++)
-			if (u->ah[h].id == id && u->ah[h].last.type == al->type)
-				e = &u->ah[h];
-		if (e && e->active)
-			continue; /* the same type and first flow twice in one refresh */
-		if (!e) {
-			if (u->n_ah < ALERT_HISTORY) {
-				e = &u->ah[u->n_ah++];
-			} else {
-				/* Full: reuse the entry seen longest ago. */
-				e = &u->ah[0];
-				for (size_t h = 1; h < u->n_ah; h++)
-					if (u->ah[h].last_s < e->last_s)
-						e = &u->ah[h];
-			}
-			memset(e, 0, sizeof(*e));
-			e->id = id;
-			e->first_s = now_s;
-		}
-		e->last = *al;
-		e->last_s = now_s;
-		e->count++;
-		e->active = true;
-	}
-}
-
 static void mark_flows(struct ui *u)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 
 	u->ce_per_s = u->cnp_per_s = u->rtx_per_s = 0;
 	if (buf_grow((void **)&u->marks, &u->cap_marks, a->n_flows + 1, 1))
@@ -894,13 +826,13 @@ static void mark_flows(struct ui *u)
 static void fetch_psn(struct ui *u)
 {
 	memset(&u->psn, 0, sizeof(u->psn));
-	u->psn_err = collect_psn(&u->l->probe, &u->detail_key, &u->psn);
+	u->psn_err = session_psn(u->ss, &u->detail_key, &u->psn);
 }
 
 static int refresh_data(struct ui *u)
 {
-	double now = live_uptime_s(u->l), wall = wall_s(), cpu = cpu_s();
-	int err = live_refresh(u->l);
+	double wall = wall_s(), cpu = cpu_s(), now;
+	int err = session_refresh(u->ss);
 
 	if (err)
 		return err;
@@ -909,11 +841,11 @@ static int refresh_data(struct ui *u)
 		u->cpu_pct = 100.0 * (cpu - u->cpu_prev_s) / (wall - u->wall_prev_s);
 	u->cpu_prev_s = cpu;
 	u->wall_prev_s = wall;
+	now = u->ss->desc.clock_s;
 	mark_flows(u);
 	err = note_paths(u, now);
 	if (err)
 		return err;
-	note_alerts(u, now);
 	if (u->detail)
 		fetch_psn(u);
 	u->last_refresh_s = now;
@@ -938,7 +870,7 @@ static int cmp_key_ends(const struct flow_key *a, const struct flow_key *b)
 
 static double flow_age_s(const struct ui *u, const struct flow_view *v)
 {
-	__u64 now = u->l->snap.taken_ns, first = v->r->c.first_seen_ns;
+	__u64 now = u->ss->snap.taken_ns, first = v->r->c.first_seen_ns;
 
 	return now > first ? (now - first) / 1e9 : 0;
 }
@@ -951,43 +883,43 @@ static double per_s(const struct analysis *a, __u64 n)
 /* Natural order of a column: text and identifiers ascending, rates descending. */
 static int cmp_flow_col(const struct ui *u, int col, int x, int y)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	const struct flow_view *p = &a->flows[x], *q = &a->flows[y];
 	const struct flow_key *k = &p->r->key, *l = &q->r->key;
 
 	switch (col) {
-	case FC_FLOW:
+	case FL_FLOW:
 		return cmp_key_ends(k, l);
-	case FC_SPORT:
+	case FL_SPORT:
 		return cmp_num(k->sport, l->sport);
-	case FC_VNI:
+	case FL_VNI:
 		return cmp_num(k->flags & FP_FLOW_VXLAN ? k->vni : -1.0,
 			       l->flags & FP_FLOW_VXLAN ? l->vni : -1.0);
-	case FC_QP:
+	case FL_QP:
 		return cmp_num(k->dest_qp, l->dest_qp);
-	case FC_PATH:
+	case FL_PATH:
 		return strcmp(path_name(a, p->path), path_name(a, q->path));
-	case FC_IF:
+	case FL_IF:
 		return cmp_num(k->ifindex * 2 + k->dir, l->ifindex * 2 + l->dir);
-	case FC_RATE:
+	case FL_RATE:
 		return cmp_num(q->bps, p->bps);
-	case FC_PPS:
+	case FL_PPS:
 		return cmp_num(q->pps, p->pps);
-	case FC_BYTES:
+	case FL_BYTES:
 		return cmp_num(q->r->c.bytes, p->r->c.bytes);
-	case FC_CE:
+	case FL_CE:
 		return cmp_num(q->ce_fraction, p->ce_fraction);
-	case FC_CNP:
+	case FL_CNP:
 		return cmp_num(q->cnp_per_s, p->cnp_per_s);
-	case FC_RTX:
+	case FL_RTX:
 		return cmp_num(q->rtx_per_s, p->rtx_per_s);
-	case FC_NAK:
+	case FL_NAK:
 		return cmp_num(q->d.naks + q->d.rnr_naks, p->d.naks + p->d.rnr_naks);
-	case FC_DSCP:
+	case FL_DSCP:
 		return cmp_num(p->r->c.dscp, q->r->c.dscp);
-	case FC_AGE:
+	case FL_AGE:
 		return cmp_num(flow_age_s(u, q), flow_age_s(u, p));
-	case FC_FLAGS:
+	case FL_FLAGS:
 		return cmp_num(q->elephant * 4 + (u->marks[y] & MARK_COLLISION) * 2,
 			       p->elephant * 4 + (u->marks[x] & MARK_COLLISION) * 2);
 	}
@@ -1003,13 +935,13 @@ static int cmp_flow_rows(const void *pa, const void *pb, void *ctx)
 	if (u->reverse[V_FLOWS])
 		c = -c;
 	if (!c)
-		c = cmp_num(u->l->an.flows[y].r->c.bytes, u->l->an.flows[x].r->c.bytes);
+		c = cmp_num(u->ss->an.flows[y].r->c.bytes, u->ss->an.flows[x].r->c.bytes);
 	return c ? c : (x > y) - (x < y);
 }
 
 static int build_flow_rows(struct ui *u)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	int err = buf_grow((void **)&u->flow_rows, &u->cap_flow_rows, a->n_flows + 1,
 			   sizeof(*u->flow_rows));
 
@@ -1025,7 +957,7 @@ static int build_flow_rows(struct ui *u)
 
 static double qp_value(const struct ui *u, const struct qp_row *r, int col)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	const struct flow_view *d = r->data >= 0 ? &a->flows[r->data] : NULL;
 	const struct flow_view *k = r->ack >= 0 ? &a->flows[r->ack] : NULL;
 
@@ -1061,7 +993,7 @@ static int cmp_qp_rows(const void *pa, const void *pb, void *ctx)
 {
 	const struct ui *u = ctx;
 	const struct qp_row *x = pa, *y = pb;
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	int col = u->sort[V_QPS], c;
 
 	if (col == QC_PAIR || col == QC_PATH) {
@@ -1103,7 +1035,7 @@ static bool better_rep(const struct analysis *a, int cand, int cur)
  */
 static int build_qp_rows(struct ui *u)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	size_t n = a->n_flows;
 	int err;
 
@@ -1204,7 +1136,7 @@ static int cmp_vni_rows(const void *pa, const void *pb, void *ctx)
 
 static int build_vni_rows(struct ui *u)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	size_t n = 0;
 	int err =
 	    buf_grow((void **)&u->scratch, &u->cap_scratch, a->n_flows + 1, sizeof(*u->scratch))
@@ -1244,33 +1176,10 @@ static int build_vni_rows(struct ui *u)
 	return 0;
 }
 
-static int cmp_alert_hist(const void *pa, const void *pb, void *ctx)
-{
-	const struct ui *u = ctx;
-	const struct alert_hist *x = &u->ah[*(const int *)pa], *y = &u->ah[*(const int *)pb];
-	int c = cmp_num(y->last_s, x->last_s);
-
-	if (!c)
-		c = cmp_num(y->first_s, x->first_s);
-	if (!c)
-		c = cmp_num(y->last.severity, x->last.severity);
-	return c ? c : cmp_num(x->last.type, y->last.type);
-}
-
-static void build_alert_order(struct ui *u)
-{
-	u->n_active_alerts = 0;
-	for (size_t i = 0; i < u->n_ah; i++) {
-		u->alert_order[i] = i;
-		u->n_active_alerts += u->ah[i].active;
-	}
-	qsort_r(u->alert_order, u->n_ah, sizeof(u->alert_order[0]), cmp_alert_hist, u);
-}
-
 /* Index of the row showing key in the Flows or QPs view, -1 if none. */
 static int find_row_of_key(const struct ui *u, const struct flow_key *k)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 
 	if (u->view == V_FLOWS) {
 		for (size_t r = 0; r < u->n_flow_rows; r++)
@@ -1306,7 +1215,7 @@ static void remember_selection(struct ui *u)
 
 	u->have_sel_key = f >= 0;
 	if (f >= 0)
-		u->sel_key = u->l->an.flows[f].r->key;
+		u->sel_key = u->ss->an.flows[f].r->key;
 }
 
 static int rebuild(struct ui *u)
@@ -1318,7 +1227,6 @@ static int rebuild(struct ui *u)
 	err = build_flow_rows(u) ?: build_qp_rows(u) ?: build_vni_rows(u);
 	if (err)
 		return err;
-	build_alert_order(u);
 	/* The selection follows its flow when the order changes. */
 	if (u->have_sel_key) {
 		int r = find_row_of_key(u, &u->sel_key);
@@ -1334,8 +1242,9 @@ static int rebuild(struct ui *u)
 
 static void draw_header(struct ui *u)
 {
-	const struct live *l = u->l;
-	const struct analysis *a = &l->an;
+	const struct session *ss = u->ss;
+	const struct source_desc *sd = &ss->desc;
+	const struct analysis *a = &ss->an;
 	const __u64 *d = a->totals_delta;
 	double dt = a->interval_s > 0 ? a->interval_s : 1;
 	char ifs[512] = "", right[96], up[32], t[6][16], fill[16];
@@ -1343,13 +1252,15 @@ static void draw_header(struct ui *u)
 	size_t o = 0;
 	int x;
 
-	for (int i = 0; i < l->n_names; i++)
-		mixed |= !l->names[i].uplink;
-	for (int i = 0; i < l->n_names && o + 2 < sizeof(ifs); i++)
-		o += snprintf(ifs + o, sizeof(ifs) - o, "%s%s%s", i ? " " : "", l->names[i].name,
-			      mixed && l->names[i].uplink ? "*" : "");
-	snprintf(right, sizeof(right), "up %s  cpu %.1f%%",
-		 fmt_duration(up, sizeof(up), live_uptime_s(l)), u->cpu_pct);
+	for (int i = 0; i < sd->n_points; i++)
+		mixed |= !sd->points[i].uplink;
+	for (int i = 0; i < sd->n_points && o + 2 < sizeof(ifs); i++)
+		o += snprintf(ifs + o, sizeof(ifs) - o, "%s%s%s", i ? " " : "", sd->points[i].name,
+			      mixed && sd->points[i].uplink ? "*" : "");
+	if (!sd->n_points)
+		snprintf(ifs, sizeof(ifs), "%s", sd->what);
+	snprintf(right, sizeof(right), "%s %s  cpu %.1f%%", sd->finite ? "at" : "up",
+		 fmt_duration(up, sizeof(up), session_clock_s(ss)), u->cpu_pct);
 	fill_line(0, A_NORMAL);
 	x = put(u, 0, 0, COLS, false, false, ui_attr(u, R_TITLE), "fabprobe top ");
 	{
@@ -1357,8 +1268,8 @@ static void draw_header(struct ui *u)
 		int room = COLS - x - fmt_cols(right) - 2;
 
 		/* Narrow: the hooks go first, then the interface list is shortened. */
-		if (fmt_cols(ifs) + 3 + (int)strlen(l->hook_desc) <= room)
-			snprintf(buf, sizeof(buf), "%s [%s]", ifs, l->hook_desc);
+		if (fmt_cols(ifs) + 3 + (int)strlen(sd->how) <= room)
+			snprintf(buf, sizeof(buf), "%s [%s]", ifs, sd->how);
 		else
 			fmt_trunc(buf, sizeof(buf), ifs, room > 3 ? room : 3);
 		put(u, 0, x, room, false, false, A_NORMAL, buf);
@@ -1393,10 +1304,10 @@ static void draw_header(struct ui *u)
 			x += put(u, 1, x, COLS - x, false, false, A_NORMAL, "  ");
 		}
 	}
-	putf(u, 2, 0, A_NORMAL, "flows %zu/%u (%s)  evicted %llu  every %.1fs", l->snap.n_flows,
-	     l->snap.flow_capacity,
-	     fmt_pct(fill, sizeof(fill), l->snap.n_flows, l->snap.flow_capacity),
-	     (unsigned long long)snapshot_evictions(&l->snap), u->t->interval_s);
+	putf(u, 2, 0, A_NORMAL, "flows %zu/%u (%s)  evicted %llu  every %.1fs", ss->snap.n_flows,
+	     ss->snap.flow_capacity,
+	     fmt_pct(fill, sizeof(fill), ss->snap.n_flows, ss->snap.flow_capacity),
+	     (unsigned long long)snapshot_evictions(&ss->snap), u->t->interval_s);
 	{
 		char r[160] = "";
 		int n = 0;
@@ -1406,8 +1317,8 @@ static void draw_header(struct ui *u)
 		if (u->paused)
 			n += snprintf(r + n, sizeof(r) - n, "PAUSED  ");
 		/* Interface events (down, gone, back) would garble the screen on stderr. */
-		if (l->last_event[0])
-			n += snprintf(r + n, sizeof(r) - n, "%s", l->last_event);
+		if (sd->event[0])
+			n += snprintf(r + n, sizeof(r) - n, "%s", sd->event);
 		if (n) {
 			int w = fmt_cols(r);
 
@@ -1425,16 +1336,17 @@ static void draw_tabs(struct ui *u)
 	for (int v = 0; v < V_MAX; v++) {
 		char tab[32];
 
-		if (v == V_ALERTS && u->n_active_alerts)
+		if (v == V_ALERTS && u->ss->log->n_active)
 			snprintf(tab, sizeof(tab), " %d %s(%d) ", v + 1, view_names[v],
-				 u->n_active_alerts);
+				 u->ss->log->n_active);
 		else
 			snprintf(tab, sizeof(tab), " %d %s ", v + 1, view_names[v]);
-		x += put(u, HEADER_LINES, x, COLS - x, false, false,
-			 v == (int)u->view && !u->detail && !u->help
-			     ? ui_attr(u, R_TAB)
-			     : ui_attr(u, v == V_ALERTS && u->n_active_alerts ? R_CRIT : R_NORMAL),
-			 tab);
+		x +=
+		    put(u, HEADER_LINES, x, COLS - x, false, false,
+			v == (int)u->view && !u->detail && !u->help
+			    ? ui_attr(u, R_TAB)
+			    : ui_attr(u, v == V_ALERTS && u->ss->log->n_active ? R_CRIT : R_NORMAL),
+			tab);
 		x += put(u, HEADER_LINES, x, COLS - x, false, false, A_NORMAL, " ");
 	}
 	if (view_ncols[u->view] && u->view != V_PATHS && !u->detail && !u->help) {
@@ -1485,7 +1397,7 @@ static void draw_status(struct ui *u, size_t rows)
 
 static void flags_text(char *buf, const struct ui *u, int f)
 {
-	const struct flow_view *v = &u->l->an.flows[f];
+	const struct flow_view *v = &u->ss->an.flows[f];
 	int n = 0;
 
 	if (v->elephant)
@@ -1500,65 +1412,65 @@ static void flags_text(char *buf, const struct ui *u, int f)
 static void flow_cell(const struct ui *u, int f, int col, int width, char *buf, size_t len,
 		      enum role *role)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	const struct flow_view *v = &a->flows[f];
 	const struct flow_key *k = &v->r->key;
 	const struct flow_counters *c = &v->r->c;
 
 	*role = R_NORMAL;
 	switch (col) {
-	case FC_FLOW:
+	case FL_FLOW:
 		endpoints(buf, len, k, false, width);
 		break;
-	case FC_SPORT:
+	case FL_SPORT:
 		snprintf(buf, len, "%u", k->sport);
 		break;
-	case FC_VNI:
+	case FL_VNI:
 		vni_text(buf, len, k);
 		break;
-	case FC_QP:
+	case FL_QP:
 		snprintf(buf, len, "%u", k->dest_qp);
 		break;
-	case FC_PATH:
+	case FL_PATH:
 		fmt_trunc(buf, len, path_name(a, v->path), width);
 		break;
-	case FC_IF:
-		snprintf(buf, len, "%s %s", iface_name(u->l, k->ifindex),
+	case FL_IF:
+		snprintf(buf, len, "%s %s", iface_name(u->ss, k->ifindex),
 			 k->dir == FP_DIR_EGRESS ? "out" : "in");
 		break;
-	case FC_RATE:
+	case FL_RATE:
 		fmt_si(buf, len, v->bps, "b/s");
 		*role = v->elephant ? R_ELEPH : R_NORMAL;
 		break;
-	case FC_PPS:
+	case FL_PPS:
 		rate_text(buf, len, v->pps);
 		break;
-	case FC_BYTES:
+	case FL_BYTES:
 		fmt_si(buf, len, c->bytes, "B");
 		break;
-	case FC_CE:
+	case FL_CE:
 		fmt_pct(buf, len, flow_ce(c), c->packets);
 		*role = flow_ce(c) ? R_WARN : R_NORMAL;
 		break;
-	case FC_CNP:
+	case FL_CNP:
 		rate_text(buf, len, v->cnp_per_s);
 		*role = v->cnp_per_s > 0 ? R_WARN : R_NORMAL;
 		break;
-	case FC_RTX:
+	case FL_RTX:
 		rate_text(buf, len, v->rtx_per_s);
 		*role = v->rtx_per_s > 0 ? R_WARN : R_NORMAL;
 		break;
-	case FC_NAK:
+	case FL_NAK:
 		rate_text(buf, len, per_s(a, v->d.naks + v->d.rnr_naks));
 		*role = v->d.naks + v->d.rnr_naks ? R_WARN : R_NORMAL;
 		break;
-	case FC_DSCP:
+	case FL_DSCP:
 		snprintf(buf, len, "%u", c->dscp);
 		break;
-	case FC_AGE:
+	case FL_AGE:
 		fmt_duration(buf, len, flow_age_s(u, v));
 		break;
-	case FC_FLAGS:
+	case FL_FLAGS:
 		flags_text(buf, u, f);
 		*role = u->marks[f] & MARK_COLLISION ? R_CRIT : v->elephant ? R_ELEPH : R_NORMAL;
 		break;
@@ -1569,8 +1481,8 @@ static void flow_cell(const struct ui *u, int f, int col, int width, char *buf, 
 
 static void draw_flows(struct ui *u, int y0, int height)
 {
-	const struct analysis *a = &u->l->an;
-	struct column c[FC_MAX];
+	const struct analysis *a = &u->ss->an;
+	struct column c[FL_MAX];
 	int natural = 0, rows = u->n_flow_rows, body = height - 1;
 	bool vxlan = false;
 	__u32 max_qp = 0, max_vni = 0;
@@ -1594,17 +1506,17 @@ static void draw_flows(struct ui *u, int y0, int height)
 		}
 		n = strlen(path_name(a, v->path));
 		path_w = n > path_w ? n : path_w;
-		n = strlen(iface_name(u->l, k->ifindex)) + 4;
+		n = strlen(iface_name(u->ss, k->ifindex)) + 4;
 		if_w = n > if_w ? n : if_w;
 	}
-	c[FC_QP].width = digits(max_qp) > 2 ? digits(max_qp) : 2;
-	c[FC_VNI].width = digits(max_vni) > 3 ? digits(max_vni) : 3;
-	c[FC_PATH].width = path_w > 8 ? 8 : path_w;
-	c[FC_IF].width = if_w > 12 ? 12 : if_w;
+	c[FL_QP].width = digits(max_qp) > 2 ? digits(max_qp) : 2;
+	c[FL_VNI].width = digits(max_vni) > 3 ? digits(max_vni) : 3;
+	c[FL_PATH].width = path_w > 8 ? 8 : path_w;
+	c[FL_IF].width = if_w > 12 ? 12 : if_w;
 	if (!vxlan)
-		c[FC_VNI].drop = 20; /* all "-": the first to go */
-	layout(c, FC_MAX, COLS, natural);
-	draw_head(u, y0, c, FC_MAX, u->sort[V_FLOWS]);
+		c[FL_VNI].drop = 20; /* all "-": the first to go */
+	layout(c, FL_MAX, COLS, natural);
+	draw_head(u, y0, c, FL_MAX, u->sort[V_FLOWS]);
 	if (!rows) {
 		putf(u, y0 + 1, 1, ui_attr(u, R_DIM), "%s",
 		     u->filter.n ? "no flow matches the filter (Esc clears it)"
@@ -1616,7 +1528,7 @@ static void draw_flows(struct ui *u, int y0, int height)
 
 		if (sel)
 			fill_line(y, ui_attr(u, R_SEL));
-		for (int i = 0; i < FC_MAX; i++) {
+		for (int i = 0; i < FL_MAX; i++) {
 			char buf[256];
 			enum role role;
 
@@ -1634,7 +1546,7 @@ static void draw_flows(struct ui *u, int y0, int height)
 static void qp_cell(const struct ui *u, const struct qp_row *q, int col, int width, char *buf,
 		    size_t len, enum role *role)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	const struct flow_view *d = q->data >= 0 ? &a->flows[q->data] : NULL;
 	const struct flow_view *k = q->ack >= 0 ? &a->flows[q->ack] : NULL;
 
@@ -1710,7 +1622,7 @@ static void qp_cell(const struct ui *u, const struct qp_row *q, int col, int wid
 
 static void draw_qps(struct ui *u, int y0, int height)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	struct column c[QC_MAX];
 	int natural = 0, rows = u->n_qp_rows, body = height - 1, path_w = 8;
 	__u32 max_qp = 0, max_peer = 0, max_vni = 0;
@@ -1838,7 +1750,7 @@ static int wrap(const struct ui *u, int y, int x, int width, int max, attr_t att
 
 static int draw_collisions(struct ui *u, int y, int y_end)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 
 	for (size_t i = 0; i < a->n_collisions && y < y_end; i++) {
 		const struct collision *c = &a->collisions[i];
@@ -1869,8 +1781,8 @@ static int draw_collisions(struct ui *u, int y, int y_end)
 
 static void draw_paths(struct ui *u, int y0, int height)
 {
-	const struct analysis *a = &u->l->an;
-	const struct analysis_opts *o = &u->l->aopts;
+	const struct analysis *a = &u->ss->an;
+	const struct analysis_opts *o = &u->ss->aopts;
 	struct column c[PC_MAX];
 	double group_max = 0;
 	int y = y0 + 1, y_end = y0 + height, name_w = 4, observed = 0, predicted = 0;
@@ -2029,7 +1941,7 @@ static int wrap(const struct ui *u, int y, int x, int width, int max, attr_t att
 	return lines;
 }
 
-static int alert_height(const struct ui *u, const struct alert_hist *h)
+static int alert_height(const struct ui *u, const struct alert_entry *h)
 {
 	int w = COLS - 4 > 10 ? COLS - 4 : 10;
 
@@ -2039,8 +1951,8 @@ static int alert_height(const struct ui *u, const struct alert_hist *h)
 
 static void draw_alerts(struct ui *u, int y0, int height)
 {
-	int rows = u->n_ah, y = y0, *sel = &u->sel[V_ALERTS], *top = &u->top[V_ALERTS];
-	double now = live_uptime_s(u->l);
+	int rows = u->ss->log->n, y = y0, *sel = &u->sel[V_ALERTS], *top = &u->top[V_ALERTS];
+	double now = u->ss->desc.clock_s;
 
 	if (!rows) {
 		putf(u, y0, 1, ui_attr(u, R_DIM), "no alerts so far");
@@ -2052,13 +1964,13 @@ static void draw_alerts(struct ui *u, int y0, int height)
 		int used = 0;
 
 		for (int r = *top; r <= *sel; r++)
-			used += alert_height(u, &u->ah[u->alert_order[r]]);
+			used += alert_height(u, &u->ss->log->e[u->ss->log->order[r]]);
 		if (used <= height || *top >= *sel)
 			break;
 		(*top)++;
 	}
 	for (int r = *top; r < rows && y < y0 + height; r++) {
-		const struct alert_hist *h = &u->ah[u->alert_order[r]];
+		const struct alert_entry *h = &u->ss->log->e[u->ss->log->order[r]];
 		enum role sev = h->last.severity == SEV_CRITICAL  ? R_CRIT
 				: h->last.severity == SEV_WARNING ? R_WARN
 								  : R_INFO;
@@ -2107,19 +2019,19 @@ static void ecn_line(const struct ui *u, int y, const char *what, const __u64 ec
 
 static void draw_detail(struct ui *u, int y0, int height)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	int f = analysis_find(a, &u->detail_key), y = y0, y_end = y0 + height;
 	const struct flow_key *k = &u->detail_key;
 	bool v6 = k->flags & FP_FLOW_IPV6, iv6 = k->flags & FP_FLOW_INNER_IPV6;
 	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN], t[8][48], line[LINE_MAX_BYTES];
 	const struct path_hist *ph = find_path_hist(u, k);
-	double now = live_uptime_s(u->l);
+	double now = u->ss->desc.clock_s;
 
 	fill_line(y, ui_attr(u, R_HEAD));
 	snprintf(line, sizeof(line), " flow %s:%u > %s:%u  qp %u  vni %s  seen on %s %s",
 		 addr_text(src, sizeof(src), k->src, v6), k->sport,
 		 addr_text(dst, sizeof(dst), k->dst, v6), k->dport, k->dest_qp,
-		 vni_text(t[0], sizeof(t[0]), k), iface_name(u->l, k->ifindex), fmt_dir(k->dir));
+		 vni_text(t[0], sizeof(t[0]), k), iface_name(u->ss, k->ifindex), fmt_dir(k->dir));
 	put(u, y++, 0, COLS, false, false, ui_attr(u, R_HEAD), line);
 	if (f < 0) {
 		putf(u, y++, 0, ui_attr(u, R_WARN),
@@ -2222,8 +2134,8 @@ static void draw_detail(struct ui *u, int y0, int height)
 		if (y < y_end)
 			putf(u, y++, 0, A_NORMAL, "seen        first %s ago, last %.1f s ago",
 			     fmt_duration(t[0], sizeof(t[0]), flow_age_s(u, v)),
-			     u->l->snap.taken_ns > c->last_seen_ns
-				 ? (u->l->snap.taken_ns - c->last_seen_ns) / 1e9
+			     u->ss->snap.taken_ns > c->last_seen_ns
+				 ? (u->ss->snap.taken_ns - c->last_seen_ns) / 1e9
 				 : 0.0);
 	}
 	if (y < y_end)
@@ -2233,7 +2145,7 @@ static void draw_detail(struct ui *u, int y0, int height)
 		const struct path_seg *g = &ph->seg[s];
 
 		putf(u, y, 2, s == ph->n - 1 ? A_BOLD : A_NORMAL, "%-8s from %s ago to %s%s (%s)",
-		     iface_name(u->l, g->ifindex),
+		     iface_name(u->ss, g->ifindex),
 		     fmt_duration(t[0], sizeof(t[0]), now - g->from_s),
 		     now - g->to_s < u->t->interval_s * 1.5
 			 ? "now"
@@ -2287,9 +2199,9 @@ static size_t view_rows(const struct ui *u)
 	case V_VNIS:
 		return u->n_vni_rows;
 	case V_PATHS:
-		return u->l->an.n_paths;
+		return u->ss->an.n_paths;
 	case V_ALERTS:
-		return u->n_ah;
+		return u->ss->log->n;
 	default:
 		return 0;
 	}
@@ -2369,14 +2281,14 @@ static void open_detail(struct ui *u, int flow)
 {
 	if (flow < 0)
 		return;
-	u->detail_key = u->l->an.flows[flow].r->key;
+	u->detail_key = u->ss->an.flows[flow].r->key;
 	u->detail = true;
 	fetch_psn(u);
 }
 
 static void enter(struct ui *u)
 {
-	const struct analysis *a = &u->l->an;
+	const struct analysis *a = &u->ss->an;
 	int s = u->sel[u->view];
 	char f[FILTER_LEN];
 
@@ -2400,8 +2312,8 @@ static void enter(struct ui *u)
 		}
 		break;
 	case V_ALERTS:
-		if ((size_t)s < u->n_ah) {
-			const struct alert_hist *h = &u->ah[u->alert_order[s]];
+		if ((size_t)s < u->ss->log->n) {
+			const struct alert_entry *h = &u->ss->log->e[u->ss->log->order[s]];
 			int flow = h->last.n_flows ? analysis_find(a, &h->last.flows[0]) : -1;
 
 			if (flow >= 0)
@@ -2602,20 +2514,24 @@ static void ui_free(struct ui *u)
 	kindex_free(&u->qp_index);
 	free(u->ph);
 	kindex_free(&u->ph_index);
-	free(u->ah);
 }
 
-int top_ui_run(struct live *l, const struct top_opts *t)
+/*
+ * The source sets the pace: a live probe (or a recording played at its
+ * pace) waits in session_advance(); a recording read as fast as it runs
+ * returns at once. So the loop advances the source in short slices of its
+ * own time, refreshes when a refresh interval of it has passed, and reads
+ * keys in between. A paused recording stops; a live probe runs on.
+ */
+int top_ui_run(struct session *ss, const struct top_opts *t)
 {
-	struct ui u = {.l = l, .t = t};
+	struct ui u = {.ss = ss, .t = t};
 	double start, next;
+	bool final_done = false;
 	SCREEN *scr;
 	int err = 0;
 
-	l->quiet = true;
-	u.ah = calloc(ALERT_HISTORY, sizeof(*u.ah));
-	if (!u.ah)
-		return -ENOMEM;
+	ss->quiet = true;
 	for (int v = 0; v < V_MAX; v++)
 		u.sort[v] = view_default_sort[v];
 	setlocale(LC_ALL, "");
@@ -2636,32 +2552,41 @@ int top_ui_run(struct live *l, const struct top_opts *t)
 	init_colors(&u);
 	u.cpu_prev_s = cpu_s();
 	u.wall_prev_s = wall_s();
-	u.last_refresh_s = live_uptime_s(l);
+	u.last_refresh_s = session_clock_s(ss);
 	start = wall_s();
-	next = start + t->interval_s;
+	next = u.last_refresh_s + t->interval_s;
 
-	while (!live_exiting && !u.quit) {
-		double now = wall_s(), wait;
+	while (!fp_stopping && !u.quit) {
+		bool hold = ss->ended || (u.paused && ss->desc.finite);
+		double clock;
 
-		if (t->duration_s > 0 && now - start >= t->duration_s)
+		if (t->duration_s > 0 && wall_s() - start >= t->duration_s)
 			break;
-		if (now >= next) {
-			if (!u.paused) {
-				err = refresh_data(&u);
-				if (err)
-					break;
-			}
+		if (!hold) {
+			double slice = next - session_clock_s(ss);
+
+			if (slice > POLL_MS / 1000.0)
+				slice = POLL_MS / 1000.0;
+			err = session_advance(ss, slice > 0.001 ? slice : 0.001);
+			if (err < 0)
+				break;
+			err = 0;
+		}
+		clock = session_clock_s(ss);
+		if ((clock >= next && !u.paused) || (ss->ended && !final_done)) {
+			err = refresh_data(&u);
+			if (err)
+				break;
+			final_done = ss->ended;
 			next += t->interval_s;
-			if (next <= now)
-				next = now + t->interval_s;
+			if (next <= clock)
+				next = clock + t->interval_s;
 		}
 		err = draw(&u);
 		if (err)
 			break;
-		wait = next - wall_s();
-		if (t->duration_s > 0 && start + t->duration_s - wall_s() < wait)
-			wait = start + t->duration_s - wall_s();
-		timeout(wait <= 0 ? 0 : wait * 1000 < POLL_MS ? (int)(wait * 1000) + 1 : POLL_MS);
+		/* Keys: wait for them only when nothing else sets the pace. */
+		timeout(hold ? POLL_MS : 0);
 		for (int ch = getch(); ch != ERR && !u.quit; ch = getch()) {
 			key(&u, ch);
 			/* Drain what is queued before drawing again. */

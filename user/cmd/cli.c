@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/cli.h"
+#include "probe/samples.h"
+#include "util/log.h"
+#include "util/options.h"
+
+void cli_source_init(struct cli_source *cs, const char *cmd, double default_speed)
+{
+	struct probe_opts defaults = PROBE_OPTS_DEFAULT;
+
+	memset(cs, 0, sizeof(*cs));
+	cs->cmd = cmd;
+	live_opts_init(&cs->live);
+	pcap_opts_init(&cs->pcap);
+	cs->popts = defaults;
+	cs->default_speed = default_speed;
+}
+
+int opt_parse_probe(struct probe_opts *po, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'F':
+		return opt_parse_u32("--flows", arg, 1, 1U << 24, &po->flow_entries) ?: 1;
+	case 'R':
+		return opt_parse_port("--roce-port", arg, &po->roce_port) ?: 1;
+	case 'X':
+		return opt_parse_port("--vxlan-port", arg, &po->vxlan_port) ?: 1;
+	default:
+		return 0;
+	}
+}
+
+static int parse_int_into(const char *opt, const char *arg, __u32 max, int *out)
+{
+	__u32 v;
+	int err = opt_parse_u32(opt, arg, 0, max, &v);
+
+	if (!err)
+		*out = v;
+	return err;
+}
+
+int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_ELEPHANT_RATE:
+		return opt_parse_rate("--elephant-rate", arg, &ao->elephant_bps) ?: 1;
+	case OPT_DATA_DSCP:
+		return parse_int_into("--data-dscp", arg, 63, &ao->data_dscp) ?: 1;
+	case OPT_CNP_DSCP:
+		return parse_int_into("--cnp-dscp", arg, 63, &ao->cnp_dscp) ?: 1;
+	case OPT_DATA_PCP:
+		return parse_int_into("--data-pcp", arg, 7, &ao->data_pcp) ?: 1;
+	case OPT_CNP_PCP:
+		return parse_int_into("--cnp-pcp", arg, 7, &ao->cnp_pcp) ?: 1;
+	case OPT_HASH_MODEL:
+		if (hash_model_parse(arg, &ao->hash.model)) {
+			fp_err(
+			    "--hash-model: '%s' is not crc32-lo, crc32-hi, crc16-ccitt, xor-fold "
+			    "or toeplitz",
+			    arg);
+			return -EINVAL;
+		}
+		ao->predict = true;
+		return 1;
+	case OPT_HASH_FIELDS:
+		if (hash_fields_parse(arg, &ao->hash.fields)) {
+			fp_err("--hash-fields: '%s' is not a list of src-ip, dst-ip, sport, dport, "
+			       "vni, qp",
+			       arg);
+			return -EINVAL;
+		}
+		return 1;
+	case OPT_HASH_SEED:
+		return opt_parse_u32("--hash-seed", arg, 0, UINT32_MAX, &ao->hash.seed) ?: 1;
+	case OPT_HASH_PATHS:
+		return opt_parse_u32("--hash-paths", arg, 1, AN_MAX_PATHS, &ao->hash.n_paths) ?: 1;
+	default:
+		return 0;
+	}
+}
+
+/* "FILE", or "NAME=FILE" for one uplink's capture (a FILE with '=' in it still works). */
+static int add_pcap(struct pcap_opts *po, const char *arg)
+{
+	struct stat st;
+	const char *file = arg;
+	char name[FP_NAME_LEN] = "";
+
+	if (po->n_files >= PCAP_MAX_FILES) {
+		fp_err("--pcap: at most %d captures", PCAP_MAX_FILES);
+		return -EINVAL;
+	}
+	if (strchr(arg, '=') && stat(arg, &st) &&
+	    opt_split_pair("--pcap", arg, name, sizeof(name), &file))
+		return -EINVAL;
+	po->files[po->n_files].path = file;
+	snprintf(po->files[po->n_files].name, FP_NAME_LEN, "%s", name);
+	po->n_files++;
+	return 0;
+}
+
+int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
+{
+	struct live_opts *lo = &cs->live;
+
+	switch (opt) {
+	case 'i':
+		cs->live_given = true;
+		return live_add_ifaces("--interfaces", arg, lo->ifaces, &lo->n_ifaces) ?: 1;
+	case 'U':
+		cs->live_given = true;
+		return live_add_ifaces("--uplinks", arg, lo->uplinks, &lo->n_uplinks) ?: 1;
+	case 'H':
+		cs->live_given = true;
+		return live_parse_hook(arg, &lo->hooks) ?: 1;
+	case 'M':
+		cs->live_given = true;
+		return live_parse_xdp_mode(arg, &lo->xdp_mode) ?: 1;
+	case OPT_PCAP:
+		return add_pcap(&cs->pcap, arg) ?: 1;
+	case OPT_SPEED:
+		cs->speed_given = true;
+		return opt_parse_seconds("--speed", arg, 0, 1e6, &cs->pcap.speed) ?: 1;
+	default:
+		return opt_parse_probe(&cs->popts, opt, arg);
+	}
+}
+
+int cli_parse_common(struct cli_source *cs, struct analysis_opts *ao, int opt, const char *arg,
+		     char **argv)
+{
+	int err = cli_parse_source(cs, opt, arg);
+
+	if (!err)
+		err = opt_parse_analysis(ao, opt, arg);
+	if (err < 0)
+		return FP_EXIT_USAGE;
+	return err ? 0 : opt_bad(cs->cmd, opt, argv);
+}
+
+struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_code)
+{
+	struct probe_opts *po;
+	struct source *src;
+	bool recording = cs->pcap.n_files > 0;
+
+	*exit_code = FP_EXIT_USAGE;
+	if (recording && cs->live_given) {
+		fp_err("%s: give interfaces (-i, --uplinks) or --pcap, not both", cs->cmd);
+		return NULL;
+	}
+	if (!recording && !cs->live.n_ifaces && !cs->live.n_uplinks) {
+		fp_err("%s: nothing to watch: use -i IF[,IF...] or --pcap FILE", cs->cmd);
+		return NULL;
+	}
+	if (cs->speed_given && !recording) {
+		fp_err("%s: --speed applies to --pcap only", cs->cmd);
+		return NULL;
+	}
+	if (!cs->speed_given)
+		cs->pcap.speed = cs->default_speed;
+	po = recording ? &cs->pcap.popts : &cs->live.popts;
+	po->flow_entries = cs->popts.flow_entries;
+	po->roce_port = cs->popts.roce_port;
+	po->vxlan_port = cs->popts.vxlan_port;
+	if (samples) {
+		po->sample_per_flow = SAMPLES_PER_FLOW;
+		po->sample_max_per_cpu = SAMPLES_MAX;
+	}
+	*exit_code = FP_EXIT_FAIL;
+	src = recording ? pcap_source_new(&cs->pcap) : live_source_new(&cs->live);
+	if (!src)
+		fp_err("out of memory");
+	return src;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cli.h - the options every watching command (top, capture, export) shares:
+ * what to watch (interfaces, or a recording), the probe's table and ports,
+ * and the analysis' thresholds and traffic-class plan. One parser, one
+ * help text, one set of exit codes.
+ */
+#ifndef __FP_CLI_H
+#define __FP_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "core/analysis.h"
+#include "source/live.h"
+#include "source/pcap.h"
+
+/* Exit codes of every command; docs/fabprobe.8 (EXIT STATUS) lists them. */
+enum fp_exit {
+	FP_EXIT_OK = 0,
+	FP_EXIT_FAIL = 1,    /* could not do it: load, attach, read, write, serve */
+	FP_EXIT_USAGE = 2,   /* a bad option, value or argument */
+	FP_EXIT_DAMAGED = 3, /* done, but a capture was cut short or corrupt */
+};
+
+/* Long-only options (values >= 256); short ones are letters. */
+enum {
+	OPT_ELEPHANT_RATE = 256,
+	OPT_DATA_DSCP,
+	OPT_CNP_DSCP,
+	OPT_DATA_PCP,
+	OPT_CNP_PCP,
+	OPT_HASH_MODEL,
+	OPT_HASH_FIELDS,
+	OPT_HASH_SEED,
+	OPT_HASH_PATHS,
+	OPT_PCAP,
+	OPT_SPEED,
+	OPT_CMD_FIRST = 384, /* a command's own long options start here */
+};
+
+#define OPT_PROBE_LONG_OPTS                                                                        \
+	{"flows", required_argument, NULL, 'F'}, {"roce-port", required_argument, NULL, 'R'},      \
+	{                                                                                          \
+		"vxlan-port", required_argument, NULL, 'X'                                         \
+	}
+#define OPT_PROBE_HELP                                                                             \
+	"      --flows N          flow table size in entries (default 65536)\n"                    \
+	"      --roce-port PORT   RoCEv2 UDP port (default 4791)\n"                                \
+	"      --vxlan-port PORT  VXLAN UDP port (default 4789)\n"
+
+#define OPT_ANALYSIS_LONG_OPTS                                                                     \
+	{"elephant-rate", required_argument, NULL, OPT_ELEPHANT_RATE},                             \
+	    {"data-dscp", required_argument, NULL, OPT_DATA_DSCP},                                 \
+	    {"cnp-dscp", required_argument, NULL, OPT_CNP_DSCP},                                   \
+	    {"data-pcp", required_argument, NULL, OPT_DATA_PCP},                                   \
+	    {"cnp-pcp", required_argument, NULL, OPT_CNP_PCP},                                     \
+	    {"hash-model", required_argument, NULL, OPT_HASH_MODEL},                               \
+	    {"hash-fields", required_argument, NULL, OPT_HASH_FIELDS},                             \
+	    {"hash-seed", required_argument, NULL, OPT_HASH_SEED},                                 \
+	{                                                                                          \
+		"hash-paths", required_argument, NULL, OPT_HASH_PATHS                              \
+	}
+#define OPT_ANALYSIS_HELP                                                                          \
+	"Analysis:\n"                                                                              \
+	"      --elephant-rate RATE  bits/s that make a flow an elephant, e.g. 10G, 500M\n"        \
+	"                            (default: 10%% of the uplink's speed, else of the\n"          \
+	"                            group's peak rate, at least 1 Mb/s)\n"                        \
+	"      --data-dscp N         DSCP of the lossless class for RoCE data (default 26)\n"      \
+	"      --cnp-dscp N          DSCP for CNPs (default 48)\n"                                 \
+	"      --data-pcp N          802.1p priority for RoCE data (default: not checked)\n"       \
+	"      --cnp-pcp N           802.1p priority for CNPs (default: not checked)\n"            \
+	"      --hash-model M        predict the next tier's ECMP choice: crc32-lo, crc32-hi,\n"   \
+	"                            crc16-ccitt, xor-fold, toeplitz (default: off)\n"             \
+	"      --hash-fields LIST    src-ip,dst-ip,sport,dport,vni,qp (default the 4-tuple)\n"     \
+	"      --hash-seed N         hash seed (default 0)\n"                                      \
+	"      --hash-paths N        next tier's path count (default 4)\n"
+
+/* What to watch: the live interfaces, or recordings. */
+#define OPT_SOURCE_LONG_OPTS                                                                       \
+	{"interfaces", required_argument, NULL, 'i'}, {"uplinks", required_argument, NULL, 'U'},   \
+	    {"hook", required_argument, NULL, 'H'}, {"xdp-mode", required_argument, NULL, 'M'},    \
+	    {"pcap", required_argument, NULL, OPT_PCAP},                                           \
+	    {"speed", required_argument, NULL, OPT_SPEED}, OPT_PROBE_LONG_OPTS
+#define OPT_SOURCE_HELP                                                                            \
+	"Input: this host's interfaces (live), or a recording:\n"                                  \
+	"  -i, --interfaces IF,...  interfaces to attach to\n"                                     \
+	"      --uplinks IF,...     the ECMP group (a host's rails, a router's spine ports);\n"    \
+	"                           flows seen on them report their \"path\"\n"                    \
+	"      --hook xdp|tc|both   xdp: XDP ingress; tc: tcx ingress and egress;\n"               \
+	"                           both (default): XDP ingress and tcx egress\n"                  \
+	"      --xdp-mode native|generic  XDP mode (default: native, else generic)\n"              \
+	"      --pcap [NAME=]FILE   read a pcap/pcapng capture instead of interfaces; with\n"      \
+	"                           NAME=, the capture of uplink NAME (repeat for each\n"          \
+	"                           uplink of one ECMP group; merged in time order)\n"             \
+	"      --speed X            with --pcap: play at X times the recorded pace, or 0 for\n"    \
+	"                           as fast as frames run\n" OPT_PROBE_HELP
+
+struct cli_source {
+	const char *cmd;
+	struct live_opts live;
+	struct pcap_opts pcap;
+	struct probe_opts popts; /* --flows, ports: copied into the chosen source */
+	bool live_given;	 /* an interface option was given */
+	double default_speed;
+	bool speed_given;
+};
+
+void cli_source_init(struct cli_source *cs, const char *cmd, double default_speed);
+
+/* One of OPT_PROBE_LONG_OPTS into po: 1 handled, 0 not ours, -EINVAL bad value. */
+int opt_parse_probe(struct probe_opts *po, int opt, const char *arg);
+/* One of OPT_ANALYSIS_LONG_OPTS: 1 handled, 0 not ours, -EINVAL bad value. */
+int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg);
+
+/* One of OPT_SOURCE_LONG_OPTS: 1 handled, 0 not ours, -EINVAL bad value. */
+int cli_parse_source(struct cli_source *cs, int opt, const char *arg);
+
+/*
+ * The default: branch of a watching command's getopt loop: the source,
+ * probe and analysis options, else one line naming the bad option.
+ * Returns 0 when handled, FP_EXIT_USAGE otherwise.
+ */
+int cli_parse_common(struct cli_source *cs, struct analysis_opts *ao, int opt, const char *arg,
+		     char **argv);
+
+/*
+ * After the options: check that one input was named, and build its
+ * source (not started). samples: the probe samples packets (capture).
+ * NULL with one line on stderr; *exit_code says why (usage or failure).
+ */
+struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_code);
+
+#endif /* __FP_CLI_H */

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "core/counters.h"
+#include "probe/collect.h"
+
+/* In the order of the JSON report's "totals" object (docs/json.md). */
+const struct total_def total_defs[] = {
+    {FP_CNT_FRAMES, "frames", "frames", "Frames seen on every hooked interface and direction",
+     "frames", "frames_per_s", CK_COUNTER, TF_RATE | TF_ALWAYS},
+    {FP_CNT_BYTES, "bytes", "frame_bytes", "Bytes of the frames seen, as on the wire", "bytes",
+     NULL, CK_COUNTER, TF_BYTES},
+    {FP_CNT_ROCE, "roce_packets", "roce_frames", "RoCEv2 frames (bare or in VXLAN), CNPs included",
+     "RoCE", "roce_per_s", CK_COUNTER, TF_TEXT | TF_RATE | TF_ALWAYS},
+    {FP_CNT_VXLAN, "vxlan_packets", "vxlan_frames", "Frames with a VXLAN header on the VXLAN port",
+     "VXLAN", "vxlan_per_s", CK_COUNTER, TF_TEXT | TF_RATE | TF_ALWAYS},
+    {FP_CNT_CNP, "cnp_packets", "cnp_frames",
+     "RoCEv2 congestion notification packets (opcode 0x81)", "CNP", NULL, CK_COUNTER,
+     TF_TEXT | TF_RATE | TF_ALWAYS},
+    {FP_CNT_MALFORMED, "malformed", "malformed_frames",
+     "Frames on the RoCEv2 or VXLAN port too short or inconsistent to parse", "malformed",
+     "malformed_per_s", CK_COUNTER, TF_TEXT | TF_RATE | TF_ALWAYS},
+    {FP_CNT_OTHER, "other_packets", "other_frames", "Frames that are not RoCEv2", "other", NULL,
+     CK_COUNTER, TF_TEXT | TF_ALWAYS},
+    {SNAP_CNT_SKIPPED, "skipped_frames", NULL,
+     "Frames of a recording the kernel would not run (too short or too long)", "skipped", NULL,
+     CK_COUNTER, TF_TEXT},
+    {SNAP_CNT_FLOWS, "flows", "flows", "Flows in the flow table now", "flows", NULL, CK_GAUGE, 0},
+    {SNAP_CNT_FLOW_CAPACITY, "flow_table_size", "flow_table_capacity",
+     "Entries the flow table can hold (--flows)", "table entries", NULL, CK_GAUGE, 0},
+    {FP_CNT_FLOW_NEW, "flow_inserts", "flow_inserts", "Flows added to the flow table", "inserted",
+     NULL, CK_COUNTER, 0},
+    {FP_CNT_FLOW_INSERT_FAIL, "flow_insert_failures", "flow_insert_failures",
+     "Flows the flow table could not take", "insert failures", NULL, CK_COUNTER, 0},
+    {SNAP_CNT_EVICTIONS, "flow_evictions", "flow_evictions",
+     "Flows evicted from the flow table (LRU) to make room", "evicted", NULL, CK_COUNTER, 0},
+    {FP_CNT_PSN_TAKEOVER, "psn_slot_takeovers", "psn_slot_takeovers",
+     "PSN tracker slots a flow took from another flow", "PSN slot takeovers", NULL, CK_COUNTER, 0},
+};
+const size_t n_total_defs = sizeof(total_defs) / sizeof(total_defs[0]);
+
+const struct flow_def flow_defs[FC_MAX] = {
+    [FC_PACKETS] = {"packets", "roce_packets", "RoCEv2 packets", "PACKETS",
+		    FF_IFACE | FF_DSCP | FF_VNI},
+    [FC_BYTES] = {"bytes", "roce_bytes", "RoCEv2 bytes, frame length on the wire", "BYTES",
+		  FF_IFACE | FF_DSCP | FF_VNI},
+    [FC_CE] = {"ce", "ce_packets", "RoCEv2 packets marked CE (outer or inner IP header)", "CE",
+	       FF_IFACE | FF_DSCP | FF_VNI},
+    [FC_CNP] = {"cnp", "cnp_packets", "RoCEv2 congestion notification packets", "CNP",
+		FF_IFACE | FF_DSCP | FF_VNI},
+    [FC_RTX] = {"retransmits", "retransmitted_packets",
+		"RoCEv2 request packets resent (PSN not ahead of the highest)", "RTX",
+		FF_IFACE | FF_VNI | FF_EVERY_PACKET},
+    [FC_NAKS] = {"naks", "nak_packets", "RoCEv2 NAKs (PSN sequence error and others)", "NAK",
+		 FF_IFACE},
+    [FC_RNR_NAKS] = {"rnr_naks", "rnr_nak_packets", "RoCEv2 RNR NAKs (receiver not ready)", "RNR",
+		     FF_IFACE},
+    [FC_GAPS] = {"psn_gaps", "psn_gaps",
+		 "Jumps ahead in a flow's request PSNs (loss before the probe)", "GAPS",
+		 FF_IFACE | FF_EVERY_PACKET},
+    [FC_NOT_ECT] = {"not_ect", "not_ect_packets",
+		    "RoCEv2 packets sent Not-ECT (switches cannot mark them)", "NOT-ECT", FF_IFACE},
+    [FC_ACKS] = {"acks", NULL, "RoCEv2 ACKs", "ACK", 0},
+    [FC_FECN] = {"fecn", NULL, "Packets with the BTH FECN bit", "FECN", 0},
+    [FC_BECN] = {"becn", NULL, "Packets with the BTH BECN bit", "BECN", 0},
+};
+
+__u64 flow_ce(const struct flow_counters *c)
+{
+	/* In VXLAN the mark may be on the outer header, the inner one, or both. */
+	return c->ecn[3] > c->inner_ecn[3] ? c->ecn[3] : c->inner_ecn[3];
+}
+
+__u64 flow_counter(const struct flow_counters *c, enum flow_cnt i)
+{
+	switch (i) {
+	case FC_PACKETS:
+		return c->packets;
+	case FC_BYTES:
+		return c->bytes;
+	case FC_CE:
+		return flow_ce(c);
+	case FC_CNP:
+		return c->cnp;
+	case FC_RTX:
+		return c->retransmits;
+	case FC_NAKS:
+		return c->naks;
+	case FC_RNR_NAKS:
+		return c->rnr_naks;
+	case FC_GAPS:
+		return c->psn_gaps;
+	case FC_NOT_ECT:
+		return c->ecn[0];
+	case FC_ACKS:
+		return c->acks;
+	case FC_FECN:
+		return c->fecn;
+	case FC_BECN:
+		return c->becn;
+	default:
+		return 0;
+	}
+}

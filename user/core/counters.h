@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * counters.h - every counter fabprobe reports, defined once: its JSON key,
+ * Prometheus family and help, and the label or column title people read.
+ * The JSON report, the text report, the metrics, the dashboard and the
+ * time series walk these tables (the way an ethtool driver keeps one
+ * stats string table), so adding a counter is an enum entry and a row.
+ *
+ * Totals: the probe's global counters (enum fp_counter, bpf/fabprobe.h),
+ * then those userspace keeps (enum snap_counter, probe/collect.h).
+ * Flow counters: what each flow carries, cumulative and per interval.
+ */
+#ifndef __FP_COUNTERS_H
+#define __FP_COUNTERS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "fabprobe.h"
+
+enum counter_kind {
+	CK_COUNTER, /* only grows */
+	CK_GAUGE,   /* a level now */
+};
+
+/* Where a total appears besides the JSON report. */
+enum total_flags {
+	TF_TEXT = 1 << 0,   /* the text report's totals line */
+	TF_RATE = 1 << 1,   /* per second in the dashboards and the time series */
+	TF_BYTES = 1 << 2,  /* a byte count: shown with B units */
+	TF_ALWAYS = 1 << 3, /* in the text line even when 0 (else only when non-zero) */
+};
+
+struct total_def {
+	int id;		    /* index into snapshot.totals */
+	const char *json;   /* key in the JSON report's "totals" */
+	const char *metric; /* Prometheus family without fabprobe_ and _total; NULL: none */
+	const char *help;
+	const char *label;    /* short name for people: "RoCE", "malformed" */
+	const char *rate_key; /* TF_RATE: key of the per-second value in the time series */
+	enum counter_kind kind;
+	unsigned int flags;
+};
+
+extern const struct total_def total_defs[];
+extern const size_t n_total_defs;
+
+/* What each flow counts; struct flow_delta (core/analysis.h) has them in this order. */
+enum flow_cnt {
+	FC_PACKETS,
+	FC_BYTES,
+	FC_CE,
+	FC_CNP,
+	FC_RTX,
+	FC_NAKS,
+	FC_RNR_NAKS,
+	FC_GAPS,
+	FC_NOT_ECT,
+	FC_ACKS,
+	FC_FECN,
+	FC_BECN,
+	FC_MAX,
+};
+
+/* Where a flow counter appears. */
+enum flow_flags {
+	FF_IFACE = 1 << 0,	  /* a per-interface Prometheus counter */
+	FF_DSCP = 1 << 1,	  /* ... per DSCP */
+	FF_VNI = 1 << 2,	  /* ... per VNI */
+	FF_EVERY_PACKET = 1 << 3, /* needs every packet: unknown (null) for sampled input */
+};
+
+struct flow_def {
+	const char *json;   /* key in a JSON flow object */
+	const char *metric; /* per-label family suffix (fabprobe_interface_<metric>_total) */
+	const char *help;
+	const char *title; /* column title */
+	unsigned int flags;
+};
+
+extern const struct flow_def flow_defs[FC_MAX];
+
+/* A flow's cumulative value of one counter. */
+__u64 flow_counter(const struct flow_counters *c, enum flow_cnt i);
+
+/* CE marks of a flow: outer or inner header, whichever saw more. */
+__u64 flow_ce(const struct flow_counters *c);
+
+#endif /* __FP_COUNTERS_H */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * session.h - one run of fabprobe over one source: it owns the snapshot,
+ * the analysis and the alert log, and moves them one way:
+ *
+ *   source (advance, collect) -> snapshot -> analysis -> detect -> alert log
+ *
+ * Front ends hold a session and render what it holds; they never know
+ * which source feeds it.
+ */
+#ifndef __FP_SESSION_H
+#define __FP_SESSION_H
+
+#include <stdbool.h>
+
+#include "core/alert_log.h"
+#include "core/analysis.h"
+#include "probe/collect.h"
+#include "probe/samples.h"
+#include "source/source.h"
+
+struct session {
+	struct source *src;
+	struct source_desc desc; /* as of the last refresh */
+	struct snapshot snap;
+	struct analysis an;
+	struct analysis_opts aopts;
+	struct alert_log *log;
+	struct sample_store samples; /* when started with samples */
+	bool quiet;		     /* source events only in desc.event, not on stderr */
+	bool ended;		     /* a finite source has been read to its end */
+	unsigned int event_seq;	     /* of the last event printed */
+	__u64 refreshes;
+};
+
+/*
+ * Start src (load, attach, open) and take ownership of it; with samples,
+ * drain the probe's sample ring into ss->samples (the probe options must
+ * have asked for sampling). Errors are reported; negative errno.
+ */
+int session_start(struct session *ss, struct source *src, const struct analysis_opts *ao,
+		  bool samples);
+/*
+ * Let seconds of the source's time pass (a live source waits, a recording
+ * runs its frames). 0; 1 once the input has ended; negative errno. Returns
+ * early when told to stop (util/stop.h).
+ */
+int session_advance(struct session *ss, double seconds);
+/* Collect, sort by bytes, analyse, note alerts: the new picture. */
+int session_refresh(struct session *ss);
+/* An analysis of the whole run so far in one interval (a bundle's findings). */
+int session_whole(struct session *ss, struct analysis *whole);
+/* The source's time since it started, seconds. */
+double session_clock_s(const struct session *ss);
+/* The PSN tracker's state of one flow; -ENOENT if none. */
+int session_psn(const struct session *ss, const struct flow_key *k, struct psn_track *out);
+void session_stop(struct session *ss);
+
+#endif /* __FP_SESSION_H */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* samples_pcapng.h - the sampled packets of flows that raised an alert, as pcapng. */
+#ifndef __FP_SAMPLES_PCAPNG_H
+#define __FP_SAMPLES_PCAPNG_H
+
+#include <stdio.h>
+
+#include "core/analysis.h"
+#include "probe/samples.h"
+
+/* Returns how many packets were written, or -1. */
+long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct analysis *a,
+			  __s64 clock_offset_ns);
+
+#endif /* __FP_SAMPLES_PCAPNG_H */

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcap.c - the recording source. There is no parser here: libpcap hands
+ * over frames, only the link-layer framing is adapted to Ethernet, and
+ * every frame runs through the probe's XDP program like a frame on a wire.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/collect.h"
+#include "probe/samples.h"
+#include "source/pcap.h"
+#include "util/log.h"
+#include "util/stop.h"
+
+/* Ethernet header the adapters prepend to cooked and raw-IP frames. */
+#define ETH_HLEN_ 14
+#define FRAME_MAX 65536
+/* As fast as it reads: hand control back this often, so front ends show progress. */
+#define BUDGET_NS 250000000ULL
+/* Drain the sample ring this often while frames run. */
+#define SAMPLE_DRAIN_FRAMES 1024
+
+struct pcap_file {
+	const char *path;
+	pcap_t *pcap;
+	int dlt;
+	__u32 point_id; /* flow_key.ifindex of its flows (--path), else 0 */
+	struct pcap_pkthdr *hdr;
+	const __u8 *data;
+	__u64 ts_ns;
+	__u64 index;  /* frames read */
+	bool pending; /* hdr/data hold the next frame */
+	bool done;
+};
+
+struct pcap_source {
+	struct source base;
+	struct pcap_opts o;
+	struct probe probe;
+	struct pcap_file files[PCAP_MAX_FILES];
+	int n_files;
+	struct obs_point points[PCAP_MAX_FILES];
+	int n_points;
+	__u8 *frame;
+	__u64 t0_ns;	/* the earliest frame's timestamp */
+	__u64 clock_ns; /* capture time reached, since t0 */
+	__u64 last_ns;	/* latest frame's offset */
+	__u64 wall0_ns; /* paced: the wall time capture time 0 corresponds to */
+	__u64 frames;	/* frames read */
+	__u64 skipped;	/* frames the kernel would not run */
+	bool have_t0;
+	bool ended;
+	bool damaged;
+	char event[160];
+	unsigned int event_seq;
+};
+
+#define PCAPS(s) ((struct pcap_source *)(s))
+
+void pcap_opts_init(struct pcap_opts *o)
+{
+	struct probe_opts defaults = PROBE_OPTS_DEFAULT;
+
+	memset(o, 0, sizeof(*o));
+	o->popts = defaults;
+	o->popts.replay = true;
+	o->popts.hooks = PROBE_HOOK_XDP;
+	o->speed = 1;
+}
+
+static int open_file(struct pcap_file *f)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+
+	f->pcap =
+	    pcap_open_offline_with_tstamp_precision(f->path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (!f->pcap) {
+		fp_err("%s: cannot read capture: %s", f->path, errbuf);
+		return -EINVAL;
+	}
+	f->dlt = pcap_datalink(f->pcap);
+	switch (f->dlt) {
+	case DLT_EN10MB:
+	case DLT_LINUX_SLL:
+	case DLT_LINUX_SLL2:
+	case DLT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
+		return 0;
+	default:
+		fp_err("%s: unsupported link type %s (%d); fabprobe reads Ethernet, Linux cooked "
+		       "and raw IP captures",
+		       f->path, pcap_datalink_val_to_name(f->dlt) ?: "unknown", f->dlt);
+		return -ENOTSUP;
+	}
+}
+
+/*
+ * Present a frame as Ethernet, which is what the XDP program sees on a
+ * real interface. Only the link header changes; the IP packet is untouched.
+ * Returns the Ethernet frame length, or 0 when there is no frame to run.
+ */
+size_t replay_to_ethernet(int dlt, const __u8 *in, size_t caplen, __u8 *out, size_t out_len)
+{
+	size_t hdr = 0;
+	__u16 proto = 0;
+
+	switch (dlt) {
+	case DLT_EN10MB:
+		if (caplen > out_len)
+			return 0;
+		memcpy(out, in, caplen);
+		return caplen;
+	case DLT_LINUX_SLL: /* 16 bytes, protocol at offset 14 */
+		if (caplen < 16)
+			return 0;
+		hdr = 16;
+		proto = (__u16)in[14] << 8 | in[15];
+		break;
+	case DLT_LINUX_SLL2: /* 20 bytes, protocol at offset 0 */
+		if (caplen < 20)
+			return 0;
+		hdr = 20;
+		proto = (__u16)in[0] << 8 | in[1];
+		break;
+	case DLT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
+		if (caplen < 1)
+			return 0;
+		proto = (in[0] >> 4) == 6 ? 0x86DD : 0x0800;
+		break;
+	default:
+		return 0;
+	}
+	if (caplen - hdr + ETH_HLEN_ > out_len)
+		return 0;
+	memset(out, 0, 12);
+	out[12] = proto >> 8;
+	out[13] = proto & 0xff;
+	memcpy(out + ETH_HLEN_, in + hdr, caplen - hdr);
+	return caplen - hdr + ETH_HLEN_;
+}
+
+static void damaged(struct pcap_source *ps, struct pcap_file *f)
+{
+	snprintf(ps->event, sizeof(ps->event),
+		 "%s: capture cut short or corrupt after frame %llu: %s", f->path,
+		 (unsigned long long)f->index, pcap_geterr(f->pcap));
+	ps->event_seq++;
+	ps->damaged = true;
+}
+
+/* Read a file's next frame into its pending slot; a damaged file ends there. */
+static void next_frame(struct pcap_source *ps, struct pcap_file *f)
+{
+	int rc = pcap_next_ex(f->pcap, &f->hdr, &f->data);
+
+	f->pending = rc == 1;
+	if (rc == 1) {
+		f->ts_ns = (__u64)f->hdr->ts.tv_sec * 1000000000ULL + f->hdr->ts.tv_usec;
+		f->index++;
+		return;
+	}
+	f->done = true;
+	if (rc == PCAP_ERROR)
+		damaged(ps, f);
+}
+
+static int pcap_start(struct source *s)
+{
+	struct pcap_source *ps = PCAPS(s);
+	int err;
+
+	for (int i = 0; i < ps->o.n_files; i++) {
+		struct pcap_file *f = &ps->files[ps->n_files++];
+
+		f->path = ps->o.files[i].path;
+		err = open_file(f);
+		if (err)
+			return err;
+		if (ps->o.files[i].name[0]) {
+			struct obs_point *pt = &ps->points[ps->n_points++];
+
+			f->point_id = ps->n_points;
+			pt->id = f->point_id;
+			snprintf(pt->name, sizeof(pt->name), "%s", ps->o.files[i].name);
+			pt->uplink = true;
+		}
+	}
+	ps->frame = malloc(FRAME_MAX);
+	if (!ps->frame) {
+		fp_err("out of memory");
+		return -ENOMEM;
+	}
+	err = probe_load(&ps->probe, &ps->o.popts);
+	if (err)
+		return err;
+	s->probe = &ps->probe;
+	for (int i = 0; i < ps->n_files; i++) {
+		struct pcap_file *f = &ps->files[i];
+
+		next_frame(ps, f);
+		if (f->pending && (!ps->have_t0 || f->ts_ns < ps->t0_ns)) {
+			ps->t0_ns = f->ts_ns;
+			ps->have_t0 = true;
+		}
+	}
+	return 0;
+}
+
+static struct pcap_file *earliest(struct pcap_source *ps)
+{
+	struct pcap_file *best = NULL;
+
+	for (int i = 0; i < ps->n_files; i++) {
+		struct pcap_file *f = &ps->files[i];
+
+		if (f->pending && (!best || f->ts_ns < best->ts_ns))
+			best = f;
+	}
+	return best;
+}
+
+/* Frames the kernel would not run are counted as skipped, never dropped silently. */
+static int run_frame(struct pcap_source *ps, struct pcap_file *f)
+{
+	size_t len = replay_to_ethernet(f->dlt, f->data, f->hdr->caplen, ps->frame, FRAME_MAX);
+	__u32 wire = (__u32)(f->hdr->len - f->hdr->caplen + len);
+	int err;
+
+	ps->frames++;
+	if (len < ETH_HLEN_) {
+		ps->skipped++;
+		return 0;
+	}
+	err = probe_run_frame(&ps->probe, ps->frame, len, wire, f->ts_ns, f->point_id);
+	if (err == -EINVAL) {
+		/* The kernel refuses frames it cannot lay out (e.g. > 64 KiB). */
+		ps->skipped++;
+		return 0;
+	}
+	if (err)
+		fp_err("%s: frame %llu: BPF_PROG_TEST_RUN failed: %s", f->path,
+		       (unsigned long long)f->index, fp_strerror(err));
+	return err;
+}
+
+static __u64 offset_of(const struct pcap_source *ps, __u64 ts_ns)
+{
+	return ts_ns > ps->t0_ns ? ts_ns - ps->t0_ns : 0;
+}
+
+/* Paced: wait until the wall clock reaches the frame's time; false when told to stop. */
+static bool wait_until_due(struct pcap_source *ps, __u64 off_ns)
+{
+	__u64 due = ps->wall0_ns + (__u64)(off_ns / ps->o.speed), now = fp_mono_ns();
+
+	if (due <= now + 1000000)
+		return !fp_stopping;
+	samples_poll(&ps->probe, 0);
+	return fp_sleep((due - now) / 1e9);
+}
+
+static int pcap_advance(struct source *s, double seconds)
+{
+	struct pcap_source *ps = PCAPS(s);
+	__u64 target =
+	    isinf(seconds) || seconds > 1e9 ? UINT64_MAX : ps->clock_ns + (__u64)(seconds * 1e9);
+	__u64 budget_end = fp_mono_ns() + BUDGET_NS, n = 0;
+	struct pcap_file *f;
+	int err;
+
+	if (ps->ended)
+		return 1;
+	if (ps->o.speed > 0 && !ps->wall0_ns)
+		ps->wall0_ns = fp_mono_ns() - (__u64)(ps->clock_ns / ps->o.speed);
+	while ((f = earliest(ps))) {
+		__u64 off = offset_of(ps, f->ts_ns);
+
+		if (off > target) {
+			ps->clock_ns = target;
+			if (ps->o.speed > 0)
+				wait_until_due(ps, target);
+			samples_poll(&ps->probe, 0);
+			return 0;
+		}
+		if (ps->o.speed > 0 && !wait_until_due(ps, off))
+			break;
+		err = run_frame(ps, f);
+		if (err)
+			return err;
+		if (off > ps->last_ns)
+			ps->last_ns = off;
+		if (off > ps->clock_ns)
+			ps->clock_ns = off;
+		next_frame(ps, f);
+		if (++n % SAMPLE_DRAIN_FRAMES == 0) {
+			samples_poll(&ps->probe, 0);
+			if (fp_stopping || (ps->o.speed <= 0 && fp_mono_ns() > budget_end))
+				return 0;
+		}
+	}
+	samples_poll(&ps->probe, 0);
+	if (fp_stopping && earliest(ps))
+		return 0;
+	ps->ended = true;
+	ps->clock_ns = ps->last_ns > ps->clock_ns ? ps->last_ns : ps->clock_ns;
+	return 1;
+}
+
+static int pcap_collect(struct source *s, struct snapshot *snap)
+{
+	struct pcap_source *ps = PCAPS(s);
+	int err = collect_snapshot(&ps->probe, snap);
+
+	if (err)
+		return err;
+	/* Flows carry capture timestamps: the snapshot is taken at capture time too. */
+	snap->taken_ns = ps->t0_ns + ps->clock_ns;
+	snap->clock_offset_ns = 0;
+	snap->totals[SNAP_CNT_SKIPPED] = ps->skipped;
+	return 0;
+}
+
+static void pcap_describe(const struct source *s, struct source_desc *d)
+{
+	const struct pcap_source *ps = (const struct pcap_source *)s;
+	size_t n = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->mode = "replay";
+	d->points = ps->points;
+	d->n_points = ps->n_points;
+	d->every_packet = true;
+	d->finite = true;
+	d->ended = ps->ended;
+	d->damaged = ps->damaged;
+	d->clock_s = ps->clock_ns / 1e9;
+	d->span_s = ps->ended ? d->clock_s : 0;
+	d->frames = ps->frames;
+	for (int i = 0; i < ps->o.n_files; i++) {
+		const char *name = ps->o.files[i].name;
+
+		n +=
+		    snprintf(d->what + n, n < sizeof(d->what) ? sizeof(d->what) - n : 0, "%s%s%s%s",
+			     i ? " " : "", name, name[0] ? "=" : "", ps->o.files[i].path);
+	}
+	if (ps->o.speed > 0)
+		snprintf(d->how, sizeof(d->how), "capture at %gx%s", ps->o.speed,
+			 ps->ended ? ", ended" : "");
+	else
+		snprintf(d->how, sizeof(d->how), "capture, as fast as it reads%s",
+			 ps->ended ? ", ended" : "");
+	snprintf(d->event, sizeof(d->event), "%s", ps->event);
+	d->event_seq = ps->event_seq;
+}
+
+static void pcap_destroy(struct source *s)
+{
+	struct pcap_source *ps = PCAPS(s);
+
+	probe_destroy(&ps->probe);
+	for (int i = 0; i < ps->n_files; i++)
+		if (ps->files[i].pcap)
+			pcap_close(ps->files[i].pcap);
+	free(ps->frame);
+	free(ps);
+}
+
+static const struct source_ops pcap_ops = {
+    .start = pcap_start,
+    .advance = pcap_advance,
+    .collect = pcap_collect,
+    .describe = pcap_describe,
+    .destroy = pcap_destroy,
+};
+
+struct source *pcap_source_new(const struct pcap_opts *o)
+{
+	struct pcap_source *ps = calloc(1, sizeof(*ps));
+
+	if (!ps)
+		return NULL;
+	ps->base.ops = &pcap_ops;
+	ps->o = *o;
+	return &ps->base;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * source.h - where a session's data comes from. A live probe on
+ * interfaces, a capture file, sFlow datagrams: each is one struct source
+ * behind the same operations (start, advance, collect, describe, stop),
+ * the way a driver fills struct net_device_ops or libpcap hides a savefile
+ * and a device behind one pcap_t. A front end holds a session, never a
+ * source of a given kind; adding an input adds one file here.
+ */
+#ifndef __FP_SOURCE_H
+#define __FP_SOURCE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "fabprobe.h"
+
+#define FP_NAME_LEN	  64
+#define SOURCE_MAX_POINTS 64
+
+struct probe;
+struct snapshot;
+struct source;
+
+/*
+ * Where flows are observed: an interface, one capture of an uplink, and
+ * later a mirror session or a switch port. Flows carry the point's id in
+ * flow_key.ifindex.
+ */
+struct obs_point {
+	__u32 id;
+	char name[FP_NAME_LEN];
+	bool uplink;	  /* one path of the ECMP group: flows on it report "path" */
+	bool interface;	  /* an interface of this host: flows report "interface" */
+	double speed_bps; /* link speed, 0 when unknown */
+};
+
+/* What a source tells the session and the front ends about itself. */
+struct source_desc {
+	const char *mode; /* the JSON report's "mode": "live" or "replay" */
+	char what[256];	  /* what is watched: "eth2* eth3*" (* uplink), or the capture files */
+	char how[64];	  /* how: "xdp ingress + tc egress", "capture at 1x" */
+	const struct obs_point *points;
+	int n_points;
+	bool every_packet;	/* sees every packet: PSN gaps and retransmits apply */
+	bool finite;		/* a recording: it ends */
+	bool ended;		/* ... and all of it has been read */
+	bool damaged;		/* ... but it was cut short or corrupt (event says where) */
+	double clock_s;		/* the source's time since it started, seconds */
+	double span_s;		/* a recording's time span when known, else 0 */
+	__u64 frames;		/* frames (or datagrams) a recording has read so far */
+	char event[160];	/* the latest thing an operator should know, or "" */
+	unsigned int event_seq; /* changes with each new event */
+};
+
+struct source_ops {
+	/* Make the input ready (load, attach, open); errors reported, negative errno. */
+	int (*start)(struct source *s);
+	/*
+	 * Let seconds of the source's own time pass: a live probe waits (and
+	 * drains its sample ring), a recording runs the frames that fall into
+	 * them, at its pace. Returns early when told to stop. 0, or 1 once a
+	 * finite source has ended, or a negative errno.
+	 */
+	int (*advance)(struct source *s, double seconds);
+	/* What the input has produced so far, into snap (buffers reused). */
+	int (*collect)(struct source *s, struct snapshot *snap);
+	void (*describe)(const struct source *s, struct source_desc *d);
+	/* Undo start and free the source. */
+	void (*destroy)(struct source *s);
+};
+
+struct source {
+	const struct source_ops *ops;
+	struct probe *probe; /* the BPF probe the input runs through, after start */
+};
+
+/* The point with this id, or NULL. */
+const struct obs_point *source_point(const struct source_desc *d, __u32 id);
+
+#endif /* __FP_SOURCE_H */
