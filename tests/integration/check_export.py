@@ -303,6 +303,48 @@ def check_stress(exp, pid):
         s.close()
     time.sleep(1)
 
+    # One client holding more idle connections than the per-address limit must not
+    # starve a scraper on the same address (a Prometheus on the host, or behind a NAT).
+    same = []
+    for i in range(300):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        try:
+            s.connect((host, int(port)))
+            same.append(s)
+        except OSError:
+            s.close()
+    time.sleep(0.5)
+    t0 = time.time()
+    expect(scrape_ok(exp, "127.0.0.1"), "300 idle connections from 127.0.0.1 starved a scrape from it")
+    print(f"300 idle connections from 127.0.0.1: a scrape from 127.0.0.1 answered in "
+          f"{time.time() - t0:.2f} s")
+    # ... and while 1000 idle ones from 8 addresses are held, a scrape from one of them.
+    many = []
+    for i in range(1000):
+        s = socket.socket()
+        s.bind((f"127.0.0.{10 + i % 8}", 0))
+        try:
+            s.connect((host, int(port)))
+            many.append(s)
+        except OSError:
+            s.close()
+    time.sleep(0.5)
+    expect(scrape_ok(exp, "127.0.0.12"), "1000 idle connections starved a scrape from 127.0.0.12")
+    closed = 0
+    for s in same + many:
+        s.setblocking(False)
+        try:
+            closed += s.recv(1) == b""
+        except BlockingIOError:
+            pass
+        except OSError:
+            closed += 1
+        s.close()
+    print(f"idle connections the exporter closed to make room: {closed}")
+    expect(closed > 0, "no idle connection was closed to make room")
+    time.sleep(1)
+
     expect(scrape_ok(exp), "no scrape after the stress")
     status, _, body = get(base, PROM_ACCEPT)
     expect(status == 200 and body.endswith("# EOF\n"), "OpenMetrics scrape after the stress")

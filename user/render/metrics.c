@@ -135,6 +135,15 @@ void metrics_render_gauge(FILE *out, const char *name, const char *help, double 
 	fputc('\n', out);
 }
 
+void metrics_render_counter(FILE *out, enum metrics_format fmt, const char *base, const char *help,
+			    __u64 value)
+{
+	struct mw w = {.out = out, .fmt = fmt};
+
+	family(&w, base, MT_COUNTER, help);
+	sample_u64(&w, NULL, 0, value);
+}
+
 /* ---- accumulators ---- */
 
 static void delta_add(struct flow_delta *to, const struct flow_delta *d)

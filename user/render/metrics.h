@@ -85,6 +85,9 @@ void metrics_render(FILE *out, enum metrics_format fmt, const struct metrics_vie
 
 /* One gauge family with one sample, as the server appends it per scrape. */
 void metrics_render_gauge(FILE *out, const char *name, const char *help, double value);
+/* One counter family (base without _total) with one sample, in either format. */
+void metrics_render_counter(FILE *out, enum metrics_format fmt, const char *base, const char *help,
+			    __u64 value);
 
 /* A label value with \\, \" and \n escaped (both formats). */
 void metrics_escape_label(FILE *out, const char *value);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* log.h - one line on stderr per problem, prefixed "fabprobe: "; libbpf's messages routed. */
 #ifndef __FP_LOG_H
 #define __FP_LOG_H
 

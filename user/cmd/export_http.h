@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * export_http.h - the exporter's HTTP side (libmicrohttpd): /metrics,
+ * /healthz and /, served from the last rendering, never from BPF maps,
+ * and kept answering while hostile or idle clients hold connections.
+ */
+#ifndef __FP_EXPORT_HTTP_H
+#define __FP_EXPORT_HTTP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+#include <linux/types.h>
+
+#include "render/metrics.h"
+
+#define EXPORT_LISTEN_DEFAULT "127.0.0.1:9469"
+
+struct metrics_buf;
+struct conn_guard;
+struct MHD_Daemon;
+
+/* What the refresh loop publishes and the HTTP threads serve. */
+struct exporter {
+	pthread_mutex_t lock;
+	struct metrics_buf *cur[2]; /* by enum metrics_format */
+	__u64 last_ok_ns;	    /* CLOCK_MONOTONIC of the last good refresh */
+	__u64 stale_ns;		    /* /healthz turns 503 past this age */
+	struct conn_guard *guard;
+	struct MHD_Daemon *daemon;
+};
+
+/* "ADDR:PORT" or "[ADDR6]:PORT", numeric; one line and -EINVAL if not. */
+int http_parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *len);
+bool http_is_loopback(const struct sockaddr_storage *ss);
+/* A listening socket, bound before anything is attached: a taken port fails fast. */
+int http_open_listener(const char *arg, const struct sockaddr_storage *ss, socklen_t len);
+
+/* Render both formats of v and make them what scrapes get; -ENOMEM. */
+int http_publish(struct exporter *x, const struct metrics_view *v, struct metrics_self *self);
+/* Serve on the listening socket fd (taken over); -errno with one line. */
+int http_start(struct exporter *x, int fd);
+void http_stop(struct exporter *x);
+
+#endif /* __FP_EXPORT_HTTP_H */
