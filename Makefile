@@ -83,7 +83,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 $(BUILD)/tests/%: tests/bpf/%.c $(TEST_HELPERS) $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
-tests-build: $(BUILD)/fabprobe $(UNIT_BINS) $(BPFT_BINS)
+# Another tool's XDP program, for the coexistence test.
+$(BUILD)/tests/other_xdp.bpf.o: tests/bpf/other_xdp.bpf.c | $(BUILD)/tests
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+tests-build: $(BUILD)/fabprobe $(UNIT_BINS) $(BPFT_BINS) $(BUILD)/tests/other_xdp.bpf.o
 
 # libFuzzer harnesses, each linked with the userspace sources (ASan + UBSan).
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(USER_HDRS) $(BPF_HDRS) $(SKEL)

@@ -118,6 +118,7 @@ int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
 		return live_add_ifaces("--uplinks", arg, lo->uplinks, &lo->n_uplinks) ?: 1;
 	case 'H':
 		cs->live_given = true;
+		lo->hooks_given = true;
 		return live_parse_hook(arg, &lo->hooks) ?: 1;
 	case 'M':
 		cs->live_given = true;

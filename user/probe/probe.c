@@ -152,6 +152,11 @@ int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire
 	return 0;
 }
 
+bool probe_is_ours(const char *prog_name)
+{
+	return !strcmp(prog_name, "fp_xdp");
+}
+
 int probe_iface_up(const char *ifname)
 {
 	struct ifreq ifr = {};
@@ -181,17 +186,41 @@ static int add_link(struct probe *p, int fd, __u32 ifindex, enum probe_hooks hoo
 	return 0;
 }
 
+__u32 probe_xdp_owner(const char *ifname, char *name, size_t len)
+{
+	struct bpf_prog_info info = {};
+	__u32 ifindex = if_nametoindex(ifname), id = 0, info_len = sizeof(info);
+	int fd;
+
+	if (len)
+		name[0] = '\0';
+	if (!ifindex || bpf_xdp_query_id(ifindex, 0, &id) || !id)
+		return 0;
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd >= 0) {
+		if (!bpf_obj_get_info_by_fd(fd, &info, &info_len))
+			snprintf(name, len, "%s", info.name);
+		close(fd);
+	}
+	if (len && !name[0])
+		snprintf(name, len, "?");
+	return id;
+}
+
 static int attach_xdp(struct probe *p, const char *ifname, __u32 ifindex, enum probe_xdp_mode mode)
 {
 	int prog_fd = bpf_program__fd(p->skel->progs.fp_xdp);
-	__u32 other_id = 0;
+	char other[BPF_OBJ_NAME_LEN];
+	__u32 other_id;
 	int fd, err;
 
 	/* Another program's XDP attachment is never replaced. */
-	if (!bpf_xdp_query_id(ifindex, 0, &other_id) && other_id) {
-		fp_err("%s already runs an XDP program (id %u); fabprobe will not replace it: "
-		       "use --hook tc",
-		       ifname, other_id);
+	other_id = probe_xdp_owner(ifname, other, sizeof(other));
+	if (other_id) {
+		fp_err("%s already runs the XDP program '%s' (id %u%s); fabprobe will not replace "
+		       "it: use --hook tc",
+		       ifname, other, other_id,
+		       probe_is_ours(other) ? ", another fabprobe" : ", another tool's");
 		return -EBUSY;
 	}
 	if (mode != PROBE_XDP_GENERIC) {

@@ -7,6 +7,7 @@
 #define __FP_PROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 #include "fabprobe.h"
@@ -78,6 +79,13 @@ void probe_destroy(struct probe *p);
  */
 int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
 		 enum probe_xdp_mode xdp_mode);
+
+/*
+ * The XDP program already attached to an interface: its id (0: none) and
+ * its name into name. Another fabprobe's is called "fp_xdp" (probe_is_ours).
+ */
+__u32 probe_xdp_owner(const char *ifname, char *name, size_t len);
+bool probe_is_ours(const char *prog_name);
 
 /* 1 if the interface is up, 0 if down, negative errno if it cannot be asked. */
 int probe_iface_up(const char *ifname);

@@ -23,6 +23,8 @@ struct live_source {
 	struct probe probe;
 	struct obs_point points[LIVE_MAX_IFACES];
 	enum iface_state state[LIVE_MAX_IFACES];
+	unsigned int hooks[LIVE_MAX_IFACES]; /* per interface: XDP ingress may fall back to tcx */
+	bool fallback;			     /* some interface's XDP hook was taken */
 	int n_points;
 	const char *hook_desc;
 	__u64 started_ns;
@@ -140,6 +142,38 @@ static double read_speed_bps(const char *ifname)
 	return mbps > 0 ? mbps * 1e6 : 0;
 }
 
+/*
+ * The hooks for an interface: the asked ones, unless XDP is asked for by
+ * default and another program holds the interface's XDP hook: then tcx
+ * ingress, which programs share. Returns 0, or -EBUSY when --hook insists.
+ * owners gathers "up1 (fp_xdp, id 12)" for the one-line notice.
+ */
+static int hooks_for(const struct live_opts *o, const char *ifname, unsigned int *hooks,
+		     char *owners, size_t len, bool *ours)
+{
+	char name[32];
+	__u32 id;
+
+	*hooks = o->hooks;
+	if (!(o->hooks & PROBE_HOOK_XDP))
+		return 0;
+	id = probe_xdp_owner(ifname, name, sizeof(name));
+	if (!id)
+		return 0;
+	if (o->hooks_given) {
+		fp_err("%s already runs the XDP program '%s' (id %u%s); fabprobe will not replace "
+		       "it: use --hook tc",
+		       ifname, name, id,
+		       probe_is_ours(name) ? ", another fabprobe" : ", another tool's");
+		return -EBUSY;
+	}
+	*hooks = (o->hooks & ~PROBE_HOOK_XDP) | PROBE_HOOK_TC_IN;
+	*ours &= probe_is_ours(name);
+	snprintf(owners + strlen(owners), len - strlen(owners), "%s%s ('%s', id %u)",
+		 owners[0] ? ", " : "", ifname, name, id);
+	return 0;
+}
+
 static int live_start(struct source *s)
 {
 	struct live_source *l = LIVE(s);
@@ -167,6 +201,25 @@ static int live_start(struct source *s)
 		}
 	}
 	o->popts.hooks = o->hooks;
+	{
+		char owners[512] = "";
+		bool ours = true;
+
+		for (int i = 0; i < o->n_ifaces; i++) {
+			err =
+			    hooks_for(o, o->ifaces[i], &l->hooks[i], owners, sizeof(owners), &ours);
+			if (err)
+				return err;
+			o->popts.hooks |= l->hooks[i];
+		}
+		if (owners[0]) {
+			l->fallback = true;
+			fprintf(stderr,
+				"fabprobe: XDP is taken on %s by %s: watching ingress there "
+				"with tc instead\n",
+				owners, ours ? "another fabprobe" : "another program");
+		}
+	}
 	err = probe_load(&l->probe, &o->popts);
 	if (err)
 		return err;
@@ -174,7 +227,7 @@ static int live_start(struct source *s)
 	for (int i = 0; i < o->n_ifaces; i++) {
 		struct obs_point *pt = &l->points[i];
 
-		err = probe_attach(&l->probe, o->ifaces[i], o->hooks, o->xdp_mode);
+		err = probe_attach(&l->probe, o->ifaces[i], l->hooks[i], o->xdp_mode);
 		if (err)
 			return err;
 		pt->id = if_nametoindex(o->ifaces[i]);
@@ -219,8 +272,26 @@ static void check_ifaces(struct live_source *l)
 		if (ifindex)
 			state = probe_iface_up(pt->name) > 0 ? IFACE_UP : IFACE_DOWN;
 		if (state == IFACE_UP && ifindex != pt->id) {
-			/* A failed attach is retried at the next refresh. */
-			if (probe_attach(&l->probe, pt->name, l->o.hooks, l->o.xdp_mode))
+			char owners[256] = "";
+			bool ours = true;
+
+			/*
+			 * What holds its XDP hook may have changed too; a hook whose
+			 * program was not loaded cannot be attached without a restart.
+			 * A failed attach is retried at the next refresh.
+			 */
+			if (hooks_for(&l->o, pt->name, &l->hooks[i], owners, sizeof(owners),
+				      &ours) ||
+			    (l->hooks[i] & ~l->o.popts.hooks)) {
+				pt->id = ifindex;
+				l->state[i] = state;
+				iface_event(l,
+					    "interface %s is back but its XDP hook is taken: "
+					    "restart fabprobe to watch it through tc",
+					    pt->name);
+				continue;
+			}
+			if (probe_attach(&l->probe, pt->name, l->hooks[i], l->o.xdp_mode))
 				continue;
 			pt->id = ifindex;
 			pt->speed_bps = read_speed_bps(pt->name);
@@ -283,7 +354,8 @@ static void live_describe(const struct source *s, struct source_desc *d)
 			      "%s%s%s%s", i ? " " : "", l->points[i].name,
 			      l->points[i].uplink ? "*" : "", gone ? "(gone)" : "");
 	}
-	snprintf(d->how, sizeof(d->how), "%s", l->hook_desc ?: "");
+	snprintf(d->how, sizeof(d->how), "%s%s", l->hook_desc ?: "",
+		 l->fallback ? "; tc ingress where XDP is taken" : "");
 	snprintf(d->event, sizeof(d->event), "%s", l->event);
 	d->event_seq = l->event_seq;
 }

@@ -2,7 +2,10 @@
 /*
  * live.h - the live source: the probe attached to this host's interfaces
  * (XDP and tcx links), the kernel feeding it. Interfaces that go down,
- * come back or disappear are reported once each and re-attached.
+ * come back or disappear are reported once each and re-attached. Where
+ * another program (another fabprobe, e.g. the exporter) holds an
+ * interface's XDP hook and --hook was not given, that interface's
+ * ingress is watched through tcx instead, which several programs share.
  */
 #ifndef __FP_LIVE_H
 #define __FP_LIVE_H
@@ -20,6 +23,7 @@ struct live_opts {
 	char uplinks[LIVE_MAX_IFACES][IF_NAMESIZE];
 	int n_uplinks;
 	unsigned int hooks; /* enum probe_hooks */
+	bool hooks_given;   /* --hook: what was asked for is what is attached */
 	enum probe_xdp_mode xdp_mode;
 	struct probe_opts popts;
 };

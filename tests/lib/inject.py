@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Send crafted RoCEv2 frames out of an interface through a packet socket.
+
+  inject.py IFACE COUNT [--qp N] [--sport N] [--src A] [--dst B] [--rate PPS]
+
+Each frame is an RC RDMA WRITE ONLY (BTH + RETH + 64-byte payload + ICRC)
+from SRC:SPORT to DST:4791, PSNs counting up from 0, DSCP 26, ECT(0). The
+frames are what a sender's NIC would put on the wire; nothing here parses
+anything. Prints the number of frames and bytes sent as JSON.
+"""
+import argparse
+import json
+import socket
+import struct
+import time
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    s = (s >> 16) + (s & 0xFFFF)
+    s += s >> 16
+    return ~s & 0xFFFF
+
+
+def write_only(src, dst, sport, qp, psn, payload=64):
+    bth = struct.pack("!BBHI", 0x0A, 0, 0xFFFF, qp & 0xFFFFFF) + struct.pack("!I", 0x80000000 | psn)
+    reth = struct.pack("!QII", 0x1000, 0x1234, payload)
+    roce = bth + reth + bytes(payload) + b"\0\0\0\0"
+    udp = struct.pack("!HHHH", sport, 4791, 8 + len(roce), 0) + roce
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 26 << 2 | 2, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                     socket.inet_aton(src), socket.inet_aton(dst))
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    eth = b"\x02\x00\x00\x00\x00\x02" + b"\x02\x00\x00\x00\x00\x01" + b"\x08\x00"
+    return eth + ip + udp
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("iface")
+    ap.add_argument("count", type=int)
+    ap.add_argument("--qp", type=int, default=0x11)
+    ap.add_argument("--sport", type=int, default=49152)
+    ap.add_argument("--src", default="10.99.0.1")
+    ap.add_argument("--dst", default="10.99.0.2")
+    ap.add_argument("--rate", type=float, default=0, help="frames per second (0: as fast as possible)")
+    a = ap.parse_args()
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((a.iface, 0))
+    sent = nbytes = 0
+    t0 = time.time()
+    for psn in range(a.count):
+        f = write_only(a.src, a.dst, a.sport, a.qp, psn)
+        s.send(f)
+        sent += 1
+        nbytes += len(f)
+        if a.rate:
+            delay = t0 + sent / a.rate - time.time()
+            if delay > 0:
+                time.sleep(delay)
+    print(json.dumps({"frames": sent, "bytes": nbytes}))
+
+
+if __name__ == "__main__":
+    main()
