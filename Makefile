@@ -86,9 +86,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(wildcard tests/lib/*.h) $(LIB
 $(BUILD)/tests/%: tests/bpf/%.c $(TEST_HELPERS) $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
-$(BUILD)/tools/%: tests/tools/%.c $(LIB_OBJS)
+$(BUILD)/tools/%: tests/tools/%.c $(TEST_HELPERS) $(wildcard tests/lib/*.h) $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS)
 
 tests-build: $(BUILD)/fabprobe $(UNIT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 

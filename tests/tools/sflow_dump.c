@@ -6,10 +6,11 @@
  * compares it with tshark); the decoding is fabprobe's own
  * (source/udp_payload.c, source/sflow_decode.c, source/sflow_seq.c).
  *
- *   sflow_dump [--port N] [--datagrams] CAPTURE
+ *   sflow_dump [--port N] [--datagrams] [--write-payloads DIR] CAPTURE
  *
  * --datagrams adds one object per UDP datagram to the port: its frame
  * number and either its error or what it held, in datagram order.
+ * --write-payloads writes each such datagram to DIR/frame-N (fuzz seeds).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,12 +36,16 @@ struct kinds {
 	__u64 overflow;
 };
 
-/* What one datagram held, in order, for --datagrams. */
+/* What one datagram held, in order, for --datagrams (pointers not kept). */
 struct datagram_view {
 	struct sflow_datagram hdr;
 	__u32 samples[MAX_LIST], flow_records[MAX_LIST], counter_records[MAX_LIST];
-	__u32 header_protocols[MAX_LIST];
-	int n_samples, n_flow, n_counter, n_proto;
+	int n_samples, n_flow, n_counter;
+	struct sflow_flow_sample flows[MAX_LIST];
+	struct sflow_sampled_header headers[MAX_LIST];
+	struct sflow_counter_sample counters[MAX_LIST];
+	struct sflow_if_counters ifcs[MAX_LIST];
+	int n_flows, n_headers, n_counters, n_ifcs;
 };
 
 struct dump {
@@ -88,6 +93,8 @@ static void on_flow_sample(void *ctx, const struct sflow_flow_sample *fs)
 
 	kinds_add(&s->sample_kinds, tag);
 	list_add(s->view.samples, &s->view.n_samples, tag);
+	if (s->view.n_flows < MAX_LIST)
+		s->view.flows[s->view.n_flows++] = *fs;
 }
 
 static void on_counter_sample(void *ctx, const struct sflow_counter_sample *cs)
@@ -98,6 +105,8 @@ static void on_counter_sample(void *ctx, const struct sflow_counter_sample *cs)
 
 	kinds_add(&s->sample_kinds, tag);
 	list_add(s->view.samples, &s->view.n_samples, tag);
+	if (s->view.n_counters < MAX_LIST)
+		s->view.counters[s->view.n_counters++] = *cs;
 }
 
 static void on_other_sample(void *ctx, const struct sflow_datagram *d, const struct sflow_raw *r)
@@ -133,7 +142,8 @@ static void on_sampled_header(void *ctx, const struct sflow_flow_sample *fs,
 		sink ^= h->header[i];
 	flow_tag(s, SFLOW_TAG(0, SFLOW_FLOW_SAMPLED_HEADER));
 	kinds_add(&s->protocols, h->protocol);
-	list_add(s->view.header_protocols, &s->view.n_proto, h->protocol);
+	if (s->view.n_headers < MAX_LIST)
+		s->view.headers[s->view.n_headers++] = *h;
 }
 
 static void on_flow_record(void *ctx, const struct sflow_flow_sample *fs, const struct sflow_raw *r)
@@ -145,9 +155,12 @@ static void on_flow_record(void *ctx, const struct sflow_flow_sample *fs, const 
 static void on_if_counters(void *ctx, const struct sflow_counter_sample *cs,
 			   const struct sflow_if_counters *c)
 {
+	struct dump *s = ctx;
+
 	(void)cs;
-	(void)c;
-	counter_tag(ctx, SFLOW_TAG(0, SFLOW_COUNTER_GENERIC));
+	counter_tag(s, SFLOW_TAG(0, SFLOW_COUNTER_GENERIC));
+	if (s->view.n_ifcs < MAX_LIST)
+		s->view.ifcs[s->view.n_ifcs++] = *c;
 }
 
 static void on_port_name(void *ctx, const struct sflow_counter_sample *cs,
@@ -200,20 +213,25 @@ static void json_kinds(struct json *j, const char *key, const struct kinds *k, b
 	json_obj_end(j);
 }
 
-static void json_tags(struct json *j, const char *key, const __u32 *list, int n, bool tags)
+static void json_tags(struct json *j, const char *key, const __u32 *list, int n)
 {
 	char name[32];
 
 	json_key(j, key);
 	json_arr_begin(j);
 	for (int i = 0; i < n; i++) {
-		if (tags) {
-			tag_key(name, sizeof(name), list[i]);
-			json_str(j, name);
-		} else {
-			json_u64(j, list[i]);
-		}
+		tag_key(name, sizeof(name), list[i]);
+		json_str(j, name);
 	}
+	json_arr_end(j);
+}
+
+static void json_pair(struct json *j, const char *key, __u32 a, __u32 b)
+{
+	json_key(j, key);
+	json_arr_begin(j);
+	json_u64(j, a);
+	json_u64(j, b);
 	json_arr_end(j);
 }
 
@@ -232,26 +250,103 @@ static void json_view(struct json *j, const struct datagram_view *v)
 	json_kv_u64(j, "sequence", v->hdr.sequence);
 	json_kv_u64(j, "uptime_ms", v->hdr.uptime_ms);
 	json_kv_u64(j, "sample_count", v->hdr.sample_count);
-	json_tags(j, "samples", v->samples, v->n_samples, true);
-	json_tags(j, "flow_records", v->flow_records, v->n_flow, true);
-	json_tags(j, "counter_records", v->counter_records, v->n_counter, true);
-	json_tags(j, "header_protocols", v->header_protocols, v->n_proto, false);
+	json_tags(j, "samples", v->samples, v->n_samples);
+	json_tags(j, "flow_records", v->flow_records, v->n_flow);
+	json_tags(j, "counter_records", v->counter_records, v->n_counter);
+	json_key(j, "flows");
+	json_arr_begin(j);
+	for (int i = 0; i < v->n_flows; i++) {
+		const struct sflow_flow_sample *f = &v->flows[i];
+
+		json_obj_begin(j);
+		json_kv_bool(j, "expanded", f->expanded);
+		json_kv_u64(j, "sequence", f->sequence);
+		json_pair(j, "source", f->source.type, f->source.index);
+		json_kv_u64(j, "sampling_rate", f->sampling_rate);
+		json_kv_u64(j, "sample_pool", f->sample_pool);
+		json_kv_u64(j, "drops", f->drops);
+		json_pair(j, "input", f->input.format, f->input.value);
+		json_pair(j, "output", f->output.format, f->output.value);
+		json_kv_u64(j, "records", f->record_count);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "headers");
+	json_arr_begin(j);
+	for (int i = 0; i < v->n_headers; i++) {
+		const struct sflow_sampled_header *h = &v->headers[i];
+
+		json_obj_begin(j);
+		json_kv_u64(j, "protocol", h->protocol);
+		json_kv_u64(j, "frame_length", h->frame_length);
+		json_kv_u64(j, "stripped", h->stripped);
+		json_kv_u64(j, "header_length", h->header_length);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "counters");
+	json_arr_begin(j);
+	for (int i = 0; i < v->n_counters; i++) {
+		const struct sflow_counter_sample *c = &v->counters[i];
+
+		json_obj_begin(j);
+		json_kv_bool(j, "expanded", c->expanded);
+		json_kv_u64(j, "sequence", c->sequence);
+		json_pair(j, "source", c->source.type, c->source.index);
+		json_kv_u64(j, "records", c->record_count);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_key(j, "if_counters");
+	json_arr_begin(j);
+	for (int i = 0; i < v->n_ifcs; i++) {
+		const struct sflow_if_counters *c = &v->ifcs[i];
+
+		json_obj_begin(j);
+		json_kv_u64(j, "if_index", c->if_index);
+		json_kv_u64(j, "if_speed", c->if_speed);
+		json_kv_u64(j, "if_status", c->if_status);
+		json_kv_u64(j, "in_octets", c->in_octets);
+		json_kv_u64(j, "out_octets", c->out_octets);
+		json_kv_u64(j, "in_discards", c->in_discards);
+		json_kv_u64(j, "out_discards", c->out_discards);
+		json_kv_u64(j, "in_errors", c->in_errors);
+		json_kv_u64(j, "out_errors", c->out_errors);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 static int usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [--port N] [--datagrams] CAPTURE\n", prog);
+	fprintf(stderr, "usage: %s [--port N] [--datagrams] [--write-payloads DIR] CAPTURE\n",
+		prog);
 	return 2;
+}
+
+static void write_payload(const char *dir, __u64 frame, const __u8 *data, size_t len)
+{
+	char path[4096];
+	FILE *out;
+
+	snprintf(path, sizeof(path), "%s/frame-%llu", dir, (unsigned long long)frame);
+	out = fopen(path, "wb");
+	if (!out || fwrite(data, 1, len, out) != len || fclose(out)) {
+		perror(path);
+		exit(1);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"port", required_argument, NULL, 'p'},
 					     {"datagrams", no_argument, NULL, 'd'},
+					     {"write-payloads", required_argument, NULL, 'w'},
 					     {"help", no_argument, NULL, 'h'},
 					     {}};
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *ph;
+	const char *payload_dir = NULL;
 	bool per_datagram = false;
 	long port = SFLOW_DEFAULT_PORT;
 	const __u8 *frame;
@@ -260,7 +355,7 @@ int main(int argc, char **argv)
 	pcap_t *p;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "p:dh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:dw:h", opts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -271,6 +366,9 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			per_datagram = true;
+			break;
+		case 'w':
+			payload_dir = optarg;
 			break;
 		default:
 			return usage(argv[0]);
@@ -316,6 +414,8 @@ int main(int argc, char **argv)
 			continue;
 		s->udp_to_port++;
 		s->truncated += u.truncated || u.fragmented;
+		if (payload_dir)
+			write_payload(payload_dir, s->frames, u.payload, u.len);
 		err = sflow_decode(u.payload, u.len, &visitor, s, &s->stats);
 		if (!err)
 			sflow_seq_update(&s->seq, &s->view.hdr.agent, s->view.hdr.sub_agent_id,
