@@ -167,6 +167,8 @@ void sfe_raw_sample(struct sfe *e, __u32 enterprise, __u32 format, const void *d
 /* Start a record in the open sample; its length is set by end_record. */
 static void begin_record(struct sfe *e, __u32 enterprise, __u32 format)
 {
+	if (e->overflow)
+		return;
 	if (!e->sample_open) {
 		fprintf(stderr, "sflow_enc: a record needs an open flow or counter sample\n");
 		abort();
