@@ -50,6 +50,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
 TEST_HELPERS := $(wildcard tests/lib/*.c)
+# Test tools (tests/tools/*.c), e.g. sflow_dump for tests/replay/sflow_tshark.py.
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
@@ -77,17 +80,21 @@ $(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(SKEL) | $(BUILD)/obj
 $(BUILD)/fabprobe: $(USER_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
-	$(CC) $(CFLAGS) -Itests/lib $< $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(wildcard tests/lib/*.h) $(LIB_OBJS) | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/%: tests/bpf/%.c $(TEST_HELPERS) $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD)/tools/%: tests/tools/%.c $(TEST_HELPERS) $(wildcard tests/lib/*.h) $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS)
 
 # Another tool's XDP program, for the coexistence test.
 $(BUILD)/tests/other_xdp.bpf.o: tests/bpf/other_xdp.bpf.c | $(BUILD)/tests
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-tests-build: $(BUILD)/fabprobe $(UNIT_BINS) $(BPFT_BINS) $(BUILD)/tests/other_xdp.bpf.o
+tests-build: $(BUILD)/fabprobe $(UNIT_BINS) $(BPFT_BINS) $(TOOL_BINS) $(BUILD)/tests/other_xdp.bpf.o
 
 # libFuzzer harnesses, each linked with the userspace sources (ASan + UBSan).
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(USER_HDRS) $(BPF_HDRS) $(SKEL)

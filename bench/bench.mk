@@ -10,6 +10,7 @@
 #   $(B)/genpcap              writes the replay capture
 #   $(B)/userspace            collect / analyse / render timings, map memory
 #   $(B)/live                 veth sender and XDP holder
+#   $(B)/sflow                the sFlow decoder alone, against memcpy
 
 BUILD   ?= build
 CLANG   ?= clang
@@ -29,7 +30,8 @@ LIB_SRCS := $(filter-out user/cmd/main.c,$(wildcard user/*/*.c))
 BENCH_HDRS := bench/bench.h bench/frames.h
 
 .PHONY: all
-all: $(B)/empty.bpf.o $(B)/pktcost $(B)/pktcost-newflow $(B)/genpcap $(B)/userspace $(B)/live
+all: $(B)/empty.bpf.o $(B)/pktcost $(B)/pktcost-newflow $(B)/genpcap $(B)/userspace $(B)/live \
+	$(B)/sflow
 
 $(B) $(B)/newflow:
 	@mkdir -p $@
@@ -60,3 +62,8 @@ $(B)/userspace: bench/userspace.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 
 $(B)/live: bench/live.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# Only the decoder and the test encoder: no BPF, no skeleton.
+$(B)/sflow: bench/sflow.c bench/bench.h user/source/sflow_decode.c user/source/sflow_decode.h \
+		tests/lib/sflow_enc.c tests/lib/sflow_enc.h | $(B)
+	$(CC) $(BENCH_CFLAGS) -Itests/lib $< user/source/sflow_decode.c tests/lib/sflow_enc.c -o $@

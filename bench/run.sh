@@ -10,7 +10,8 @@
 #
 #   BUILD=build bench/run.sh
 #   BENCH_SKIP="live replay" bench/run.sh     skip sections (pktcost insert
-#                                              replay userspace memory live)
+#                                              replay userspace memory live
+#                                              sflow)
 set -euo pipefail
 
 BUILD=${BUILD:-build}
@@ -183,6 +184,12 @@ if ! skipped live; then
 			'BEGIN {print (a >= 0.95 * b ? "met" : "MISSED")}')"
 	note "live: received packets (fpb1 rx_packets) per second while one sendmmsg sender runs ${LIVE_SECONDS}s, median of $TRIALS, modes interleaved; fabprobe's own count: $(tail -1 "$OUT/live-fabprobe.check")"
 	cleanup
+fi
+
+# 6. The sFlow decoder alone (no socket, no BPF), against memcpy of the same bytes.
+if ! skipped sflow; then
+	log "sflow: decoder, flow and counter mixes (about 10 s)"
+	"$B/sflow" -n 1000000 -t 5 | tee "$OUT/sflow.log" | grep -E '^(ROW|NOTE)' >>"$ROWS"
 fi
 
 # The table.

@@ -49,6 +49,8 @@ for t in build/tests/test_*; do
 done
 [ -x build/tests/test_parser ] && run_suite bpf-parser build/tests/test_parser
 run_suite replay-tshark python3 tests/replay/tshark_check.py "$FABPROBE" "$PCAPS"/*.pcap
+# The sFlow decoder against tshark's dissector, on real and crafted datagrams.
+run_suite replay-sflow-tshark python3 tests/replay/sflow_tshark.py build/tools "$PCAPS"/ext/sflow*.pcap
 for t in tests/cli/*.sh; do
 	run_suite "cli-$(basename "$t" .sh | tr _ -)" bash "$t"
 done

@@ -3,6 +3,7 @@
 # Fuzzing in CI: every harness first re-runs its kept corpus and every
 # crasher ever found (regressions), then fuzzes for FUZZ_SECONDS (default
 # 60). A new crash is saved under tests/fuzz/crashers/HARNESS/ and fails.
+# FUZZ_ONLY=pattern runs only the harnesses whose name matches (fuzz_sflow).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -21,6 +22,7 @@ python3 tests/fuzz/seeds.py "$pcaps" "$work/seeds"
 
 for bin in "$build"/fuzz/fuzz_*; do
 	h=$(basename "$bin")
+	[[ -n ${FUZZ_ONLY:-} && ! $h =~ ${FUZZ_ONLY} ]] && continue
 	corpus=tests/fuzz/corpus/$h crashers=tests/fuzz/crashers/$h
 	mkdir -p "$corpus" "$crashers" "$work/$h" "$work/seeds/$h"
 	kept=$(find "$corpus" "$crashers" -type f | wc -l)
