@@ -50,6 +50,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
 TEST_HELPERS := $(wildcard tests/lib/*.c)
+# Helper programs of the test suites (tests/tools/), linked like the unit tests.
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
@@ -83,7 +86,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 $(BUILD)/tests/%: tests/bpf/%.c $(TEST_HELPERS) $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
-tests-build: $(BUILD)/fabprobe $(UNIT_BINS) $(BPFT_BINS)
+$(BUILD)/tools/%: tests/tools/%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+tests-build: $(BUILD)/fabprobe $(UNIT_BINS) $(BPFT_BINS) $(TOOL_BINS)
 
 # libFuzzer harnesses, each linked with the userspace sources (ASan + UBSan).
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(USER_HDRS) $(BPF_HDRS) $(SKEL)
