@@ -31,7 +31,7 @@ struct emit_opts {
 	unsigned int sampled_every; /* ... sFlow-fed */
 	unsigned int mirror_every;  /* ... mirror-fed */
 	unsigned int intervals;
-	unsigned int path_len; /* 0: "upN" */
+	int path_len; /* -1: "upN" */
 	unsigned int tick_us;
 	unsigned int linger_ms;
 	unsigned int timeout_ms;
@@ -54,7 +54,7 @@ static void usage(FILE *out)
 	    "      --sampled-every K   every K-th flow is sFlow-fed (default 0: none)\n"
 	    "      --mirror-every K    every K-th flow carries a mirror session (default 0)\n"
 	    "      --intervals K       delta records per flow (default 1)\n"
-	    "      --path-len N        path names of N bytes (default: up0..up3)\n"
+	    "      --path-len N        path names of N bytes, 0: empty (default: up0..up3)\n"
 	    "      --start-ms MS       UNIX ms of flow 0's start (default 1781665958000)\n"
 	    "      --mtu BYTES         maximum message size (default %u)\n"
 	    "      --pen N             enterprise number (default %u)\n"
@@ -87,15 +87,17 @@ static int parse_ul(const char *opt, const char *arg, unsigned long max, unsigne
 	return 0;
 }
 
-/* The path name of flow i: "upN", or exactly len bytes. */
-static void path_name(char *buf, size_t size, unsigned long i, unsigned int len)
+/* The path name of flow i: "upN", or exactly len bytes ("" when 0). */
+static void path_name(char *buf, size_t size, unsigned long i, int len)
 {
-	if (!len) {
+	size_t n;
+
+	if (len < 0) {
 		snprintf(buf, size, "up%lu", i % 4);
 		return;
 	}
 	snprintf(buf, size, "path-%lu-", i);
-	for (size_t n = strlen(buf); n < len; n++)
+	for (n = strlen(buf); n < (size_t)len; n++)
 		buf[n] = 'a' + n % 26;
 	buf[len] = 0;
 }
@@ -320,6 +322,7 @@ int main(int argc, char **argv)
 	struct emit_opts o = {.count = 10,
 			      .v6_every = 2,
 			      .intervals = 1,
+			      .path_len = -1,
 			      .tick_us = 200,
 			      .linger_ms = 2000,
 			      .timeout_ms = 30000,

@@ -215,24 +215,31 @@ static void msg_finish(struct ipfix_exporter *x, struct msg *m, __u64 now_ms, __
 }
 
 /*
- * Control items, in order: the data templates, the RFC 5610 options
- * template, then one type record per enterprise element.
+ * Control items, in order: the RFC 5610 options template, one type record
+ * per enterprise element, then the data templates. The descriptions come
+ * first so that a collector that learns elements from them (ipfixDump
+ * --rfc5610) knows each one before it reads a template that uses it.
  */
+static int n_type_items(const struct ipfix_exporter *x)
+{
+	return x->cfg.no_type_records ? 0 : 1 + x->n_enterprise;
+}
+
 static int ctl_encode(struct ipfix_exporter *x, int item, __u16 *set_id)
 {
 	size_t cap = x->max_record;
+	int n_types = n_type_items(x);
 
-	if (item < IPFIX_N_VARIANTS) {
-		*set_id = IPFIX_SET_TEMPLATE;
-		return ipfix_template_record(x->scratch, cap, item, x->cfg.pen);
-	}
-	if (item == IPFIX_N_VARIANTS) {
+	if (item == 0 && n_types) {
 		*set_id = IPFIX_SET_OPTIONS_TEMPLATE;
 		return ipfix_types_template_record(x->scratch, cap);
 	}
-	*set_id = IPFIX_TID_TYPES;
-	return ipfix_type_record(x->scratch, cap, x->enterprise[item - IPFIX_N_VARIANTS - 1],
-				 x->cfg.pen);
+	if (item < n_types) {
+		*set_id = IPFIX_TID_TYPES;
+		return ipfix_type_record(x->scratch, cap, x->enterprise[item - 1], x->cfg.pen);
+	}
+	*set_id = IPFIX_SET_TEMPLATE;
+	return ipfix_template_record(x->scratch, cap, item - n_types, x->cfg.pen);
 }
 
 static void build_control(struct ipfix_exporter *x, __u64 now_ms)
@@ -282,9 +289,14 @@ static void build_data(struct ipfix_exporter *x, __u64 now_ms)
 	x->out_control = false;
 }
 
+/*
+ * RFC 7011 section 8.1: a Template Withdrawal (Field Count 0) for each
+ * data template. The RFC 5610 options template is left to end with the
+ * session: tshark up to 4.0 reads an Options Template Withdrawal as a
+ * malformed options template, and it describes no flows.
+ */
 static void build_withdrawal(struct ipfix_exporter *x, __u64 now_ms)
 {
-	__u32 n = 0;
 	__u8 rec[4];
 	struct msg m;
 
@@ -292,22 +304,23 @@ static void build_withdrawal(struct ipfix_exporter *x, __u64 now_ms)
 	for (int i = 0; i < IPFIX_N_VARIANTS; i++) {
 		ipfix_withdrawal_record(rec, sizeof(rec), IPFIX_TID_BASE + i);
 		msg_add(&m, IPFIX_SET_TEMPLATE, rec, sizeof(rec));
-		n++;
-	}
-	if (!x->cfg.no_type_records) {
-		ipfix_withdrawal_record(rec, sizeof(rec), IPFIX_TID_TYPES);
-		msg_add(&m, IPFIX_SET_OPTIONS_TEMPLATE, rec, sizeof(rec));
-		n++;
 	}
 	msg_finish(x, &m, now_ms, 0);
 	x->out_records = 0;
-	x->out_templates = n;
+	x->out_templates = IPFIX_N_VARIANTS;
 	x->out_control = true;
 }
 
+/*
+ * Start a control phase. The element descriptions go once per session (the
+ * start of UDP export, each TCP connection); UDP refreshes resend only the
+ * templates. Descriptions are data records and advance the sequence number,
+ * which collectors that skip records of an options template they do not use
+ * (nfcapd) report as sequence errors if they come again mid-stream.
+ */
 static void start_templates(struct ipfix_exporter *x, __u64 now_ms)
 {
-	x->ctl_next = 0;
+	x->ctl_next = x->templates_ever ? n_type_items(x) : 0;
 	x->templates_ever = true;
 	x->templates_ms = now_ms;
 	x->msgs_since_templates = 0;
@@ -329,6 +342,7 @@ static void session_up(struct ipfix_exporter *x, __u64 now_ms)
 	/* A new TCP connection is a new stream: its sequence starts again. */
 	if (x->stream) {
 		x->sequence = 0;
+		x->templates_ever = false;
 		start_templates(x, now_ms);
 	}
 }

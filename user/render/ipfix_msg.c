@@ -19,11 +19,11 @@
 		.units = u, .need_set = set, .need_clear = clr, .source = src,                     \
 		.offset = FLOW_OFF(field), .name = n, .description = desc                          \
 	}
-#define ENT(i, n, len, t, sem, u, src, field, set, clr, desc)                                      \
+#define ENT(i, n, len, t, sem, u, src, field, set, clr, desc, ...)                                 \
 	{                                                                                          \
 		.id = i, .enterprise = true, .length = len, .type = t, .semantics = sem,           \
 		.units = u, .need_set = set, .need_clear = clr, .source = src,                     \
-		.offset = FLOW_OFF(field), .name = n, .description = desc                          \
+		.offset = FLOW_OFF(field), .name = n, .description = desc, __VA_ARGS__             \
 	}
 #define COUNT(i, n, field, set, clr, desc)                                                         \
 	ENT(i, n, 8, IPFIX_T_UNSIGNED64, IPFIX_S_DELTA, IPFIX_U_PACKETS, IPFIX_SRC_U64, field,     \
@@ -70,7 +70,8 @@ const struct ipfix_element ipfix_elements[] = {
     STD(136, "flowEndReason", 1, IPFIX_T_UNSIGNED8, IPFIX_S_IDENTIFIER, IPFIX_U_NONE, IPFIX_SRC_U8,
 	end_reason, 0, 0, "1 idle timeout, 2 active timeout, 3 end, 4 forced end"),
     ENT(1, "roceDestQueuePair", 4, IPFIX_T_UNSIGNED32, IPFIX_S_IDENTIFIER, IPFIX_U_NONE,
-	IPFIX_SRC_U32, dest_qp, 0, 0, "BTH destination queue pair (24 bits)"),
+	IPFIX_SRC_U32, dest_qp, 0, 0, "BTH destination queue pair (24 bits)",
+	.range_max = 0xFFFFFF),
     ENT(2, "roceOpcodeClasses", 1, IPFIX_T_UNSIGNED8, IPFIX_S_FLAGS, IPFIX_U_NONE, IPFIX_SRC_U8,
 	opcode_classes, 0, 0,
 	"BTH operations seen on the flow: 0x01 SEND, 0x02 WRITE, 0x04 READ request, "
@@ -107,11 +108,13 @@ const size_t ipfix_n_elements = sizeof(ipfix_elements) / sizeof(ipfix_elements[0
 #define IE_DESCRIPTION	 340
 #define IE_NAME		 341
 #define IE_SEMANTICS	 344
+#define IE_RANGE_BEGIN	 342
+#define IE_RANGE_END	 343
 #define IE_UNITS	 345
 #define IE_PEN		 346
-#define TYPES_FIELDS	 7
+#define TYPES_FIELDS	 9
 #define TYPES_SCOPE	 2
-#define TYPE_FIXED_BYTES (4 + 2 + 1 + 1 + 2)
+#define TYPE_FIXED_BYTES (4 + 2 + 1 + 1 + 2 + 8 + 8)
 
 static void put_u16(__u8 *p, __u16 v)
 {
@@ -129,6 +132,21 @@ static void put_u64(__u8 *p, __u64 v)
 {
 	put_u32(p, v >> 32);
 	put_u32(p + 4, v);
+}
+
+__u64 ipfix_element_max(const struct ipfix_element *e)
+{
+	if (e->range_max)
+		return e->range_max;
+	switch (e->type) {
+	case IPFIX_T_UNSIGNED8:
+		return 0xFF;
+	case IPFIX_T_UNSIGNED16:
+		return 0xFFFF;
+	case IPFIX_T_UNSIGNED32:
+		return 0xFFFFFFFF;
+	}
+	return ~0ULL;
 }
 
 bool ipfix_element_in(const struct ipfix_element *e, unsigned int variant)
@@ -252,13 +270,19 @@ size_t ipfix_max_template_record(void)
 
 int ipfix_types_template_record(__u8 *p, size_t cap)
 {
-	/* Section 3.4.2.2: scope fields first; RFC 5610 section 3.9 names the scope. */
+	/*
+	 * Section 3.4.2.2: scope fields first; RFC 5610 section 3.9 names the
+	 * scope. The range is optional in RFC 5610, but libfixbuf only takes
+	 * type records whose template has every element, so it is sent.
+	 */
 	static const __u16 fields[TYPES_FIELDS][2] = {
 	    {IE_PEN, 4},
 	    {IE_ID, 2},
 	    {IE_DATA_TYPE, 1},
 	    {IE_SEMANTICS, 1},
 	    {IE_UNITS, 2},
+	    {IE_RANGE_BEGIN, 8},
+	    {IE_RANGE_END, 8},
 	    {IE_NAME, IPFIX_VARLEN},
 	    {IE_DESCRIPTION, IPFIX_VARLEN},
 	};
@@ -288,6 +312,8 @@ int ipfix_type_record(__u8 *p, size_t cap, const struct ipfix_element *e, __u32 
 	p[6] = e->type;
 	p[7] = e->semantics;
 	put_u16(p + 8, e->units);
+	put_u64(p + 10, 0);
+	put_u64(p + 18, ipfix_element_max(e));
 	off = TYPE_FIXED_BYTES;
 	off += ipfix_put_varlen(p + off, e->name, name_len);
 	off += ipfix_put_varlen(p + off, e->description, desc_len);

@@ -85,6 +85,7 @@ struct ipfix_element {
 	__u8 need_clear; /* ... and (v & need_clear) == 0 */
 	__u8 source;	 /* enum ipfix_source */
 	__u16 offset;	 /* in struct ipfix_flow */
+	__u64 range_max; /* the largest value that means something; 0: the type's */
 	const char *name;
 	const char *description;
 };
@@ -94,6 +95,8 @@ extern const struct ipfix_element ipfix_elements[];
 extern const size_t ipfix_n_elements;
 
 bool ipfix_element_in(const struct ipfix_element *e, unsigned int variant);
+/* informationElementRangeEnd of e (RFC 5610); the range begins at 0. */
+__u64 ipfix_element_max(const struct ipfix_element *e);
 unsigned int ipfix_flow_variant(const struct ipfix_flow *f);
 
 /* Bytes a variable-length value of len bytes takes: 1 + len below 255, else 3 + len. */
