@@ -26,26 +26,15 @@
 #include "render/ipfix.h"
 #include "render/ipfix_msg.h"
 #include "util/log.h"
+#include "util/recq.h"
 
 /* A TCP connect still in progress after this long is abandoned and retried. */
 #define CONNECT_TIMEOUT_MS 10000
-#define RING_HDR	   4 /* template ID and length before each queued record */
 
 enum conn_state {
 	CONN_DOWN,
 	CONN_CONNECTING,
 	CONN_UP,
-};
-
-/*
- * Queued records, first in first out, in one allocation: [tid][len][record].
- * A record never wraps: when the end has no room the writer starts again at
- * the front and remembers where the data stops (end).
- */
-struct ring {
-	__u8 *buf;
-	size_t cap, head, tail, end, bytes, records;
-	bool wrapped; /* data is [head, end) then [0, tail) */
 };
 
 struct ipfix_exporter {
@@ -58,7 +47,7 @@ struct ipfix_exporter {
 	__u64 next_connect_ms;
 	__u64 connect_started_ms;
 	__u32 backoff_ms;
-	struct ring q;
+	struct recq q;	   /* encoded records, tagged with their template ID */
 	size_t max_record; /* the most one record may take: a message with one set */
 	__u8 *scratch;	   /* one record */
 	__u8 *out;	   /* the message being sent */
@@ -98,62 +87,6 @@ __u64 ipfix_now_ms(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* ---- the queue ---- */
-
-static int ring_push(struct ring *r, __u16 tid, const __u8 *rec, size_t len)
-{
-	size_t need = RING_HDR + len, at;
-
-	if (r->records == 0) {
-		r->head = r->tail = 0;
-		r->wrapped = false;
-	}
-	if (!r->wrapped) {
-		if (r->cap - r->tail >= need) {
-			at = r->tail;
-		} else if (r->head >= need) {
-			r->end = r->tail;
-			r->wrapped = true;
-			at = 0;
-		} else {
-			return -ENOBUFS;
-		}
-	} else if (r->head - r->tail >= need) {
-		at = r->tail;
-	} else {
-		return -ENOBUFS;
-	}
-	memcpy(r->buf + at, &tid, 2);
-	memcpy(r->buf + at + 2, &(__u16){len}, 2);
-	memcpy(r->buf + at + RING_HDR, rec, len);
-	r->tail = at + need;
-	r->records++;
-	r->bytes += need;
-	return 0;
-}
-
-static const __u8 *ring_peek(const struct ring *r, __u16 *tid, __u16 *len)
-{
-	const __u8 *p = r->buf + r->head;
-
-	memcpy(tid, p, 2);
-	memcpy(len, p + 2, 2);
-	return p + RING_HDR;
-}
-
-static void ring_pop(struct ring *r, __u16 len)
-{
-	r->head += RING_HDR + len;
-	r->bytes -= RING_HDR + len;
-	if (--r->records == 0) {
-		r->head = r->tail = 0;
-		r->wrapped = false;
-	} else if (r->wrapped && r->head == r->end) {
-		r->head = 0;
-		r->wrapped = false;
-	}
 }
 
 /* ---- building messages ---- */
@@ -276,11 +209,11 @@ static void build_data(struct ipfix_exporter *x, __u64 now_ms)
 	msg_begin(&m, x->out, x->cfg.max_msg_bytes);
 	while (x->q.records) {
 		__u16 tid, len;
-		const __u8 *rec = ring_peek(&x->q, &tid, &len);
+		const __u8 *rec = recq_peek(&x->q, &tid, &len);
 
 		if (!msg_add(&m, tid, rec, len))
 			break;
-		ring_pop(&x->q, len);
+		recq_pop(&x->q);
 		records++;
 	}
 	msg_finish(x, &m, now_ms, records);
@@ -527,7 +460,7 @@ int ipfix_add(struct ipfix_exporter *x, const struct ipfix_flow *f)
 	bool truncated;
 	int len = ipfix_data_record(x->scratch, x->max_record, f, &truncated);
 
-	if (len < 0 || ring_push(&x->q, IPFIX_TID_BASE + ipfix_flow_variant(f), x->scratch, len)) {
+	if (len < 0 || recq_push(&x->q, IPFIX_TID_BASE + ipfix_flow_variant(f), x->scratch, len)) {
 		x->st.records_dropped++;
 		return -ENOBUFS;
 	}
@@ -613,7 +546,7 @@ static int check_config(const struct ipfix_config *c)
 		       need, IPFIX_MAX_MSG_MAX);
 		return -EINVAL;
 	}
-	if (c->queue_bytes < c->max_msg_bytes + RING_HDR) {
+	if (c->queue_bytes < c->max_msg_bytes + RECQ_HDR) {
 		fp_err("ipfix: a queue of %u bytes cannot hold one message", c->queue_bytes);
 		return -EINVAL;
 	}
@@ -656,8 +589,7 @@ int ipfix_open(struct ipfix_exporter **out, const struct ipfix_config *cfg)
 		    x->n_enterprise < (int)(sizeof(x->enterprise) / sizeof(x->enterprise[0])))
 			x->enterprise[x->n_enterprise++] = &ipfix_elements[i];
 	x->ctl_total = IPFIX_N_VARIANTS + (cfg->no_type_records ? 0 : 1 + x->n_enterprise);
-	x->q.cap = cfg->queue_bytes;
-	x->q.buf = malloc(x->q.cap);
+	recq_init(&x->q, cfg->queue_bytes);
 	x->scratch = malloc(x->max_record);
 	x->out = malloc(cfg->max_msg_bytes);
 	if (!x->q.buf || !x->scratch || !x->out) {
@@ -698,7 +630,7 @@ int ipfix_open(struct ipfix_exporter **out, const struct ipfix_config *cfg)
 cleanup:
 	if (x->fd >= 0 && cfg->transport != IPFIX_FILE)
 		close(x->fd);
-	free(x->q.buf);
+	recq_free(&x->q);
 	free(x->scratch);
 	free(x->out);
 	free(x);
@@ -746,7 +678,7 @@ int ipfix_close(struct ipfix_exporter *x, int timeout_ms, struct ipfix_stats *fi
 	}
 	if (x->fd >= 0 && !x->cfg.sink && x->cfg.transport != IPFIX_FILE)
 		close(x->fd);
-	free(x->q.buf);
+	recq_free(&x->q);
 	free(x->scratch);
 	free(x->out);
 	free(x);
