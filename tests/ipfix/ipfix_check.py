@@ -387,7 +387,7 @@ def main():
     ap.add_argument("collector", choices=["ipfixdump", "nfdump", "tshark"])
     ap.add_argument("input", help="IPFIX file, nfcapd directory or capture")
     ap.add_argument("--truth", help="ground truth: {\"flows\": [...]} (docs/json.md names)")
-    ap.add_argument("--elements", action="append", help="ipfixDump --element-file")
+    ap.add_argument("-e", "--elements", action="append", help="ipfixDump --element-file")
     ap.add_argument("--rfc5610", action="store_true", help="ipfixDump --rfc5610")
     ap.add_argument("--pen", type=int, default=PEN_DEFAULT)
     ap.add_argument("--port", type=int, help="tshark: the collector's port")
