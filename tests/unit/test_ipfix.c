@@ -793,6 +793,21 @@ static void test_tcp_templates_and_withdrawal(void **state)
 	assert_int_equal(p.type_records, 30); /* a new session describes the elements again */
 	assert_int_equal(p.n_recs - p.type_records, 2);
 
+	/* A session that came up resets the backoff: the next break retries after 1 s again. */
+	ipfix_add(x, &f);
+	c.fail_next = 1;
+	c.fail_err = -EPIPE;
+	ipfix_tick(x, T0_MS + 7200 * 1000);
+	ipfix_get_stats(x, &st);
+	assert_false(st.connected);
+	before = c.n_msgs;
+	ipfix_tick(x, T0_MS + 7200 * 1000 + 1000);
+	ipfix_get_stats(x, &st);
+	assert_true(st.connected);
+	assert_int_equal(st.connects, 3);
+	p.next_seq = 0;
+	parse_all(&p, &c, before);
+
 	/* Clean close: one message withdrawing every data template (section 8.1). */
 	before = c.n_msgs;
 	assert_int_equal(ipfix_close(x, 100, &st), 0);
@@ -809,7 +824,7 @@ static void test_tcp_templates_and_withdrawal(void **state)
 	assert_int_equal(p.withdrawals, 8);
 	for (int i = 0; i < 8; i++)
 		assert_false(p.t[i].defined);
-	assert_int_equal(st.connects, 2);
+	assert_int_equal(st.connects, 3);
 	parse_free(&p);
 	coll_free(&c);
 }
@@ -1051,6 +1066,7 @@ static void test_tcp_no_listener_backoff(void **state)
 	ipfix_config_init(&cfg);
 	cfg.transport = IPFIX_TCP;
 	cfg.collector = collector;
+	cfg.backoff_max_ms = 3000;
 	assert_int_equal(ipfix_open(&x, &cfg), 0);
 	make_flow(&f, 1, "up1");
 	ipfix_add(x, &f);
@@ -1062,6 +1078,12 @@ static void test_tcp_no_listener_backoff(void **state)
 	assert_int_equal(tick_until_errors(x, now + 1000, 2), 2);
 	assert_int_equal(tick_until_errors(x, now + 1000 + 1999, 3), 2); /* the backoff doubled */
 	assert_int_equal(tick_until_errors(x, now + 1000 + 2000, 3), 3);
+	now += 3000;
+	assert_int_equal(tick_until_errors(x, now + 2999, 4), 3); /* capped at 3 s, not 4 */
+	assert_int_equal(tick_until_errors(x, now + 3000, 4), 4);
+	now += 3000;
+	assert_int_equal(tick_until_errors(x, now + 2999, 5), 4); /* and stays there */
+	assert_int_equal(tick_until_errors(x, now + 3000, 5), 5);
 	assert_int_equal(ipfix_close(x, 0, &st), 1);
 	assert_int_equal(st.records_dropped, 1);
 }
@@ -1163,7 +1185,7 @@ static void test_tcp_loopback_session(void **state)
 	while ((n = read(afd, buf, sizeof(buf))) > 0)
 		sink(&c2, buf, n);
 	split_stream(&c2);
-	memset(&p, 0, sizeof(p));
+	parse_free(&p);
 	parse_all(&p, &c2, 0); /* a new stream: sequence from 0 */
 	assert_int_equal(p.templates, 8);
 	assert_int_equal(p.withdrawals, 8);
