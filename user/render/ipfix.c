@@ -12,7 +12,9 @@
  *
  * Templates (RFC 7011 section 8): over UDP, at start and again every
  * template_refresh_ms (and template_refresh_msgs messages); over TCP, at
- * each connection, withdrawn on a clean close; into a file, once.
+ * each connection, withdrawn on a clean close; into a file, once. The
+ * RFC 5610 descriptions of the enterprise elements go once per session,
+ * before the templates.
  */
 #include <errno.h>
 #include <netdb.h>

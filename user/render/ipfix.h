@@ -11,7 +11,8 @@
  * on the network; a collector that is down, slow or unreachable shows up
  * in the counters (struct ipfix_stats) and nowhere else.
  *
- * The elements, the templates and the encoding are in docs/ipfix.md.
+ * One exporter is used from one thread. The elements, the templates, the
+ * transports and the bounds are in docs/ipfix.md.
  */
 #ifndef __FP_IPFIX_H
 #define __FP_IPFIX_H
@@ -131,7 +132,7 @@ struct ipfix_stats {
 	__u64 templates_sent;	 /* template records, withdrawals included */
 	__u64 send_errors;	 /* failed sends, connects and TCP disconnects */
 	__u64 records_lost;	 /* flow records in messages that failed */
-	__u64 records_dropped;	 /* flow records refused by a full queue (ipfix_add) */
+	__u64 records_dropped;	 /* refused by a full queue (ipfix_add), or unsent at close */
 	__u64 strings_truncated; /* paths cut to fit max_msg_bytes */
 	__u64 would_block;	 /* sends deferred to the next tick */
 	__u64 connects;		 /* TCP connections made */
@@ -174,9 +175,9 @@ bool ipfix_idle(const struct ipfix_exporter *x);
 
 /*
  * Send what is queued for up to timeout_ms (ticking at the budget's pace,
- * a millisecond apart), withdraw the templates (TCP only: RFC 7011 section
- * 8.4 forbids it over UDP), close and free. Returns the records left
- * unsent; final (may be NULL) gets the last counters, those records
+ * a millisecond apart), withdraw the data templates (TCP only: RFC 7011
+ * section 8.4 forbids it over UDP), close and free. Returns the records
+ * left unsent; final (may be NULL) gets the last counters, those records
  * counted as dropped.
  */
 int ipfix_close(struct ipfix_exporter *x, int timeout_ms, struct ipfix_stats *final);
