@@ -479,8 +479,11 @@ int main(int argc, char **argv)
 		}
 		if (truth)
 			json_flow(truth, &f, i + 1 == o.count);
-		if (i % 64 == 63)
+		/* Like a probe: records come in while the exporter sends at its pace. */
+		if (i % 64 == 63) {
 			ipfix_tick(x, ipfix_now_ms());
+			pause_us(o.tick_us);
+		}
 	}
 	while (!ipfix_idle(x) && ipfix_now_ms() < deadline) {
 		ipfix_tick(x, ipfix_now_ms());
