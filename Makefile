@@ -50,7 +50,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/test_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
 TEST_HELPERS := $(wildcard tests/lib/*.c)
-# Test tools (tests/tools/*.c), e.g. sflow_dump for tests/replay/sflow_tshark.py.
+# Helper programs of the test suites (tests/tools/: sflow_dump, ipfix_emit, ...).
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 

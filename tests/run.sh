@@ -54,6 +54,8 @@ run_suite replay-sflow-tshark python3 tests/replay/sflow_tshark.py build/tools "
 for t in tests/cli/*.sh; do
 	run_suite "cli-$(basename "$t" .sh | tr _ -)" bash "$t"
 done
+# The IPFIX exporter against real collectors (ipfixDump, nfcapd/nfdump, tshark) on loopback.
+run_suite ipfix-interop bash tests/ipfix/interop.sh
 # The lab's own check: the generator's ground truth against tshark and the emulator.
 run_suite lab-smoke bash scripts/lab/smoke.sh
 for t in tests/integration/*.sh; do
