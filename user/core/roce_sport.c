@@ -50,3 +50,27 @@ __u32 roce_qp_path(const struct hash_config *c, const __u8 src[16], const __u8 d
 	roce_qp_flow_key(&k, src, dst, v6, lqpn, rqpn);
 	return hash_path(c, &k);
 }
+
+void roce_predict_qps(struct nic_state *s, const struct hash_config *hc, roce_peer_fn peer,
+		      void *ctx)
+{
+	for (size_t i = 0; i < s->n_qps; i++) {
+		struct nic_qp *q = &s->qps[i];
+		const struct nic_port *p;
+		__u8 dst[16] = {0};
+		bool v6 = false;
+
+		q->predicted_sport = 0;
+		q->predicted_path = -1;
+		/* Before RTR a QP has no remote QP, so no port yet (ib_qp_state order). */
+		if ((q->type != NIC_QPT_RC && q->type != NIC_QPT_UC) || !q->has_rqpn || !q->rqpn ||
+		    q->state < 2 || q->state > 4)
+			continue;
+		q->predicted_sport = roce_udp_sport(0, q->lqpn, q->rqpn);
+		p = nic_port_get(s, q->device, q->port);
+		if (!hc || !peer || !p || !p->has_gid_addr || !peer(ctx, q, dst, &v6) ||
+		    v6 != p->gid_v6)
+			continue;
+		q->predicted_path = roce_qp_path(hc, p->gid_addr, dst, v6, q->lqpn, q->rqpn);
+	}
+}

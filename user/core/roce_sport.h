@@ -23,6 +23,7 @@
 
 #include "fabprobe.h"
 #include "core/ecmp_hash.h"
+#include "source/nic.h"
 
 #define ROCE_UDP_SPORT_MIN   0xC000 /* IB_ROCE_UDP_ENCAP_VALID_PORT_MIN */
 #define ROCE_FLOW_LABEL_MASK 0xFFFFF
@@ -47,5 +48,20 @@ void roce_qp_flow_key(struct flow_key *k, const __u8 src[16], const __u8 dst[16]
 /* The path the hash model gives a QP's requests (hash_path of the key). */
 __u32 roce_qp_path(const struct hash_config *c, const __u8 src[16], const __u8 dst[16], bool v6,
 		   __u32 lqpn, __u32 rqpn);
+
+/*
+ * Where the peer of a QP is, for its path: fill dst (IPv4 in the first 4
+ * bytes) and return true, or false when unknown. A caller matches flows
+ * seen with the QP's predicted port, or reads the rdma_cm ids.
+ */
+typedef bool (*roce_peer_fn)(void *ctx, const struct nic_qp *q, __u8 dst[16], bool *v6);
+
+/*
+ * Fill predicted_sport of the connected RC and UC QPs of a NIC state (state
+ * RTR or later, a remote QP number), and predicted_path when hc is given,
+ * the port's RoCEv2 address is known and peer() says where the peer is.
+ */
+void roce_predict_qps(struct nic_state *s, const struct hash_config *hc, roce_peer_fn peer,
+		      void *ctx);
 
 #endif /* __FP_ROCE_SPORT_H */
