@@ -742,6 +742,109 @@ static void test_qp_json_refused(void **state)
 	}
 }
 
+/* ---- recording a state and reading it back ---------------------------- */
+
+static void assert_same_counters(const struct nic_counters *a, const struct nic_counters *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		assert_string_equal(a->v[i].name, b->v[i].name);
+		assert_string_equal(a->v[i].driver_name, b->v[i].driver_name);
+		assert_true(a->v[i].value == b->v[i].value);
+	}
+}
+
+/* What nic_record() wrote is what a refresh reads back. */
+static void assert_same_state(const struct nic_state *a, const struct nic_state *b)
+{
+	assert_int_equal(a->n_ports, b->n_ports);
+	for (size_t i = 0; i < a->n_ports; i++) {
+		const struct nic_port *x = &a->ports[i], *y = &b->ports[i];
+
+		assert_string_equal(x->device, y->device);
+		assert_int_equal(x->port, y->port);
+		assert_string_equal(x->netdev, y->netdev);
+		assert_string_equal(x->link_layer, y->link_layer);
+		assert_int_equal(x->has_gid_addr, y->has_gid_addr);
+		assert_int_equal(x->gid_v6, y->gid_v6);
+		assert_memory_equal(x->gid_addr, y->gid_addr, 16);
+		assert_same_counters(&x->hw, &y->hw);
+		assert_same_counters(&x->pma, &y->pma);
+	}
+	assert_int_equal(a->n_netdevs, b->n_netdevs);
+	for (size_t i = 0; i < a->n_netdevs; i++) {
+		assert_string_equal(a->netdevs[i].name, b->netdevs[i].name);
+		assert_same_counters(&a->netdevs[i].ethtool, &b->netdevs[i].ethtool);
+		assert_memory_equal(a->netdevs[i].pfc, b->netdevs[i].pfc,
+				    sizeof(a->netdevs[i].pfc));
+	}
+	assert_int_equal(a->n_qps, b->n_qps);
+	for (size_t i = 0; i < a->n_qps; i++)
+		assert_memory_equal(&a->qps[i], &b->qps[i], sizeof(a->qps[i]));
+	assert_string_equal(a->info, b->info);
+}
+
+static void test_record_reads_back(void **state)
+{
+	static const char *const trees[] = {"mlx5", "bnxt"};
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
+		char path[512], *out = tree_copy(NULL);
+		struct nic_state a, b;
+
+		snprintf(path, sizeof(path), "%s/%s", fixtures(), trees[t]);
+		open_tree(&a, path);
+		assert_int_equal(nic_refresh(&a, SEC), 0);
+		assert_int_equal(nic_record_dir(&a, out), 0);
+		open_tree(&b, out);
+		assert_int_equal(nic_refresh(&b, SEC), 0);
+		assert_same_state(&a, &b);
+		nic_free(&a);
+		nic_free(&b);
+		tree_remove(out);
+	}
+}
+
+struct put_count {
+	int calls, fail_at;
+	bool saw_qps, saw_ethtool;
+};
+
+static int count_put(void *ctx, const char *path, const void *data, size_t len)
+{
+	struct put_count *c = ctx;
+
+	(void)data;
+	(void)len;
+	c->saw_qps |= !strcmp(path, "rdma-res-qp.json");
+	c->saw_ethtool |= !strncmp(path, "ethtool/", 8);
+	if (++c->calls == c->fail_at)
+		return -ENOSPC;
+	return 0;
+}
+
+/* The bundle's writer gets every file through the callback, and its errors back. */
+static void test_record_through_callback(void **state)
+{
+	char path[512];
+	struct nic_state s;
+	struct put_count c = {0};
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/mlx5", fixtures());
+	open_tree(&s, path);
+	assert_int_equal(nic_refresh(&s, SEC), 0);
+	assert_int_equal(nic_record(&s, count_put, &c), 0);
+	/* 28 + 21 counters and link_layer, 2 ndevs, gid, type per port; 2 ethtool; QPs */
+	assert_int_equal(c.calls, 2 * (28 + 21 + 1 + 2 + 2) + 2 + 1);
+	assert_true(c.saw_qps && c.saw_ethtool);
+	c = (struct put_count){.fail_at = 7};
+	assert_int_equal(nic_record(&s, count_put, &c), -ENOSPC);
+	assert_int_equal(c.calls, 7);
+	nic_free(&s);
+}
+
 /* ---- RDMA netlink, messages built per <rdma/rdma_netlink.h> ------------ */
 
 struct qp_msg {
@@ -1199,6 +1302,21 @@ static void test_live_veth_against_ethtool(void **state)
 			fail_msg("ethtool printed %s, the ioctl read lacks it", want.v[i].name);
 		assert_int_equal(c->value, want.v[i].value);
 	}
+	/* recorded, the tree reads back with the same statistics */
+	{
+		char *out = tree_copy(NULL);
+		struct nic_state back;
+		const struct nic_netdev *rd;
+
+		assert_int_equal(nic_record_dir(&s, out), 0);
+		open_tree(&back, out);
+		assert_int_equal(nic_refresh(&back, SEC), 0);
+		rd = nic_netdev_get(&back, ifname);
+		assert_non_null(rd);
+		assert_same_counters(&nd->ethtool, &rd->ethtool);
+		nic_free(&back);
+		tree_remove(out);
+	}
 	/* and a second refresh gives rates over a real interval */
 	usleep(20000);
 	assert_int_equal(nic_refresh(&s, 0), 0);
@@ -1225,6 +1343,8 @@ int main(void)
 	    cmocka_unit_test(test_tree_without_rdma),
 	    cmocka_unit_test(test_qp_table_json),
 	    cmocka_unit_test(test_qp_json_refused),
+	    cmocka_unit_test(test_record_reads_back),
+	    cmocka_unit_test(test_record_through_callback),
 	    cmocka_unit_test(test_netlink_qp_messages),
 	    cmocka_unit_test(test_alerts_raised_and_cleared),
 	    cmocka_unit_test(test_live_without_rdma),

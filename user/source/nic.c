@@ -85,6 +85,8 @@ void nic_counters_finish(struct nic_counters *c)
 {
 	size_t out = 0;
 
+	if (c->n < 2)
+		return;
 	qsort(c->v, c->n, sizeof(*c->v), by_name_then_driver);
 	for (size_t i = 0; i < c->n; i++) {
 		if (out && !strcmp(c->v[out - 1].name, c->v[i].name))

@@ -134,11 +134,12 @@ enum nic_qp_type {
 
 struct nic_qp {
 	char device[NIC_DEV_LEN];
-	__u32 port; /* 0: not bound to a port yet */
+	__u32 dev_index; /* the RDMA device's index ("ifindex" in rdma -j) */
+	__u32 port;	 /* 0: not bound to a port yet */
 	char netdev[NIC_IFNAME_LEN];
 	__u32 lqpn, rqpn, sq_psn, rq_psn, pid, pdn;
 	__u8 type, state;
-	bool has_rqpn, has_rq_psn, has_pid, kernel;
+	bool has_rqpn, has_rq_psn, has_pid, has_pdn, kernel;
 	char comm[NIC_COMM_LEN]; /* task name, or the kernel module that owns it */
 	__u16 predicted_sport;	 /* 0: not predicted (not RC/UC, no remote QP) */
 	int predicted_path;	 /* -1: unknown, see roce_qp_path() */
@@ -187,6 +188,19 @@ const struct nic_counter *nic_pfc(const struct nic_netdev *nd, int prio, enum ni
 
 const char *nic_qp_type_name(__u8 type);   /* "RC", as rdma res show prints it */
 const char *nic_qp_state_name(__u8 state); /* "RTS" */
+
+/*
+ * Record the state of the last refresh as a tree in the layout above, one
+ * put(ctx, relative path, bytes, length) per file, so that reading it back
+ * (opts.root) gives the same ports, counters (by their driver names), PFC
+ * and QP table: what a capture bundle stores. Values only: rates need two
+ * refreshes, so a recorded tree read back twice shows none. 0, or the first
+ * error put() returned.
+ */
+typedef int (*nic_put_fn)(void *ctx, const char *path, const void *data, size_t len);
+int nic_record(const struct nic_state *s, nic_put_fn put, void *ctx);
+/* The same into files under dir (created as needed). */
+int nic_record_dir(const struct nic_state *s, const char *dir);
 
 /*
  * The change of a counter from prev to cur, with the rule for counters that

@@ -102,7 +102,8 @@ static void task_comm(__u32 pid, char *comm, size_t size)
 		comm[0] = '\0';
 }
 
-static int qp_from_entry(struct nic_state *s, const struct nlattr *entry, const char *device)
+static int qp_from_entry(struct nic_state *s, const struct nlattr *entry, const char *device,
+			 __u32 dev_index)
 {
 	const struct nlattr *line[RDMA_NLDEV_ATTR_MAX] = {NULL};
 	struct nic_qp *q;
@@ -116,6 +117,7 @@ static int qp_from_entry(struct nic_state *s, const struct nlattr *entry, const 
 	if (!q)
 		return -ENOMEM;
 	snprintf(q->device, sizeof(q->device), "%s", device);
+	q->dev_index = dev_index;
 	q->lqpn = mnl_attr_get_u32(line[RDMA_NLDEV_ATTR_RES_LQPN]);
 	q->type = mnl_attr_get_u8(line[RDMA_NLDEV_ATTR_RES_TYPE]);
 	q->state = mnl_attr_get_u8(line[RDMA_NLDEV_ATTR_RES_STATE]);
@@ -123,8 +125,10 @@ static int qp_from_entry(struct nic_state *s, const struct nlattr *entry, const 
 		q->port = mnl_attr_get_u32(line[RDMA_NLDEV_ATTR_PORT_INDEX]);
 	if (line[RDMA_NLDEV_ATTR_RES_SQ_PSN])
 		q->sq_psn = mnl_attr_get_u32(line[RDMA_NLDEV_ATTR_RES_SQ_PSN]);
-	if (line[RDMA_NLDEV_ATTR_RES_PDN])
+	if (line[RDMA_NLDEV_ATTR_RES_PDN]) {
 		q->pdn = mnl_attr_get_u32(line[RDMA_NLDEV_ATTR_RES_PDN]);
+		q->has_pdn = true;
+	}
 	if (line[RDMA_NLDEV_ATTR_RES_RQPN]) {
 		q->rqpn = mnl_attr_get_u32(line[RDMA_NLDEV_ATTR_RES_RQPN]);
 		q->has_rqpn = true;
@@ -164,7 +168,8 @@ int nic_qp_parse_nlmsg(struct nic_state *s, const struct nlmsghdr *nlh)
 	{
 		if (mnl_attr_get_type(entry) != RDMA_NLDEV_ATTR_RES_QP_ENTRY)
 			continue;
-		err = qp_from_entry(s, entry, device);
+		err = qp_from_entry(s, entry, device,
+				    mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
 		if (err)
 			break;
 	}
@@ -301,7 +306,6 @@ static int get_u32(const struct jp_doc *doc, int obj, const char *key, __u32 *ou
 
 static int qp_from_json(struct nic_state *s, const struct jp_doc *doc, int obj, const char **why)
 {
-	bool has_port = false;
 	struct nic_qp *q;
 	int v, err;
 
@@ -320,11 +324,12 @@ static int qp_from_json(struct nic_state *s, const struct jp_doc *doc, int obj, 
 	if (get_u32(doc, obj, "lqpn", &q->lqpn, NULL))
 		return -EINVAL;
 	*why = "a number key is not a 32-bit number";
-	if (get_u32(doc, obj, "port", &q->port, &has_port) ||
+	if (get_u32(doc, obj, "ifindex", &q->dev_index, &(bool){false}) ||
+	    get_u32(doc, obj, "port", &q->port, &(bool){false}) ||
 	    get_u32(doc, obj, "rqpn", &q->rqpn, &q->has_rqpn) ||
 	    get_u32(doc, obj, "rq-psn", &q->rq_psn, &q->has_rq_psn) ||
 	    get_u32(doc, obj, "sq-psn", &q->sq_psn, &(bool){false}) ||
-	    get_u32(doc, obj, "pdn", &q->pdn, &(bool){false}) ||
+	    get_u32(doc, obj, "pdn", &q->pdn, &q->has_pdn) ||
 	    get_u32(doc, obj, "pid", &q->pid, &q->has_pid))
 		return -EINVAL;
 	*why = "\"type\" missing or unknown";

@@ -84,7 +84,7 @@ static int list_dir(const char *path, bool numeric, size_t max, struct names *ou
 	closedir(d);
 	if (err)
 		names_free(out);
-	else
+	else if (out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), numeric ? by_number : by_string);
 	return err;
 }
