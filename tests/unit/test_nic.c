@@ -673,6 +673,24 @@ static void test_qp_table_json(void **state)
 	assert_int_equal(s.qps[2].predicted_path,
 			 (int)roce_qp_path(&hc, src, dst, false, 0x11, 0x22));
 	assert_int_equal(s.qps[4].predicted_path, -1);
+	/* flows seen anywhere, matched to the QP (and process) by port and dest QP */
+	{
+		struct flow_key k = {.sport = 49730, .dport = 4791, .dest_qp = 0x22};
+		bool out = false;
+
+		assert_int_equal(roce_match_flow(&s, &k, &out), 2);
+		assert_true(out);
+		k.dest_qp = 0x11; /* the peer's requests, or its ACKs */
+		assert_int_equal(roce_match_flow(&s, &k, &out), 2);
+		assert_false(out);
+		k.dest_qp = 0x33;
+		assert_int_equal(roce_match_flow(&s, &k, &out), -1);
+		k = (struct flow_key){.sport = 49731, .dest_qp = 0x22};
+		assert_int_equal(roce_match_flow(&s, &k, &out), -1);
+		k = (struct flow_key){.sport = 49178, .dest_qp = 0x5678};
+		assert_int_equal(roce_match_flow(&s, &k, &out), 3);
+		assert_string_equal(s.qps[3].comm, "python3");
+	}
 	/* without a peer or a model: ports, no paths */
 	roce_predict_qps(&s, NULL, NULL, NULL);
 	assert_int_equal(s.qps[2].predicted_sport, 49730);

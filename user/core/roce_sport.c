@@ -74,3 +74,18 @@ void roce_predict_qps(struct nic_state *s, const struct hash_config *hc, roce_pe
 		q->predicted_path = roce_qp_path(hc, p->gid_addr, dst, v6, q->lqpn, q->rqpn);
 	}
 }
+
+int roce_match_flow(const struct nic_state *s, const struct flow_key *k, bool *outgoing)
+{
+	for (size_t i = 0; i < s->n_qps; i++) {
+		const struct nic_qp *q = &s->qps[i];
+
+		if (!q->predicted_sport || q->predicted_sport != k->sport)
+			continue;
+		if (k->dest_qp == q->rqpn || k->dest_qp == q->lqpn) {
+			*outgoing = k->dest_qp == q->rqpn;
+			return i;
+		}
+	}
+	return -1;
+}

@@ -64,4 +64,14 @@ typedef bool (*roce_peer_fn)(void *ctx, const struct nic_qp *q, __u8 dst[16], bo
 void roce_predict_qps(struct nic_state *s, const struct hash_config *hc, roce_peer_fn peer,
 		      void *ctx);
 
+/*
+ * The local QP a flow belongs to, after roce_predict_qps(): the QP whose
+ * predicted port is the flow's source port and whose remote QP (the flow
+ * leaves this host: *outgoing) or own QP (it arrives) is the flow's BTH
+ * destination QP. Both directions of a pair carry the same port, and the
+ * destination QP tells them apart and rules out two pairs that share a
+ * port. Index into s->qps, or -1.
+ */
+int roce_match_flow(const struct nic_state *s, const struct flow_key *k, bool *outgoing);
+
 #endif /* __FP_ROCE_SPORT_H */
