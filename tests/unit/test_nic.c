@@ -866,8 +866,8 @@ static void test_record_through_callback(void **state)
 /* ---- RDMA netlink, messages built per <rdma/rdma_netlink.h> ------------ */
 
 struct qp_msg {
-	bool no_dev_name, short_lqpn, unterminated_name, entry_without_lqpn, nested_flag,
-	    bad_attr_len;
+	bool no_dev_name, empty_dev_name, short_lqpn, unterminated_name, entry_without_lqpn,
+	    nested_flag, bad_attr_len;
 };
 
 static struct nlmsghdr *build_qp_msg(char *buf, const struct qp_msg *m)
@@ -881,7 +881,7 @@ static struct nlmsghdr *build_qp_msg(char *buf, const struct qp_msg *m)
 	if (m->unterminated_name)
 		mnl_attr_put(nlh, RDMA_NLDEV_ATTR_DEV_NAME, 6, "mlx5_2");
 	else if (!m->no_dev_name)
-		mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "mlx5_2");
+		mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, m->empty_dev_name ? "" : "mlx5_2");
 	/* an attribute newer than any uapi: ignored */
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_MAX + 7, 1);
 	table = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP);
@@ -968,6 +968,9 @@ static void test_netlink_qp_messages(void **state)
 	assert_int_equal(
 	    nic_qp_parse_nlmsg(&s, build_qp_msg(buf, &(struct qp_msg){.no_dev_name = true})),
 	    -EINVAL);
+	assert_int_equal(
+	    nic_qp_parse_nlmsg(&s, build_qp_msg(buf, &(struct qp_msg){.empty_dev_name = true})),
+	    -EINVAL); /* found by fuzz_nic */
 	assert_int_equal(
 	    nic_qp_parse_nlmsg(&s, build_qp_msg(buf, &(struct qp_msg){.short_lqpn = true})),
 	    -EINVAL);

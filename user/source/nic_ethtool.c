@@ -40,18 +40,21 @@ static int ethtool_ioctl(int fd, const char *ifname, void *cmd)
 
 static int stats_count(int fd, const char *ifname, __u32 *count)
 {
-	struct {
-		struct ethtool_sset_info hdr;
-		__u32 buf[1];
-	} sset = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS}};
+	struct ethtool_sset_info *sset = calloc(1, sizeof(*sset) + sizeof(__u32));
 	struct ethtool_drvinfo drv = {.cmd = ETHTOOL_GDRVINFO};
 	int err;
 
-	err = ethtool_ioctl(fd, ifname, &sset);
-	if (!err && (sset.hdr.sset_mask & (1ULL << ETH_SS_STATS))) {
-		*count = sset.hdr.data[0];
+	if (!sset)
+		return -ENOMEM;
+	sset->cmd = ETHTOOL_GSSET_INFO;
+	sset->sset_mask = 1ULL << ETH_SS_STATS;
+	err = ethtool_ioctl(fd, ifname, sset);
+	if (!err && (sset->sset_mask & (1ULL << ETH_SS_STATS))) {
+		*count = sset->data[0];
+		free(sset);
 		return 0;
 	}
+	free(sset);
 	if (err && err != -EOPNOTSUPP)
 		return err;
 	/* Kernels before 2.6.33 only say it in the driver info. */

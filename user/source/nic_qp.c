@@ -164,6 +164,8 @@ int nic_qp_parse_nlmsg(struct nic_state *s, const struct nlmsghdr *nlh)
 	    !tb[RDMA_NLDEV_ATTR_RES_QP])
 		return -EINVAL;
 	device = mnl_attr_get_str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+	if (!device[0])
+		return -EINVAL;
 	mnl_attr_for_each_nested(entry, tb[RDMA_NLDEV_ATTR_RES_QP])
 	{
 		if (mnl_attr_get_type(entry) != RDMA_NLDEV_ATTR_RES_QP_ENTRY)
