@@ -47,6 +47,8 @@ for t in build/tests/test_*; do
 	*) run_suite "unit-$(basename "$t" | sed 's/^test_//')" "$t" ;;
 	esac
 done
+# The NIC reader's live ethtool path on a veth pair in a namespace.
+[ -x build/tests/test_nic ] && run_suite nic-veth bash tests/nic/veth.sh
 [ -x build/tests/test_parser ] && run_suite bpf-parser build/tests/test_parser
 run_suite replay-tshark python3 tests/replay/tshark_check.py "$FABPROBE" "$PCAPS"/*.pcap
 # The sFlow decoder against tshark's dissector, on real and crafted datagrams.

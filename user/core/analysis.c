@@ -45,6 +45,13 @@ static const char *const type_names[ALERT_TYPE_MAX] = {
     [ALERT_PATH_IMBALANCE] = "path_imbalance",
     [ALERT_MALFORMED] = "malformed",
     [ALERT_FLOW_TABLE_PRESSURE] = "flow_table_pressure",
+    [ALERT_PFC_STORM] = "pfc_storm",
+    [ALERT_PFC_WRONG_PRIORITY] = "pfc_wrong_priority",
+    [ALERT_LOSSLESS_DISCARDS] = "lossless_discards",
+    [ALERT_NIC_CNP_MISMATCH] = "nic_cnp_mismatch",
+    [ALERT_NIC_SEQ_ERRORS] = "nic_seq_errors",
+    [ALERT_NIC_ACK_TIMEOUTS] = "nic_ack_timeouts",
+    [ALERT_NIC_RNR_RETRIES] = "nic_rnr_retries",
 };
 
 const char *alert_type_name(enum alert_type t)
