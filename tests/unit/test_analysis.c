@@ -120,6 +120,45 @@ static void test_elephant_threshold_boundary(void **state)
 	assert_int_equal(fx.an.paths[0].elephants, 1);
 }
 
+/* A share of the busiest flow alone would call a 114 kb/s flow an elephant: the floor does not. */
+static void test_elephant_floor(void **state)
+{
+	(void)state;
+	fx.ao.elephant_bps = 0; /* the default: a share of the group's peak */
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 14250); /* 114 kb/s */
+	add_flow("10.0.0.1", "10.0.1.1", 50001, 2, UP1, 1000);
+	analyse(1.0);
+	assert_false(fx.an.flows[0].elephant);
+	assert_true(fx.an.elephant_bps >= 1e6);
+	/* Above the floor, the share applies again. */
+	fx.snap.n_flows = 0;
+	analysis_free(&fx.an);
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 12500000); /* 100 Mb/s */
+	add_flow("10.0.0.1", "10.0.1.1", 50001, 2, UP1, 1000);
+	analyse(1.0);
+	assert_true(fx.an.flows[0].elephant);
+	assert_false(fx.an.flows[1].elephant);
+}
+
+/* An alert says the window its numbers cover. */
+static void test_alert_window(void **state)
+{
+	struct flow_record *r;
+
+	(void)state;
+	r = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	r->c.retransmits = 7;
+	analyse(1.0);
+	assert_non_null(strstr(find_alert(ALERT_RETRANSMITS)->evidence, "in the whole 1.0 s"));
+	assert_non_null(strstr(find_alert(ALERT_RETRANSMITS)->message, "1 queue pair resends"));
+	fx.snap.taken_ns += 5000000000ULL;
+	r->c.packets += 10;
+	r->c.retransmits += 3;
+	analyse(0);
+	assert_non_null(strstr(find_alert(ALERT_RETRANSMITS)->evidence, "3 packets resent"));
+	assert_non_null(strstr(find_alert(ALERT_RETRANSMITS)->evidence, "in the last 5.0 s"));
+}
+
 static void test_elephant_hysteresis(void **state)
 {
 	struct flow_record *r;
@@ -442,6 +481,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    T(test_elephant_threshold_boundary),
+	    T(test_elephant_floor),
+	    T(test_alert_window),
 	    T(test_elephant_hysteresis),
 	    T(test_rates_from_previous_snapshot),
 	    T(test_observed_collision),

@@ -76,6 +76,16 @@ static void test_trunc(void **state)
 			    ":eeee:1");
 }
 
+static void test_count(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(fmt_count(buf, sizeof(buf), 0, "frame"), "0 frames");
+	assert_string_equal(fmt_count(buf, sizeof(buf), 1, "frame"), "1 frame");
+	assert_string_equal(fmt_count(buf, sizeof(buf), 21, "queue pair"), "21 queue pairs");
+}
+
 static void test_si_compact(void **state)
 {
 	static const struct {
@@ -230,6 +240,7 @@ int main(void)
 	    cmocka_unit_test(test_trunc),
 	    cmocka_unit_test(test_opcode_names),
 	    cmocka_unit_test(test_si_compact),
+	    cmocka_unit_test(test_count),
 	    cmocka_unit_test(test_si_rounding_boundaries),
 	    cmocka_unit_test(test_pct),
 	    cmocka_unit_test(test_duration),

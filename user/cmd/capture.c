@@ -21,6 +21,7 @@
 #include "render/samples_pcapng.h"
 #include "render/summary.h"
 #include "source/hostinfo.h"
+#include "util/format.h"
 #include "util/log.h"
 #include "util/options.h"
 #include "util/stop.h"
@@ -111,6 +112,7 @@ static void progress(const struct session *ss, double total, bool tty, bool done
 {
 	static __u64 last_ns;
 	double elapsed = ss->desc.clock_s;
+	char f[48], fl[48], al[48];
 	__u64 now = fp_mono_ns();
 
 	if (!tty && !done && last_ns && now - last_ns < 10000000000ULL)
@@ -120,10 +122,11 @@ static void progress(const struct session *ss, double total, bool tty, bool done
 		fprintf(stderr, "%scapture: %3.0f/%.0f s", tty ? "\r" : "", elapsed, total);
 	else
 		fprintf(stderr, "%scapture: %3.0f s of the capture", tty ? "\r" : "", elapsed);
-	fprintf(stderr, ", %llu frames, %llu RoCE, %zu flows, %zu alerts%s",
-		(unsigned long long)ss->snap.totals[FP_CNT_FRAMES],
-		(unsigned long long)ss->snap.totals[FP_CNT_ROCE], ss->snap.n_flows, ss->an.n_alerts,
-		tty ? "\033[K" : "\n");
+	fprintf(stderr, ", %s, %llu RoCE, %s, %s%s",
+		fmt_count(f, sizeof(f), ss->snap.totals[FP_CNT_FRAMES], "frame"),
+		(unsigned long long)ss->snap.totals[FP_CNT_ROCE],
+		fmt_count(fl, sizeof(fl), ss->snap.n_flows, "flow"),
+		fmt_count(al, sizeof(al), ss->an.n_alerts, "alert"), tty ? "\033[K" : "\n");
 }
 
 /* Render into memory with a stdio writer, then add to the bundle. */
@@ -236,6 +239,7 @@ int cmd_capture(int argc, char **argv)
 	struct source *src;
 	struct bundle b;
 	bool tty = isatty(STDERR_FILENO);
+	char fl[48], al[48];
 	int err, code;
 
 	cli_source_init(&cs, "capture", 0);
@@ -281,8 +285,9 @@ int cmd_capture(int argc, char **argv)
 	else
 		err = bundle_commit(&b);
 	if (!err)
-		fprintf(stderr, "capture: wrote %s (%.0f s, %zu flows, %zu alerts)\n", c.output,
-			ss.desc.clock_s, ss.snap.n_flows, whole.n_alerts);
+		fprintf(stderr, "capture: wrote %s (%.0f s, %s, %s)\n", c.output, ss.desc.clock_s,
+			fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"),
+			fmt_count(al, sizeof(al), whole.n_alerts, "alert"));
 	code = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
 	hostinfo_free(&host);
 	series_free(&series);

@@ -17,6 +17,7 @@
 #include "cmd/export_http.h"
 #include "core/session.h"
 #include "render/metrics.h"
+#include "util/format.h"
 #include "util/log.h"
 #include "util/options.h"
 #include "util/stop.h"

@@ -32,7 +32,10 @@ static void usage(FILE *out)
 		     "Global options:\n"
 		     "  -v, --verbose   libbpf and debug messages on stderr\n"
 		     "  -V, --version   print the version\n"
-		     "  -h, --help      this help; 'fabprobe COMMAND --help' for a command\n");
+		     "  -h, --help      this help; 'fabprobe COMMAND --help' for a command\n"
+		     "\n"
+		     "Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short\n"
+		     "(the report covers what was read).\n");
 }
 
 int main(int argc, char **argv)
@@ -54,7 +57,12 @@ int main(int argc, char **argv)
 		}
 	}
 	if (i >= argc) {
-		usage(stderr);
+		char names[128] = "";
+
+		for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 c ? ", " : "", commands[c].name);
+		fp_err("no command given: one of %s; see 'fabprobe --help'", names);
 		return 2;
 	}
 	for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)

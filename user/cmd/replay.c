@@ -15,6 +15,7 @@
 #include "cmd/commands.h"
 #include "core/session.h"
 #include "render/report.h"
+#include "util/format.h"
 #include "util/log.h"
 #include "util/options.h"
 #include "util/stop.h"
@@ -46,7 +47,9 @@ static void progress(const struct session *ss, bool done)
 	struct source_desc d;
 
 	ss->src->ops->describe(ss->src, &d);
-	fprintf(stderr, "\rreplay: %s: %llu frames%s", d.what, (unsigned long long)d.frames,
+	char n[48];
+
+	fprintf(stderr, "\rreplay: %s: %s%s", d.what, fmt_count(n, sizeof(n), d.frames, "frame"),
 		done ? "\n" : "");
 }
 
@@ -144,11 +147,12 @@ int cmd_replay(int argc, char **argv)
 	err = rc < 0 ? rc : session_refresh(&ss);
 	if (!err) {
 		__u64 skipped = ss.snap.totals[SNAP_CNT_SKIPPED];
+		char n[48];
 
 		if (skipped)
-			fp_err("replay: %llu frames too short or too long to run were skipped "
-			       "(counted in totals.skipped_frames)",
-			       (unsigned long long)skipped);
+			fp_err("replay: %s too short or too long to run skipped (counted in "
+			       "totals.skipped_frames)",
+			       fmt_count(n, sizeof(n), skipped, "frame"));
 		r = report_of(&ss);
 		r.max_flows = max_flows;
 		if (json)

@@ -18,6 +18,12 @@
 /* Hysteresis: an elephant stays one until it falls below this share of the threshold. */
 #define ELEPHANT_HOLD  0.8
 #define ELEPHANT_SHARE 0.10
+/*
+ * A share of the busiest rate needs a floor: in a quiet capture the
+ * busiest flow may carry a few kb/s, and nothing that slow is an
+ * elephant. --elephant-rate overrides it.
+ */
+#define ELEPHANT_FLOOR_BPS 1e6
 
 void analysis_opts_default(struct analysis_opts *o)
 {
@@ -203,11 +209,15 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 static double elephant_threshold(const struct analysis *a, const struct analysis_opts *o,
 				 const struct flow_view *v)
 {
+	double thr;
+
 	if (o->elephant_bps > 0)
 		return o->elephant_bps;
 	if (v->path >= 0 && a->paths[v->path].speed_bps > 0)
-		return ELEPHANT_SHARE * a->paths[v->path].speed_bps;
-	return ELEPHANT_SHARE * a->group_peak_bps;
+		thr = ELEPHANT_SHARE * a->paths[v->path].speed_bps;
+	else
+		thr = ELEPHANT_SHARE * a->group_peak_bps;
+	return thr > ELEPHANT_FLOOR_BPS ? thr : ELEPHANT_FLOOR_BPS;
 }
 
 static void mark_elephants(struct analysis *a, const struct analysis_opts *o)
@@ -220,6 +230,8 @@ static void mark_elephants(struct analysis *a, const struct analysis_opts *o)
 		a->group_peak_bps = group_bps;
 	a->elephant_bps =
 	    o->elephant_bps > 0 ? o->elephant_bps : ELEPHANT_SHARE * a->group_peak_bps;
+	if (o->elephant_bps <= 0 && a->elephant_bps < ELEPHANT_FLOOR_BPS)
+		a->elephant_bps = ELEPHANT_FLOOR_BPS;
 
 	for (size_t i = 0; i < a->n_flows; i++) {
 		struct flow_view *v = &a->flows[i];
@@ -526,6 +538,7 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	if (dt <= 0)
 		dt = 1e-3; /* one frame, or all in one instant: rates over 1 ms */
 	a->interval_s = dt;
+	a->whole_run = !a->have_prev;
 	for (int i = 0; i < SNAP_CNT_MAX; i++)
 		a->totals_delta[i] = s->totals[i] - (a->have_prev ? a->prev_totals[i] : 0);
 

@@ -156,6 +156,7 @@ struct analysis {
 	double elephant_bps;			 /* the threshold used */
 	double group_peak_bps;
 	double interval_s;
+	bool whole_run; /* no previous refresh: interval_s is the whole run so far */
 	struct collision *collisions;
 	size_t n_collisions, cap_collisions;
 	struct alert *alerts;

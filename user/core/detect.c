@@ -51,6 +51,25 @@ static void say(char *buf, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The window an alert's numbers cover: the interval since the previous
+ * refresh, "the last 5.0 s", or for the first (a replay, a bundle's
+ * findings) the whole run so far, "the whole 56s".
+ */
+static const char *window(const struct analysis *a)
+{
+	static __thread char buf[40];
+	const char *when = a->whole_run ? "the whole" : "the last";
+	char d[16];
+
+	if (a->interval_s < 10)
+		snprintf(buf, sizeof(buf), "%s %.1f s", when, a->interval_s);
+	else
+		snprintf(buf, sizeof(buf), "%s %s", when,
+			 fmt_duration(d, sizeof(d), a->interval_s));
+	return buf;
+}
+
 static const char *flow_name(char *buf, size_t len, const struct flow_key *k)
 {
 	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN];
@@ -105,10 +124,11 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 			    "one "
 			    "path",
 			    c->n_flows, p->name, idle->name);
-			say(al->evidence, "%s carries %s with %llu elephants; %s carries %s",
-			    p->name, fmt_si(rate, sizeof(rate), p->bps, "b/s"),
+			say(al->evidence,
+			    "%s carries %s with %llu elephants; %s carries %s (over %s)", p->name,
+			    fmt_si(rate, sizeof(rate), p->bps, "b/s"),
 			    (unsigned long long)p->elephants, idle->name,
-			    fmt_si(idle_rate, sizeof(idle_rate), idle->bps, "b/s"));
+			    fmt_si(idle_rate, sizeof(idle_rate), idle->bps, "b/s"), window(a));
 		} else {
 			__u16 sport = hash_nearest_sport(&o->hash, &first->r->key, c->idle_path);
 
@@ -156,7 +176,7 @@ static struct alert *group_add(struct analysis *a, struct group *g, enum alert_t
 static int ecn_alerts(struct analysis *a)
 {
 	struct group ce_no_cnp = {}, cnp_no_ce = {}, not_ect = {};
-	char name[96];
+	char name[96], c1[48], c2[32];
 
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct flow_view *v = &a->flows[i];
@@ -170,10 +190,10 @@ static int ecn_alerts(struct analysis *a)
 			if (!al)
 				return -ENOMEM;
 			if (not_ect.count == 1)
-				say(al->evidence, "%s: %llu of %llu packets Not-ECT",
+				say(al->evidence, "%s: %llu of %s Not-ECT in %s",
 				    flow_name(name, sizeof(name), &v->r->key),
 				    (unsigned long long)v->d.not_ect,
-				    (unsigned long long)v->d.packets);
+				    fmt_count(c1, sizeof(c1), v->d.packets, "packet"), window(a));
 		}
 		/* Only with the reverse direction in view can missing CNPs be told. */
 		if (!rev || !rev->d.packets)
@@ -183,44 +203,46 @@ static int ecn_alerts(struct analysis *a)
 			if (!al)
 				return -ENOMEM;
 			if (ce_no_cnp.count == 1)
-				say(al->evidence,
-				    "%s: %llu CE of %llu packets, 0 CNPs in %llu reverse packets",
+				say(al->evidence, "%s: %llu CE of %s, 0 CNPs in %s back, in %s",
 				    flow_name(name, sizeof(name), &v->r->key),
-				    (unsigned long long)v->d.ce, (unsigned long long)v->d.packets,
-				    (unsigned long long)rev->d.packets);
+				    (unsigned long long)v->d.ce,
+				    fmt_count(c1, sizeof(c1), v->d.packets, "packet"),
+				    fmt_count(c2, sizeof(c2), rev->d.packets, "packet"), window(a));
 		} else if (!v->d.ce && rev->d.cnp) {
 			al = group_add(a, &cnp_no_ce, ALERT_CNP_WITHOUT_CE, SEV_INFO, v);
 			if (!al)
 				return -ENOMEM;
 			if (cnp_no_ce.count == 1)
-				say(al->evidence, "%s: %llu CNPs back, 0 CE in %llu packets",
+				say(al->evidence, "%s: %s back, 0 CE in %s, in %s",
 				    flow_name(name, sizeof(name), &v->r->key),
-				    (unsigned long long)rev->d.cnp,
-				    (unsigned long long)v->d.packets);
+				    fmt_count(c1, sizeof(c1), rev->d.cnp, "CNP"),
+				    fmt_count(c2, sizeof(c2), v->d.packets, "packet"), window(a));
 		}
 	}
 	if (not_ect.al)
 		say(not_ect.al->message,
-		    "%d RoCE data flows are sent Not-ECT: switches cannot mark them and DCQCN "
-		    "cannot slow them down",
-		    not_ect.count);
+		    "%s %s sent Not-ECT: switches cannot mark them and DCQCN cannot slow them down",
+		    fmt_count(c1, sizeof(c1), not_ect.count, "RoCE data flow"),
+		    not_ect.count == 1 ? "is" : "are");
 	if (ce_no_cnp.al)
 		say(ce_no_cnp.al->message,
-		    "%d flows carry CE marks but no CNP comes back: the receiver is not reacting "
+		    "%s %s CE marks but no CNP comes back: the receiver is not reacting "
 		    "(check ECN/DCQCN on the NIC)",
-		    ce_no_cnp.count);
+		    fmt_count(c1, sizeof(c1), ce_no_cnp.count, "flow"),
+		    ce_no_cnp.count == 1 ? "carries" : "carry");
 	if (cnp_no_ce.al)
 		say(cnp_no_ce.al->message,
-		    "%d flows receive CNPs without CE marks seen here: marking happens past this "
-		    "point, or a NIC sends CNPs on its own",
-		    cnp_no_ce.count);
+		    "%s %s CNPs without CE marks seen here: marking happens past this point, or a "
+		    "NIC sends CNPs on its own",
+		    fmt_count(c1, sizeof(c1), cnp_no_ce.count, "flow"),
+		    cnp_no_ce.count == 1 ? "receives" : "receive");
 	return 0;
 }
 
 static int loss_alerts(struct analysis *a, const struct analysis_opts *o)
 {
 	struct group rtx = {}, rnr = {}, gaps = {};
-	char name[96];
+	char name[96], c1[48], c2[32];
 
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct flow_view *v = &a->flows[i];
@@ -233,10 +255,10 @@ static int loss_alerts(struct analysis *a, const struct analysis_opts *o)
 			if (!al)
 				return -ENOMEM;
 			if (rtx.count == 1)
-				say(al->evidence,
-				    "%s: %llu packets resent after %llu NAKs, %.1f resent/s",
+				say(al->evidence, "%s: %s resent after %s in %s (%.1f/s)",
 				    flow_name(name, sizeof(name), &v->r->key),
-				    (unsigned long long)v->d.rtx, (unsigned long long)naks,
+				    fmt_count(c1, sizeof(c1), v->d.rtx, "packet"),
+				    fmt_count(c2, sizeof(c2), naks, "NAK"), window(a),
 				    v->rtx_per_s);
 		}
 		if (v->d.rnr_naks && v->d.rnr_naks / a->interval_s >= o->rnr_storm_per_s) {
@@ -244,32 +266,33 @@ static int loss_alerts(struct analysis *a, const struct analysis_opts *o)
 			if (!al)
 				return -ENOMEM;
 			if (rnr.count == 1)
-				say(al->evidence, "%s: %.0f RNR NAKs/s",
+				say(al->evidence, "%s: %.0f RNR NAKs/s over %s",
 				    flow_name(name, sizeof(name), &v->r->key),
-				    v->d.rnr_naks / a->interval_s);
+				    v->d.rnr_naks / a->interval_s, window(a));
 		}
 		if (v->d.gaps) {
 			al = group_add(a, &gaps, ALERT_PSN_GAPS, SEV_WARNING, v);
 			if (!al)
 				return -ENOMEM;
 			if (gaps.count == 1)
-				say(al->evidence, "%s: %llu gaps",
+				say(al->evidence, "%s: %s in %s",
 				    flow_name(name, sizeof(name), &v->r->key),
-				    (unsigned long long)v->d.gaps);
+				    fmt_count(c1, sizeof(c1), v->d.gaps, "gap"), window(a));
 		}
 	}
 	if (rtx.al)
 		say(rtx.al->message,
-		    "%d queue pairs resend packets (go-back-N): loss on the path or in the "
-		    "receiver",
-		    rtx.count);
+		    "%s %s packets (go-back-N): loss on the path or in the receiver",
+		    fmt_count(c1, sizeof(c1), rtx.count, "queue pair"),
+		    rtx.count == 1 ? "resends" : "resend");
 	if (rnr.al)
 		say(rnr.al->message,
-		    "RNR NAK storm on %d flows: receivers are not posting receive buffers in time",
-		    rnr.count);
+		    "RNR NAK storm on %s: receivers are not posting receive buffers in time",
+		    fmt_count(c1, sizeof(c1), rnr.count, "flow"));
 	if (gaps.al)
-		say(gaps.al->message, "%d flows show PSN gaps: packets were lost before this point",
-		    gaps.count);
+		say(gaps.al->message, "%s %s PSN gaps: packets were lost before this point",
+		    fmt_count(c1, sizeof(c1), gaps.count, "flow"),
+		    gaps.count == 1 ? "shows" : "show");
 	return 0;
 }
 
@@ -365,7 +388,7 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 {
 	__u64 malformed = a->totals_delta[FP_CNT_MALFORMED];
 	__u64 failed = a->totals_delta[FP_CNT_FLOW_INSERT_FAIL];
-	char rate[32], mean[32];
+	char rate[32], mean[32], frames[48];
 	struct alert *al;
 	int busiest = 0;
 
@@ -383,10 +406,10 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		    "uplink %s carries %.1fx the group's mean load: the ECMP group is "
 		    "out of balance",
 		    a->paths[busiest].name, a->imbalance_bytes);
-		say(al->evidence, "%s at %s, group mean %s, flows max/mean %.2f",
+		say(al->evidence, "%s at %s, group mean %s over %s; flows max/mean %.2f",
 		    a->paths[busiest].name,
 		    fmt_si(rate, sizeof(rate), a->paths[busiest].bps, "b/s"),
-		    fmt_si(mean, sizeof(mean), mean_bps, "b/s"), a->imbalance_flows);
+		    fmt_si(mean, sizeof(mean), mean_bps, "b/s"), window(a), a->imbalance_flows);
 	}
 	if (malformed) {
 		al = alert_new(a, ALERT_MALFORMED, SEV_WARNING, -1);
@@ -396,8 +419,9 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		    "%llu malformed frames on the RoCE/VXLAN ports: truncated mirror "
 		    "copies, a bad encapsulation, or corruption",
 		    (unsigned long long)malformed);
-		say(al->evidence, "%llu malformed of %llu frames", (unsigned long long)malformed,
-		    (unsigned long long)a->totals_delta[FP_CNT_FRAMES]);
+		say(al->evidence, "%llu malformed of %s in %s", (unsigned long long)malformed,
+		    fmt_count(frames, sizeof(frames), a->totals_delta[FP_CNT_FRAMES], "frame"),
+		    window(a));
 	}
 	if (failed || snapshot_evictions(s) > 0) {
 		al = alert_new(a, ALERT_FLOW_TABLE_PRESSURE, failed ? SEV_WARNING : SEV_INFO, -1);

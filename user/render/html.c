@@ -229,8 +229,11 @@ static void paths_table(FILE *out, const struct analysis *a)
 			fmt_si(bytes, sizeof(bytes), pv->bytes, "B"),
 			fmt_si(rate, sizeof(rate), pv->bps, "b/s"));
 	}
-	fprintf(out, "</table>\n<p>imbalance (max/mean): load %.2f, flows %.2f</p>\n",
-		a->imbalance_bytes, a->imbalance_flows);
+	if (a->n_paths >= 2)
+		fprintf(out, "</table>\n<p>imbalance (max/mean): load %.2f, flows %.2f</p>\n",
+			a->imbalance_bytes, a->imbalance_flows);
+	else
+		fprintf(out, "</table>\n<p>imbalance: n/a (balance needs two or more paths)</p>\n");
 }
 
 void html_report(FILE *out, const struct report *r, double duration_s)

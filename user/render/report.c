@@ -191,11 +191,16 @@ static void json_paths(struct json *j, const struct analysis *a)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	/* Balance needs two paths at least: null, not a misleading 0. */
 	json_key(j, "imbalance");
-	json_obj_begin(j);
-	json_kv_double(j, "bytes", a->imbalance_bytes, 3);
-	json_kv_double(j, "flows", a->imbalance_flows, 3);
-	json_obj_end(j);
+	if (a->n_paths >= 2) {
+		json_obj_begin(j);
+		json_kv_double(j, "bytes", a->imbalance_bytes, 3);
+		json_kv_double(j, "flows", a->imbalance_flows, 3);
+		json_obj_end(j);
+	} else {
+		json_null(j);
+	}
 	json_kv_double(j, "elephant_bps", a->elephant_bps, 0);
 	json_kv_double(j, "interval_s", a->interval_s, 3);
 }
@@ -368,8 +373,11 @@ static void text_paths(FILE *out, const struct analysis *a)
 			(unsigned long long)p->packets, fmt_si(bytes, sizeof(bytes), p->bytes, "B"),
 			fmt_si(rate, sizeof(rate), p->bps, "b/s"));
 	}
-	fprintf(out, "imbalance (max/mean): load %.2f, flows %.2f\n\n", a->imbalance_bytes,
-		a->imbalance_flows);
+	if (a->n_paths >= 2)
+		fprintf(out, "imbalance (max/mean): load %.2f, flows %.2f\n\n", a->imbalance_bytes,
+			a->imbalance_flows);
+	else
+		fprintf(out, "imbalance: n/a (one path; balance needs two or more)\n\n");
 }
 
 static void text_alerts(FILE *out, const struct analysis *a)

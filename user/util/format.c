@@ -210,3 +210,9 @@ const char *fmt_dir(__u8 dir)
 {
 	return dir == FP_DIR_EGRESS ? "egress" : "ingress";
 }
+
+const char *fmt_count(char *buf, size_t len, unsigned long long n, const char *noun)
+{
+	snprintf(buf, len, "%llu %s%s", n, noun, n == 1 ? "" : "s");
+	return buf;
+}

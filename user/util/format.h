@@ -43,6 +43,9 @@ int fmt_bar(char *buf, size_t len, double fraction, int width);
 /* IBTA name of a BTH opcode ("RC WRITE FIRST", "CNP"). */
 const char *fmt_opcode(char *buf, size_t len, __u8 opcode);
 
+/* A count and its noun, singular or plural: "1 frame", "3 frames". */
+const char *fmt_count(char *buf, size_t len, unsigned long long n, const char *noun);
+
 /* Interface direction. */
 const char *fmt_dir(__u8 dir);
 

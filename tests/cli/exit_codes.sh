@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# One exit-code table for every command, as docs/fabprobe.8 (EXIT STATUS)
+# and each --help say: 0 done, 1 failure, 2 usage error, 3 a capture cut
+# short (reported up to the damage). Each case also prints one stderr line
+# at most, so that a script can tell what happened.
+set -u
+FABPROBE=${FABPROBE:-build/fabprobe}
+PCAPS=${PCAPS:-../shared/pcaps}
+good=$PCAPS/rdma_write_bw.pcap
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+head -c 3000 "$good" >"$tmp/cut.pcap"
+
+# expect CODE NAME CMD...
+expect() {
+	local want=$1 name=$2 rc lines
+	shift 2
+	timeout 30 "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	lines=$(grep -vc '^fabprobe: attached to\|^fabprobe: serving\|^capture: ' "$tmp/err")
+	if [ "$rc" -eq "$want" ] && [ "$lines" -le 1 ]; then
+		pass=$((pass + 1))
+		echo "ok   $want $name"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: exit $rc (want $want), $lines stderr lines"
+		sed 's/^/     stderr: /' "$tmp/err" | head -5
+	fi
+}
+
+# Usage errors: 2, whichever command.
+for c in top capture export replay; do
+	expect 2 "$c --bogus" "$FABPROBE" "$c" --bogus
+	expect 2 "$c with a stray argument" "$FABPROBE" "$c" stray -i lo
+done
+expect 2 "top with nothing to watch" "$FABPROBE" top
+expect 2 "top --once with nothing to watch" "$FABPROBE" top --once -r 1
+expect 2 "capture -o without an input" "$FABPROBE" capture -o "$tmp/x.tar.gz"
+expect 2 "capture without -o" "$FABPROBE" capture -i lo
+expect 2 "export with nothing to watch" "$FABPROBE" export
+expect 2 "export --listen without a port" "$FABPROBE" export -i lo --listen 127.0.0.1
+expect 2 "top -i and --pcap together" "$FABPROBE" top -i lo --pcap "$good"
+expect 2 "top --speed without --pcap" "$FABPROBE" top -i lo --speed 2
+expect 2 "top --json without --once" "$FABPROBE" top --pcap "$good" --json
+expect 2 "replay without a capture" "$FABPROBE" replay
+expect 2 "bad --flows" "$FABPROBE" top --pcap "$good" --flows 0
+expect 2 "unknown command" "$FABPROBE" frobnicate
+expect 2 "no command" "$FABPROBE"
+# Failures: 1.
+expect 1 "top on a missing interface" "$FABPROBE" top -i nosuch0 --once -r 0.1
+expect 1 "capture on a missing interface" "$FABPROBE" capture -i nosuch0 -d 1 -o "$tmp/m.tar.gz"
+expect 1 "export on a missing interface" "$FABPROBE" export -i nosuch0 --listen 127.0.0.1:19981
+expect 1 "replay of a missing file" "$FABPROBE" replay "$tmp/nosuch.pcap"
+expect 1 "top --pcap of a missing file" "$FABPROBE" top --pcap "$tmp/nosuch.pcap" --once
+expect 1 "capture into a missing directory" "$FABPROBE" capture --pcap "$good" -o "$tmp/no/dir.tar.gz"
+# Done: 0.
+expect 0 "replay" "$FABPROBE" replay "$good"
+expect 0 "top --once over a capture" "$FABPROBE" top --pcap "$good" --once
+expect 0 "capture from a capture" "$FABPROBE" capture --pcap "$good" -o "$tmp/ok.tar.gz"
+for c in top capture export replay; do
+	expect 0 "$c --help" "$FABPROBE" "$c" --help
+done
+# A capture cut short: the report, one line, 3.
+expect 3 "replay of a capture cut short" "$FABPROBE" replay "$tmp/cut.pcap"
+check_report() { grep -q '^frames 21 ' "$tmp/out"; }
+check_report && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL the cut capture's 21 frames are reported"; }
+expect 3 "top --once over a capture cut short" "$FABPROBE" top --pcap "$tmp/cut.pcap" --once --json
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["totals"]["frames"] == 21' "$tmp/out" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL top --once --json reports the 21 frames"; }
+expect 3 "capture from a capture cut short" "$FABPROBE" capture --pcap "$tmp/cut.pcap" -o "$tmp/cut.tar.gz"
+[ -s "$tmp/cut.tar.gz" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL the bundle of a cut capture is written"; }
+
+echo "exit-codes: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
