@@ -7,7 +7,7 @@
 # and bytes must be what the dashboard shows. Checks the header says it
 # is a capture (file, pace, capture time, end of capture), that keys work
 # while it plays and after it ended, --view, and that q exits 0.
-# TOP_PCAP_SHOW=1 prints every captured screen.
+# TOP_TMUX_SHOW=1 prints every captured screen.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 PCAPS=${PCAPS:-$TOP/../shared/pcaps}
@@ -16,32 +16,8 @@ NAME=$(basename "$PCAP")
 TMP=$(mktemp -d /tmp/fp-top-pcap-XXXXXX)
 SOCK=fpt-pcap-$$
 SESSION=pcap
-tmx() { tmux -L "$SOCK" "$@"; }
+. "$(dirname "$0")/tmux.bash"
 trap 'tmx kill-server >/dev/null 2>&1; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$TMP"' EXIT
-
-screen() { tmx capture-pane -p -t "$SESSION" 2>/dev/null; }
-show() {
-	echo "----- screen: $1"
-	screen | sed 's/[[:space:]]*$//'
-	echo "-----"
-}
-maybe_show() { [ -z "${TOP_PCAP_SHOW:-}" ] || show "$1"; }
-wait_screen() {
-	local _
-	for _ in $(seq $((${2:-10} * 10))); do
-		screen | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	echo "     screen never matched: $1"
-	return 1
-}
-keys() {
-	tmx send-keys -t "$SESSION" "$@"
-	sleep 0.5
-}
-eq() { [ "$1" = "$2" ] || { echo "     '$1' != '$2'"; return 1; }; }
-matches() { grep -qE -- "$2" <<<"$1" || { echo "     no line matches: $2"; return 1; }; }
-widest() { python3 -c 'import sys; print(max((len(l.rstrip("\n")) for l in sys.stdin), default=0))' <<<"$1"; }
 flow_rows() { screen | grep -E '^[0-9a-f.:]+ > [0-9a-f.:]+ '; }
 
 # start COLS ROWS ARGS...: fabprobe top in a fresh tmux session.

@@ -338,6 +338,13 @@ double flow_age_s(const struct ui *u, const struct flow_view *v)
 	return now > first ? (now - first) / 1e9 : 0;
 }
 
+/* A rate that is bad when not zero (CE, CNP, retransmits, NAKs). */
+enum role rate_cell(char *buf, size_t len, double per_s)
+{
+	rate_text(buf, len, per_s);
+	return per_s > 0 ? R_WARN : R_NORMAL;
+}
+
 /* E elephant, C in an observed collision, P in a predicted one. */
 void flags_text(char *buf, const struct ui *u, int f)
 {

@@ -74,6 +74,10 @@ struct column {
 	int x;	    /* set by table_layout() */
 };
 
+/* Column initialisers: a number, a flow counter's title with a suffix ("/s"). */
+#define COL_NUMBER(w)		.width = (w), .right = true
+#define COL_COUNTER(fc, suffix) .counter_title = true, .counter = (fc), .title = (suffix)
+
 enum filter_kind {
 	FT_TEXT,
 	FT_QP,
@@ -265,6 +269,7 @@ int endpoints_cols(const struct flow_key *k);
 double per_s(const struct analysis *a, __u64 n);
 double flow_age_s(const struct ui *u, const struct flow_view *v);
 void flags_text(char *buf, const struct ui *u, int f);
+enum role rate_cell(char *buf, size_t len, double per_s);
 enum role flags_role(const struct ui *u, int f);
 
 /* keys.c */

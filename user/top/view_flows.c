@@ -26,8 +26,6 @@ enum {
 	FL_MAX,
 };
 
-#define COUNTER(fc, suffix) .counter_title = true, .counter = (fc), .title = (suffix)
-
 static const struct column cols[FL_MAX] = {
     [FL_FLOW] = {.title = "FLOW (src > dst)", .min = 15},
     [FL_SPORT] = {.title = "SPORT", .width = 5, .right = true, .drop = 3},
@@ -38,11 +36,11 @@ static const struct column cols[FL_MAX] = {
     [FL_IF] = {.title = "SEEN ON", .width = 7, .max = 12, .drop = 10},
     [FL_RATE] = {.title = "RATE", .width = 9, .right = true},
     [FL_PPS] = {.title = "PPS", .width = 5, .right = true, .drop = 6},
-    [FL_BYTES] = {COUNTER(FC_BYTES, ""), .width = 8, .right = true, .drop = 11},
-    [FL_CE] = {COUNTER(FC_CE, "%"), .width = 6, .right = true, .drop = 1},
-    [FL_CNP] = {COUNTER(FC_CNP, "/s"), .width = 5, .right = true, .drop = 4},
-    [FL_RTX] = {COUNTER(FC_RTX, "/s"), .width = 5, .right = true, .drop = 5},
-    [FL_NAK] = {COUNTER(FC_NAKS, "/s"), .width = 5, .right = true, .drop = 8},
+    [FL_BYTES] = {COL_COUNTER(FC_BYTES, ""), .width = 8, .right = true, .drop = 11},
+    [FL_CE] = {COL_COUNTER(FC_CE, "%"), .width = 6, .right = true, .drop = 1},
+    [FL_CNP] = {COL_COUNTER(FC_CNP, "/s"), .width = 5, .right = true, .drop = 4},
+    [FL_RTX] = {COL_COUNTER(FC_RTX, "/s"), .width = 5, .right = true, .drop = 5},
+    [FL_NAK] = {COL_COUNTER(FC_NAKS, "/s"), .width = 5, .right = true, .drop = 8},
     [FL_DSCP] = {.title = "DSCP", .width = 4, .right = true, .drop = 9},
     [FL_AGE] = {.title = "AGE", .width = 6, .right = true, .drop = 12},
     [FL_FLAGS] = {.title = "FLG", .width = 3},
@@ -189,12 +187,10 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 	case FL_CNP:
 	case FL_RTX:
 	case FL_NAK: {
-		double r = col == FL_CNP   ? v->cnp_per_s
-			   : col == FL_RTX ? v->rtx_per_s
-					   : per_s(a, naks(v));
-
-		rate_text(buf, len, r);
-		*role = r > 0 ? R_WARN : R_NORMAL;
+		*role = rate_cell(buf, len,
+				  col == FL_CNP	  ? v->cnp_per_s
+				  : col == FL_RTX ? v->rtx_per_s
+						  : per_s(a, naks(v)));
 		break;
 	}
 	case FL_DSCP:

@@ -20,18 +20,16 @@ enum {
 	PC_MAX,
 };
 
-#define NUMBER(w) .width = (w), .right = true
-
 static const struct column cols[PC_MAX] = {
     [PC_PATH] = {.title = "PATH", .width = 4, .max = 15},
-    [PC_SPEED] = {.title = "SPEED", NUMBER(9), .drop = 2},
+    [PC_SPEED] = {.title = "SPEED", COL_NUMBER(9), .drop = 2},
     /* A bar wider than 60 cells adds no precision: the rest is margin. */
     [PC_LOAD] = {.title = "LOAD", .min = 20, .max = 60},
-    [PC_UTIL] = {.title = "LOAD%", NUMBER(6)},
-    [PC_RATE] = {.title = "RATE", NUMBER(9)},
-    [PC_FLOWS] = {.title = "FLOWS", NUMBER(5)},
-    [PC_ELEPH] = {.title = "ELEPH", NUMBER(5)},
-    [PC_PRED] = {.title = "PREDICTED", NUMBER(9), .drop = 1},
+    [PC_UTIL] = {.title = "LOAD%", COL_NUMBER(6)},
+    [PC_RATE] = {.title = "RATE", COL_NUMBER(9)},
+    [PC_FLOWS] = {.title = "FLOWS", COL_NUMBER(5)},
+    [PC_ELEPH] = {.title = "ELEPH", COL_NUMBER(5)},
+    [PC_PRED] = {.title = "PREDICTED", COL_NUMBER(9), .drop = 1},
 };
 
 static int build(struct ui *u, struct vstate *vs)

@@ -26,8 +26,6 @@ enum {
 	QC_MAX,
 };
 
-#define COUNTER(fc, suffix) .counter_title = true, .counter = (fc), .title = (suffix)
-
 static const struct column cols[QC_MAX] = {
     [QC_PAIR] = {.title = "QUEUE PAIR (req > resp)", .min = 15},
     [QC_VNI] = {.title = "VNI", .width = 3, .right = true, .drop = 20},
@@ -36,10 +34,10 @@ static const struct column cols[QC_MAX] = {
     [QC_PATH] = {.title = "PATH d/a", .width = 8, .max = 17},
     [QC_DATA] = {.title = "DATA", .width = 9, .right = true},
     [QC_ACK] = {.title = "ACK/CNP", .width = 9, .right = true, .drop = 5},
-    [QC_CE] = {COUNTER(FC_CE, "%"), .width = 6, .right = true, .drop = 1},
-    [QC_CNP] = {COUNTER(FC_CNP, "/s"), .width = 5, .right = true, .drop = 4},
-    [QC_RTX] = {COUNTER(FC_RTX, "/s"), .width = 5, .right = true, .drop = 6},
-    [QC_NAK] = {COUNTER(FC_NAKS, "/s"), .width = 5, .right = true, .drop = 7},
+    [QC_CE] = {COL_COUNTER(FC_CE, "%"), .width = 6, .right = true, .drop = 1},
+    [QC_CNP] = {COL_COUNTER(FC_CNP, "/s"), .width = 5, .right = true, .drop = 4},
+    [QC_RTX] = {COL_COUNTER(FC_RTX, "/s"), .width = 5, .right = true, .drop = 6},
+    [QC_NAK] = {COL_COUNTER(FC_NAKS, "/s"), .width = 5, .right = true, .drop = 7},
     [QC_FLAGS] = {.title = "FLG", .width = 3},
 };
 
@@ -218,8 +216,7 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 	case QC_CNP:
 	case QC_RTX:
 	case QC_NAK:
-		rate_text(buf, len, value(u, q, col));
-		*role = value(u, q, col) > 0 ? R_WARN : R_NORMAL;
+		*role = rate_cell(buf, len, value(u, q, col));
 		break;
 	case QC_FLAGS:
 		buf[0] = 0;

@@ -19,15 +19,16 @@ enum {
 	VC_MAX,
 };
 
-#define COUNTER(fc, suffix) .counter_title = true, .counter = (fc), .title = (suffix)
-#define NUMBER(w)	    .width = (w), .right = true
-
 static const struct column cols[VC_MAX] = {
-    [VC_VNI] = {.title = "VNI", NUMBER(8)},	   [VC_FLOWS] = {.title = "FLOWS", NUMBER(7)},
-    [VC_QPS] = {.title = "QPS", NUMBER(7)},	   [VC_ELEPH] = {.title = "ELEPHANTS", NUMBER(9)},
-    [VC_RATE] = {.title = "RATE", NUMBER(9)},	   [VC_PPS] = {.title = "PPS", NUMBER(9)},
-    [VC_CE] = {COUNTER(FC_CE, "/s"), NUMBER(7)},   [VC_CNP] = {COUNTER(FC_CNP, "/s"), NUMBER(7)},
-    [VC_RTX] = {COUNTER(FC_RTX, "/s"), NUMBER(7)},
+    [VC_VNI] = {.title = "VNI", COL_NUMBER(8)},
+    [VC_FLOWS] = {.title = "FLOWS", COL_NUMBER(7)},
+    [VC_QPS] = {.title = "QPS", COL_NUMBER(7)},
+    [VC_ELEPH] = {.title = "ELEPHANTS", COL_NUMBER(9)},
+    [VC_RATE] = {.title = "RATE", COL_NUMBER(9)},
+    [VC_PPS] = {.title = "PPS", COL_NUMBER(9)},
+    [VC_CE] = {COL_COUNTER(FC_CE, "/s"), COL_NUMBER(7)},
+    [VC_CNP] = {COL_COUNTER(FC_CNP, "/s"), COL_NUMBER(7)},
+    [VC_RTX] = {COL_COUNTER(FC_RTX, "/s"), COL_NUMBER(7)},
 };
 
 struct vni_row {
@@ -127,8 +128,7 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 		fmt_si(buf, len, r->v[col], "pps");
 		break;
 	default:
-		rate_text(buf, len, r->v[col]);
-		*role = r->v[col] > 0 ? R_WARN : R_NORMAL;
+		*role = rate_cell(buf, len, r->v[col]);
 	}
 }
 
