@@ -8,33 +8,41 @@
 
 #include "top/ui.h"
 
-#define HELP_MAX 32
+#define HELP_MAX    32
+#define HELP_TEXT_X 17 /* help_lines() pads labels to 15 columns and a space */
 
 static void draw(struct ui *u, struct vstate *vs, int y0, int height)
 {
 	static char lines[HELP_MAX][LINE_MAX_BYTES];
 	char every[160];
+	/* The windows first: on a small terminal the last lines are cut. */
 	const char *const notes[] = {
 	    "",
-	    "Flags: E elephant, C in an observed collision (elephants sharing an",
-	    "uplink while another has room), P in a predicted collision (--hash-model).",
 	    every,
-	    "BYTES, CE% and AGE, and a detail's 'since seen', count since the flow",
-	    "entered the flow table. A finished capture shows rates over all of it.",
-	    "QP is the destination QP of that direction (the receiver's number).",
+	    "of a capture, over all of it. BYTES, CE%, AGE and a detail's 'since seen'",
+	    "count since the flow entered the flow table.",
+	    "Flags: E elephant, C in an observed collision (elephants sharing an uplink",
+	    "while another has room), P in a predicted one (--hash-model).",
+	    "QP is the destination QP of a direction: the receiver's number.",
 	    "Interfaces marked * are uplinks (--uplinks) when not all are.",
 	};
+
 	int n = help_lines(u, lines, HELP_MAX), y = y0;
 
 	(void)vs;
 	snprintf(every, sizeof(every),
-		 "Per second (RATE, PPS, x/s, the header): over the last interval (%.1f s).",
+		 "Per second (RATE, PPS, x/s, header): the last interval (%.1f s); at the end",
 		 u->t->interval_s);
 	fill_line(y, ui_attr(u, R_HEAD));
 	put(u, y++, 0, COLS, false, false, ui_attr(u, R_HEAD),
 	    " fabprobe top: keys (any key closes)");
-	for (int i = 0; i < n && y < y0 + height; i++)
-		put(u, y++, 1, COLS - 1, false, false, A_NORMAL, lines[i]);
+	/* "label           text": the text wraps under itself. */
+	for (int i = 0; i < n && y < y0 + height; i++) {
+		lines[i][HELP_TEXT_X - 2] = 0;
+		put(u, y, 1, HELP_TEXT_X - 1, false, false, A_NORMAL, lines[i]);
+		y += wrap(u, y, HELP_TEXT_X, COLS - HELP_TEXT_X, 2, A_NORMAL,
+			  lines[i] + HELP_TEXT_X - 1);
+	}
 	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]) && y < y0 + height; i++)
 		put(u, y++, 1, COLS - 1, false, false, ui_attr(u, R_DIM), notes[i]);
 }
