@@ -4,6 +4,8 @@
 # RoCEv2 traffic with a deliberate elephant collision and a congested
 # spine, and `fabprobe top` on leaf1's uplinks. Everything is torn down
 # on exit. DEMO_SECONDS bounds a run without a terminal (default 20).
+# The dashboard opens on Paths, where the collision is; after it, a few
+# lines say what was shown.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 lab=$top/scripts/lab/lab.sh
@@ -24,7 +26,8 @@ trap 'exit 130' INT TERM
 echo "demo: building the lab fabric (2 leaves, 4 spines, 4 hosts)"
 "$lab" up >/dev/null
 read -r e1 e2 mouse <<<"$("$top/scripts/lab/qps.sh" collide 2)"
-echo "demo: elephants $e1 and $e2 hash onto one uplink of leaf1; mouse $mouse elsewhere"
+echo "demo: QP pairs (h1's QP:h3's QP) $e1 and $e2 are elephants that leaf1 hashes onto"
+echo "      one uplink; the mouse $mouse takes another"
 
 ip netns exec "${P}h3" "$gen" serve >/dev/null 2>&1 &
 pids+=($!)
@@ -46,10 +49,28 @@ pids+=($!)
 
 args=(top -i up1,up2,up3,up4 --uplinks up1,up2,up3,up4 --elephant-rate 50M)
 if [ -t 1 ]; then
-	echo "demo: starting fabprobe top on leaf1 (q quits)"
-	sleep 1
-	ip netns exec "${P}leaf1" "$top/build/fabprobe" "${args[@]}"
+	echo "demo: fabprobe top on leaf1's uplinks, opening on Paths"
+	echo "      keys: 1 Flows  2 Paths  3 QPs  5 Alerts  Enter detail  h help  q quit"
+	sleep 2
+	ip netns exec "${P}leaf1" "$top/build/fabprobe" "${args[@]}" --view paths
 else
 	ip netns exec "${P}leaf1" "$top/build/fabprobe" "${args[@]}" --plain -r 5 \
 		-d "${DEMO_SECONDS:-20}"
 fi
+
+cat <<EOF
+
+demo: what was shown
+  QP pairs   "$e1" is h1's queue pair ${e1%%:*} talking to h3's queue pair ${e1##*:}. A flow's
+             QP column is the QP its packets are sent to: ${e1##*:} on h1's data, ${e1%%:*} on
+             h3's ACKs. The QPs view puts both directions of a pair on one row.
+  collision  leaf1's ECMP hash put both elephants ($e1, $e2) on one uplink while
+             others had room: Paths shows 2 in ELEPH and lists the collision,
+             Alerts raise elephant_collision, Flows flag the two rows C.
+  CNPs       the spines mark CE towards leaf2, past the probe on leaf1: leaf1
+             sees h1's data leave unmarked and h3's CNPs come back, so
+             cnp_without_ce is the expected finding here, not broken marking.
+             The spines also drop 0.5%: hence the NAKs and retransmits (RTX/s).
+  windows    rates (RATE, PPS, x/s) are over the last refresh interval;
+             BYTES and CE% count since the flow entered the flow table.
+EOF

@@ -14,52 +14,12 @@ lab_init fpt-
 
 SOCK=fpt-top-$$
 SESSION=top
-tmx() { tmux -L "$SOCK" "$@"; }
+. "$(dirname "$0")/tmux.bash"
 trap 'tmx kill-server >/dev/null 2>&1; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; lab_cleanup' EXIT
 
 H1RE=${H1//./\\.}
 H3RE=${H3//./\\.}
 
-# screen: the pane's text now.
-screen() { tmx capture-pane -p -t "$SESSION" 2>/dev/null; }
-show() {
-	echo "----- screen: $1"
-	screen | sed 's/[[:space:]]*$//'
-	echo "-----"
-}
-maybe_show() { [ -z "${TOP_TMUX_SHOW:-}" ] || show "$1"; }
-# wait_screen ERE [SECONDS]: until the screen matches (polling), 0 if it did.
-wait_screen() {
-	local _
-	for _ in $(seq $((${2:-10} * 10))); do
-		screen | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	echo "     screen never matched: $1"
-	return 1
-}
-keys() {
-	tmx send-keys -t "$SESSION" "$@"
-	sleep 0.5
-}
-type_filter() {
-	keys /
-	tmx send-keys -t "$SESSION" -l "$1"
-	keys Enter
-}
-matches() { grep -qE -- "$2" <<<"$1" || { echo "     no line matches: $2"; return 1; }; }
-not_matches() { ! grep -qE -- "$2" <<<"$1" || { echo "     a line matches: $2"; return 1; }; }
-eq() { [ "$1" = "$2" ] || { echo "     '$1' != '$2'"; return 1; }; }
-ge() { [ "$1" -ge "$2" ] || { echo "     $1 < $2"; return 1; }; }
-one_of() {
-	local want=$1
-	shift
-	for x in "$@"; do [ "$want" = "$x" ] && return 0; done
-	echo "     '$want' is none of: $*"
-	return 1
-}
-# widest TEXT: the widest line in characters (UTF-8 aware).
-widest() { python3 -c 'import sys; print(max((len(l.rstrip("\n")) for l in sys.stdin), default=0))' <<<"$1"; }
 # flow_rows: the table rows (lines "ADDR > ADDR ...").
 flow_rows() { screen | grep -E '^[0-9a-f.:]+(~|…)?[0-9a-f.:]* > '; }
 # qp_of / path_of: the QP and PATH columns of Flows rows (FLOW SPORT [VNI] QP PATH ...).
@@ -194,6 +154,12 @@ maybe_show "Alerts"
 check "Alerts: elephant_collision, active" wait_screen "CRITICAL +elephant_collision +x[0-9]+ +first .* active" 2
 check "Alerts: message" wait_screen "elephant flows share uplink $up while" 1
 check "Alerts: evidence" wait_screen "$up carries [0-9.]+ [kMG]b/s with 2 elephants" 1
+alerts=$(screen | sed -n 4p | grep -oE 'Alerts\([0-9]+\)' | tr -dc 0-9)
+check "Alerts: the tab's count ($alerts) is the active entries listed" \
+	eq "$(screen | grep -cE '^(CRITICAL|WARNING|INFO) .* active *$')" "${alerts:-0}"
+sev=$(screen | grep -oE '^(CRITICAL|WARNING|INFO) ' | tr -d ' ' |
+	sed 's/CRITICAL/0/; s/WARNING/1/; s/INFO/2/' | xargs)
+check "Alerts: severity first ($sev)" eq "$sev" "$(tr ' ' '\n' <<<"$sev" | sort -n | xargs)"
 keys F
 check "F: Flows" wait_screen "^FLOW \(src > dst\)" 1
 keys Tab
@@ -219,6 +185,11 @@ check "80x24: column header" matches "$small" "^FLOW \(src > dst\) +SPORT +QP +P
 check "80x24: flow rows with full addresses and rates" ge \
 	"$(grep -cE "^$H1RE > $H3RE +[0-9]+ +[0-9]+ +up[1-4] +[0-9.]+ [kMG]?b/s" <<<"$small")" 3
 check "80x24: status line" matches "$(tail -1 <<<"$small")" "^q quit"
+check "80x24: the per-second line keeps malformed" matches "$(sed -n 2p <<<"$small")" " malformed [0-9]"
+check "80x24: per-second counts from 10 up are whole (no '90.0')" \
+	not_matches "$(sed -n 2p <<<"$small")" " [0-9]{2,3}\.[0-9]+( |$)"
+check "80x24: a legend says what FLG and the windows mean" \
+	matches "$(tail -2 <<<"$small" | head -1)" "^E elephant C collision .* /s: last [0-9.]+ s .*BYTES"
 check "80x24: nothing wider than 80 columns" test "$(widest "$small")" -le 80
 tmx resize-window -t "$SESSION" -x 160 -y 50
 sleep 1.5
@@ -235,6 +206,11 @@ check "the collision stays in the history after it clears" \
 	wait_screen "elephant_collision +x[0-9]+ +first [0-9]+s ago, cleared" 4
 check "... once: one entry per type and flows" \
 	eq "$(screen | grep -c 'elephant_collision')" 1
+
+echo "--- an uplink goes away"
+at leaf1 ip link del up4
+check "the header marks up4 gone" wait_screen "^fabprobe top up1 up2 up3 up4\(gone\)" 5
+check "... and says so" wait_screen "interface up4 disappeared" 1
 
 echo "--- quit"
 fp_pid=$(pgrep -P "$(tmx display -p -t "$SESSION" '#{pane_pid}')" -x fabprobe)

@@ -36,10 +36,12 @@ static void usage(FILE *out)
 		"                          --pcap: the whole capture)\n"
 		"  -j, --json              with --once: the JSON report instead of text\n"
 		"      --plain             print a table every interval instead of the dashboard\n"
+		"      --view NAME         the dashboard's first view: %s\n"
 		"  -n, --rows N            flows per table (default 20, 0 = all)\n"
 		"  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
 		"With --pcap the default --speed is 1 (the recorded pace).\n"
-		"Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short.\n");
+		"Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short.\n",
+		top_view_names());
 }
 
 static void print_header(const struct session *ss, FILE *out)
@@ -119,13 +121,14 @@ static int run_once(struct session *ss, const struct top_opts *t)
 
 int cmd_top(int argc, char **argv)
 {
-	enum { OPT_ONCE = OPT_CMD_FIRST, OPT_PLAIN };
+	enum { OPT_ONCE = OPT_CMD_FIRST, OPT_PLAIN, OPT_VIEW };
 	static const struct option long_opts[] = {
 	    {"interval", required_argument, NULL, 'r'},
 	    {"duration", required_argument, NULL, 'd'},
 	    {"once", no_argument, NULL, OPT_ONCE},
 	    {"json", no_argument, NULL, 'j'},
 	    {"plain", no_argument, NULL, OPT_PLAIN},
+	    {"view", required_argument, NULL, OPT_VIEW},
 	    {"rows", required_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
 	    OPT_SOURCE_LONG_OPTS,
@@ -162,6 +165,14 @@ int cmd_top(int argc, char **argv)
 			break;
 		case OPT_PLAIN:
 			t.plain = true;
+			break;
+		case OPT_VIEW:
+			if (top_view_check(optarg)) {
+				fp_err("top: --view: no view '%s' (one of %s)", optarg,
+				       top_view_names());
+				return FP_EXIT_USAGE;
+			}
+			t.view = optarg;
 			break;
 		case 'n':
 			if (opt_parse_u32("--rows", optarg, 0, 1000000, &rows))

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the dashboard tests (top_tmux.sh, top_pcap.sh): drive
+# `fabprobe top` in a tmux server of the test's own ($SOCK, session
+# $SESSION) and look at the screen. Source it after setting both.
+# TOP_TMUX_SHOW=1 prints every screen maybe_show is given.
+
+tmx() { tmux -L "$SOCK" "$@"; }
+# screen: the pane's text now.
+screen() { tmx capture-pane -p -t "$SESSION" 2>/dev/null; }
+show() {
+	echo "----- screen: $1"
+	screen | sed 's/[[:space:]]*$//'
+	echo "-----"
+}
+maybe_show() { [ -z "${TOP_TMUX_SHOW:-}" ] || show "$1"; }
+# wait_screen ERE [SECONDS]: until the screen matches (polling), 0 if it did.
+wait_screen() {
+	local _
+	for _ in $(seq $((${2:-10} * 10))); do
+		screen | grep -qE -- "$1" && return 0
+		sleep 0.1
+	done
+	echo "     screen never matched: $1"
+	return 1
+}
+keys() {
+	tmx send-keys -t "$SESSION" "$@"
+	sleep 0.5
+}
+type_filter() {
+	keys /
+	tmx send-keys -t "$SESSION" -l "$1"
+	keys Enter
+}
+matches() { grep -qE -- "$2" <<<"$1" || { echo "     no line matches: $2"; return 1; }; }
+not_matches() { ! grep -qE -- "$2" <<<"$1" || { echo "     a line matches: $2"; return 1; }; }
+eq() { [ "$1" = "$2" ] || { echo "     '$1' != '$2'"; return 1; }; }
+ge() { [ "$1" -ge "$2" ] || { echo "     $1 < $2"; return 1; }; }
+one_of() {
+	local want=$1
+	shift
+	for x in "$@"; do [ "$want" = "$x" ] && return 0; done
+	echo "     '$want' is none of: $*"
+	return 1
+}
+# widest TEXT: the widest line in characters (UTF-8 aware).
+widest() { python3 -c 'import sys; print(max((len(l.rstrip("\n")) for l in sys.stdin), default=0))' <<<"$1"; }

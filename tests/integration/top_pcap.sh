@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `fabprobe top --pcap`: the dashboard over a recording, driven through
+# tmux. Ground truth is `fabprobe replay --json` of the same capture (the
+# same BPF program run over the file, no dashboard) and tshark's count of
+# the capture's RoCE packets: the flows, their QPs, addresses, packets
+# and bytes must be what the dashboard shows. Checks the header says it
+# is a capture (file, pace, capture time, end of capture), that keys work
+# while it plays and after it ended, --view, and that q exits 0.
+# TOP_TMUX_SHOW=1 prints every captured screen.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+PCAPS=${PCAPS:-$TOP/../shared/pcaps}
+PCAP=$PCAPS/nccl_nccl_node0.pcap
+NAME=$(basename "$PCAP")
+TMP=$(mktemp -d /tmp/fp-top-pcap-XXXXXX)
+SOCK=fpt-pcap-$$
+SESSION=pcap
+. "$(dirname "$0")/tmux.bash"
+trap 'tmx kill-server >/dev/null 2>&1; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$TMP"' EXIT
+flow_rows() { screen | grep -E '^[0-9a-f.:]+ > [0-9a-f.:]+ '; }
+
+# start COLS ROWS ARGS...: fabprobe top in a fresh tmux session.
+start() {
+	local cols=$1 rows=$2
+	shift 2
+	tmx kill-server >/dev/null 2>&1
+	rm -f "$TMP/top.rc"
+	tmx new-session -d -s "$SESSION" -x "$cols" -y "$rows" \
+		"env LANG=C.UTF-8 $FABPROBE top $* 2>$TMP/top.err; echo \$? >$TMP/top.rc"
+	tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
+}
+quit_rc() {
+	keys q
+	for _ in $(seq 50); do
+		[ -s "$TMP/top.rc" ] && break
+		sleep 0.1
+	done
+	cat "$TMP/top.rc" 2>/dev/null
+}
+
+# Ground truth: replay's flows ("src dst sport qp packets bytes"), and tshark's RoCE count.
+"$FABPROBE" replay --json "$PCAP" >"$TMP/replay.json" 2>/dev/null || {
+	echo "replay of $PCAP failed"
+	exit 1
+}
+python3 - "$TMP/replay.json" >"$TMP/flows" <<'EOF'
+import json, sys
+
+def si(value, unit):
+    # util/format.c fmt_si: three significant digits and an SI prefix
+    prefix, i, v = ["", "k", "M", "G", "T", "P"], 0, abs(value)
+    while v >= 999.95 and i < 5:
+        v /= 1000.0; value /= 1000.0; i += 1
+    if i == 0 and value == int(value):
+        return "%.0f %s" % (value, unit)
+    return "%.*f %s%s" % (2 if v < 9.995 else 1 if v < 99.95 else 0, value, prefix[i], unit)
+
+r = json.load(open(sys.argv[1]))
+for f in r["flows"]:
+    print(f["src"], f["dst"], f["sport"], f["dest_qp"], f["packets"], si(f["bytes"], "B"))
+EOF
+n_flows=$(grep -c . "$TMP/flows")
+roce=$(tshark -r "$PCAP" -Y 'udp.dstport == 4791' 2>/dev/null | grep -c .)
+replay_roce=$(python3 -c 'import json,sys; print(sum(f["packets"] for f in json.load(open(sys.argv[1]))["flows"]))' "$TMP/replay.json")
+echo "replay: $n_flows flows, $replay_roce RoCE packets; tshark: $roce"
+check "replay and tshark agree on the RoCE packets ($roce)" eq "$replay_roce" "$roce"
+
+echo "--- --speed 0, 160x50: the whole capture at once"
+start 160 50 --pcap "$PCAP" --speed 0
+check "the end of the capture is shown" wait_screen "end of capture at [0-9]+s" 20
+sleep 0.5
+maybe_show "end of capture, 160x50"
+check "the header names the capture and its pace" \
+	wait_screen "^fabprobe top .*$NAME \[capture, as fast as it reads\]" 1
+check "the header says rates are over the whole capture" \
+	wait_screen "rates: whole capture \([0-9]+s\)" 1
+check "flow count as replay ($n_flows)" wait_screen "^flows $n_flows/[0-9]+ " 1
+check "as many rows as replay has flows" eq "$(flow_rows | grep -c .)" "$n_flows"
+while read -r src dst sport qp packets bytes; do
+	row=$(flow_rows | grep -E "^${src//./\\.} > ${dst//./\\.} +$sport ")
+	check "flow $src > $dst sport $sport: QP $qp, $bytes" \
+		matches "$row" "^${src//./\\.} > ${dst//./\\.} +$sport +(- +)?$qp +- .* ${bytes} "
+done <"$TMP/flows"
+check "QP 29 and the 172.30.0.x addresses are on screen" \
+	matches "$(flow_rows)" "^172\.30\.0\.[0-9]+ > 172\.30\.0\.[0-9]+ +[0-9]+ +(- +)?29 "
+read -r src dst sport qp packets bytes < <(grep ' 29 ' "$TMP/flows" | head -1)
+keys /
+tmx send-keys -t "$SESSION" -l "$src qp=$qp"
+keys Enter
+check "keys work after the end: the filter keeps one flow" eq "$(flow_rows | grep -c .)" 1
+keys Enter
+maybe_show "detail"
+check "the detail counts replay's packets ($packets)" \
+	wait_screen "^since seen +$packets packets, $bytes " 2
+check "the detail names the window of its rates" wait_screen "^rate .*\(whole capture" 1
+keys Escape
+keys Escape
+keys 5
+check "Alerts: the capture's alerts are listed" wait_screen "^(CRITICAL|WARNING|INFO) +[a-z_]+ +x[0-9]+" 2
+alerts=$(screen | sed -n 4p | grep -oE 'Alerts\([0-9]+\)' | tr -dc 0-9)
+check "Alerts tab count ($alerts) = active entries listed" \
+	eq "$(screen | grep -cE '^(CRITICAL|WARNING|INFO) .* active *$')" "${alerts:-0}"
+check "q exits 0" eq "$(quit_rc)" 0
+
+echo "--- --speed 20, 80x24: keys while it plays"
+start 80 24 --pcap "$PCAP" --speed 20 --view qps
+check "--view qps opens on QPs" wait_screen "^QUEUE PAIR" 3
+check "while playing the header shows the capture time" wait_screen "capture time [0-9]+s" 3
+check "... and the pace" wait_screen "^fabprobe top $NAME \[capture at 20x\]" 1
+keys 1
+check "a key while playing: 1 shows Flows" wait_screen "^FLOW \(src > dst\)" 1
+check "the flows appear" wait_screen "^172\.30\.0\.[0-9]+ > 172\.30\.0\.[0-9]+ " 5
+check "the capture ends (56 s at 20x)" wait_screen "end of capture at [0-9]+s" 10
+sleep 0.5
+small=$(screen)
+maybe_show "ended, 80x24"
+check "80x24: the per-second line keeps malformed" matches "$small" "^per s: .* malformed [0-9]"
+check "80x24: nothing wider than 80 columns" test "$(widest "$small")" -le 80
+check "80x24: a legend line" matches "$(tail -2 <<<"$small" | head -1)" "E elephant C collision"
+keys 2
+check "a key after the end: 2 shows Paths" wait_screen "^PATH +SPEED +LOAD" 1
+keys h
+check "h: help, written from the key table" wait_screen "^ 1-5 F P Q V A +Flows, Paths, QPs" 1
+keys x
+check "q exits 0 after the end" eq "$(quit_rc)" 0
+check "nothing on stderr" eq "$(cat "$TMP/top.err")" ""
+
+echo "--- --view"
+"$FABPROBE" top --pcap "$PCAP" --view nope >/dev/null 2>"$TMP/view.err"
+check "--view with an unknown name is a usage error (2)" eq "$?" 2
+check "... that lists the views" matches "$(cat "$TMP/view.err")" "flows\|paths\|qps\|vnis\|alerts"
+
+finish top-pcap

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * refresh.c - what the dashboard works out once per refresh, linear in
+ * the number of flows: the session's new picture, the collision marks,
+ * which record stands for a flow seen at several points, the path
+ * history, its own CPU use. At the end of a recording the picture
+ * becomes the whole capture's, with rates over its span, as replay
+ * reports it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "top/ui.h"
+#include "util/buf.h"
+
+double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
+}
+
+/* The flow wherever it was seen: one queue-pair direction. */
+struct flow_key flow_identity(const struct flow_key *k)
+{
+	struct flow_key n = *k;
+
+	n.ifindex = 0;
+	n.dir = 0;
+	n.pad = 0;
+	return n;
+}
+
+static int mark_flows(struct ui *u)
+{
+	const struct analysis *a = u->an;
+	int err = buf_grow((void **)&u->marks, &u->cap_marks, a->n_flows + 1, 1);
+
+	if (err)
+		return err;
+	u->ce_per_s = u->cnp_per_s = u->rtx_per_s = 0;
+	memset(u->marks, 0, a->n_flows);
+	for (size_t i = 0; i < a->n_flows; i++) {
+		u->ce_per_s += a->flows[i].ce_per_s;
+		u->cnp_per_s += a->flows[i].cnp_per_s;
+		u->rtx_per_s += a->flows[i].rtx_per_s;
+	}
+	for (size_t c = 0; c < a->n_collisions; c++)
+		for (int f = 0; f < a->collisions[c].n_flows; f++)
+			u->marks[a->collisions[c].flows[f]] |=
+			    a->collisions[c].predicted ? MARK_PREDICTED : MARK_COLLISION;
+	return 0;
+}
+
+/* Prefer the record seen on an uplink, then the one that counted most. */
+static bool better_rep(const struct analysis *a, int cand, int cur)
+{
+	const struct flow_view *c = &a->flows[cand], *o = &a->flows[cur];
+
+	if ((c->path >= 0) != (o->path >= 0))
+		return c->path >= 0;
+	return c->r->c.packets > o->r->c.packets;
+}
+
+/*
+ * The same direction seen at several points (a down port and an uplink)
+ * is one flow: rep_of[i] is the record that stands for flow i, so QPs and
+ * VNIs count it once.
+ */
+static int find_reps(struct ui *u)
+{
+	const struct analysis *a = u->an;
+	size_t n = a->n_flows;
+	int err = buf_grow((void **)&u->nkeys, &u->cap_nkeys, n + 1, sizeof(*u->nkeys)) ?:
+		  buf_grow((void **)&u->rep_of, &u->cap_rep, n + 1, sizeof(*u->rep_of)) ?:
+		  kindex_reset(&u->rep_index, n);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		__u32 *slot;
+
+		u->nkeys[i] = flow_identity(&a->flows[i].r->key);
+		slot = kindex_slot(&u->rep_index, &u->nkeys[i], sizeof(u->nkeys[i]), u->nkeys,
+				   sizeof(*u->nkeys));
+		if (!*slot || better_rep(a, i, *slot - 1))
+			*slot = i + 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		u->rep_of[i] = *kindex_slot(&u->rep_index, &u->nkeys[i], sizeof(u->nkeys[i]),
+					    u->nkeys, sizeof(*u->nkeys)) -
+			       1;
+	return 0;
+}
+
+void fetch_psn(struct ui *u)
+{
+	memset(&u->psn, 0, sizeof(u->psn));
+	u->psn_err = session_psn(u->ss, &u->detail_key, &u->psn);
+}
+
+int refresh_data(struct ui *u)
+{
+	struct session *ss = u->ss;
+	double wall = wall_s(), cpu = cpu_s(), now;
+	int err = session_refresh(ss);
+
+	if (err)
+		return err;
+	u->gen++;
+	if (wall > u->wall_prev_s)
+		u->cpu_pct = 100.0 * (cpu - u->cpu_prev_s) / (wall - u->wall_prev_s);
+	u->cpu_prev_s = cpu;
+	u->wall_prev_s = wall;
+	now = ss->desc.clock_s;
+	err = history_note(&u->hist, &ss->an, u->gen, u->last_refresh_s, now);
+	if (err)
+		return err;
+	u->an = &ss->an;
+	if (ss->ended && ss->desc.finite) {
+		err = session_whole(ss, &u->whole);
+		if (err)
+			return err;
+		u->have_whole = true;
+		u->an = &u->whole;
+	}
+	err = mark_flows(u) ?: find_reps(u);
+	if (err)
+		return err;
+	if (u->overlay == &view_detail)
+		fetch_psn(u);
+	u->last_refresh_s = now;
+	u->have_data = true;
+	u->dirty = true;
+	return 0;
+}
+
+void ui_data_free(struct ui *u)
+{
+	free(u->marks);
+	free(u->rep_of);
+	free(u->nkeys);
+	free(u->scratch);
+	kindex_free(&u->rep_index);
+	history_free(&u->hist);
+	if (u->have_whole)
+		analysis_free(&u->whole);
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * view_qps.c - QPs: one row per queue pair, its data direction and its
+ * ACK/NAK/CNP side together. A flow seen at several points is one flow
+ * (refresh.c chose the record that stands for it); a side whose partner
+ * is not seen gets a row of its own.
+ */
+#include <string.h>
+
+#include "top/ui.h"
+#include "util/format.h"
+
+enum {
+	QC_PAIR,
+	QC_VNI,
+	QC_QP,
+	QC_PEER,
+	QC_PATH,
+	QC_DATA,
+	QC_ACK,
+	QC_CE,
+	QC_CNP,
+	QC_RTX,
+	QC_NAK,
+	QC_FLAGS,
+	QC_MAX,
+};
+
+static const struct column cols[QC_MAX] = {
+    [QC_PAIR] = {.title = "QUEUE PAIR (req > resp)", .min = 15},
+    [QC_VNI] = {.title = "VNI", .width = 3, .right = true, .drop = 20},
+    [QC_QP] = {.title = "QP", .width = 2, .right = true},
+    [QC_PEER] = {.title = "PEER", .width = 4, .right = true, .drop = 3},
+    [QC_PATH] = {.title = "PATH d/a", .width = 8, .max = 17},
+    [QC_DATA] = {.title = "DATA", .width = 9, .right = true},
+    [QC_ACK] = {.title = "ACK/CNP", .width = 9, .right = true, .drop = 5},
+    [QC_CE] = {COL_COUNTER(FC_CE, "%"), .width = 6, .right = true, .drop = 1},
+    [QC_CNP] = {COL_COUNTER(FC_CNP, "/s"), .width = 5, .right = true, .drop = 4},
+    [QC_RTX] = {COL_COUNTER(FC_RTX, "/s"), .width = 5, .right = true, .drop = 6},
+    [QC_NAK] = {COL_COUNTER(FC_NAKS, "/s"), .width = 5, .right = true, .drop = 7},
+    [QC_FLAGS] = {.title = "FLG", .width = 3},
+};
+
+struct qp_row {
+	int data; /* the requester's flow, -1 when only the other side is seen */
+	int ack;  /* its reverse: ACKs, NAKs, CNPs; -1 unknown */
+};
+
+static int build(struct ui *u, struct vstate *vs)
+{
+	const struct analysis *a = u->an;
+	size_t n = a->n_flows;
+	struct qp_row *rows;
+	__u8 *used;
+	int err = rows_grow(vs, n, sizeof(*rows)) ?: scratch_grow(u, n, 1);
+
+	if (err)
+		return err;
+	rows = vs->rows;
+	used = u->scratch;
+	memset(used, 0, n + 1);
+	vs->n_rows = 0;
+	/* Data flows first, so that each takes its reverse into its row. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct flow_view *v = &a->flows[i];
+			struct qp_row r = {.data = -1, .ack = -1};
+
+			if (u->rep_of[i] != (int)i || used[i] || (!pass && !v->is_data))
+				continue;
+			if (v->is_data) {
+				r.data = i;
+				if (v->reverse >= 0)
+					r.ack = u->rep_of[v->reverse];
+			} else {
+				r.ack = i;
+			}
+			used[i] = 1;
+			if (r.ack >= 0)
+				used[r.ack] = 1;
+			if ((r.data >= 0 && flow_matches(u, r.data)) ||
+			    (r.ack >= 0 && flow_matches(u, r.ack)))
+				rows[vs->n_rows++] = r;
+		}
+	}
+	return 0;
+}
+
+static const struct flow_view *side(const struct ui *u, int f)
+{
+	return f >= 0 ? &u->an->flows[f] : NULL;
+}
+
+static double value(const struct ui *u, const struct qp_row *r, int col)
+{
+	const struct flow_view *d = side(u, r->data), *k = side(u, r->ack);
+	const struct flow_key *key = &(d ? d : k)->r->key;
+
+	switch (col) {
+	case QC_VNI:
+		return key->flags & FP_FLOW_VXLAN ? key->vni : -1.0;
+	case QC_QP:
+		return d ? d->r->key.dest_qp : -1.0;
+	case QC_PEER:
+		return k ? k->r->key.dest_qp : -1.0;
+	case QC_DATA:
+		return d ? d->bps : 0;
+	case QC_ACK:
+		return k ? k->bps : 0;
+	case QC_CE:
+		return d ? d->ce_fraction : 0;
+	case QC_CNP:
+		return (d ? d->cnp_per_s : 0) + (k ? k->cnp_per_s : 0);
+	case QC_RTX:
+		return d ? d->rtx_per_s : 0;
+	case QC_NAK:
+		return k ? per_s(u->an, k->d.naks + k->d.rnr_naks) : 0;
+	case QC_FLAGS:
+		return d ? d->elephant * 4 + (u->marks[r->data] & MARK_COLLISION) * 2 : 0;
+	}
+	return 0;
+}
+
+static int flow_of(const struct ui *u, const void *row)
+{
+	const struct qp_row *r = row;
+
+	(void)u;
+	return r->data >= 0 ? r->data : r->ack;
+}
+
+static int cmp(const struct ui *u, int col, const void *px, const void *py)
+{
+	const struct qp_row *x = px, *y = py;
+	const struct flow_view *p = &u->an->flows[flow_of(u, x)];
+	const struct flow_view *q = &u->an->flows[flow_of(u, y)];
+
+	switch (col) {
+	case QC_PAIR:
+		return cmp_key_ends(&p->r->key, &q->r->key);
+	case QC_PATH:
+		return strcmp(path_name(u->an, p->path), path_name(u->an, q->path));
+	case QC_VNI:
+	case QC_QP:
+	case QC_PEER:
+		return cmp_num(value(u, x, col), value(u, y, col));
+	case -1: /* the tie-break: busiest first, then as built */
+		return cmp_num(value(u, y, QC_DATA) + value(u, y, QC_ACK),
+			       value(u, x, QC_DATA) + value(u, x, QC_ACK))
+			   ?: cmp_num(x->data, y->data) ?: cmp_num(x->ack, y->ack);
+	default:
+		return cmp_num(value(u, y, col), value(u, x, col));
+	}
+}
+
+static int fit(const struct ui *u, struct column *c, const void *row)
+{
+	const struct qp_row *q = row;
+	const struct flow_view *d, *k, *v;
+
+	if (!q)
+		return 0;
+	d = side(u, q->data);
+	k = side(u, q->ack);
+	v = d ? d : k;
+	if (d)
+		grow_width(&c[QC_QP], digits(d->r->key.dest_qp));
+	if (k)
+		grow_width(&c[QC_PEER], digits(k->r->key.dest_qp));
+	if (v->r->key.flags & FP_FLOW_VXLAN) {
+		c[QC_VNI].drop = 2;
+		grow_width(&c[QC_VNI], digits(v->r->key.vni));
+	}
+	grow_width(&c[QC_PATH], strlen(path_name(u->an, d ? d->path : -1)) +
+				    strlen(path_name(u->an, k ? k->path : -1)) + 1);
+	return endpoints_cols(&v->r->key);
+}
+
+static void cell(const struct ui *u, const void *row, int col, int width, char *buf, size_t len,
+		 enum role *role)
+{
+	const struct qp_row *q = row;
+	const struct flow_view *d = side(u, q->data), *k = side(u, q->ack);
+
+	snprintf(buf, len, "-");
+	switch (col) {
+	case QC_PAIR:
+		endpoints(buf, len, &(d ? d : k)->r->key, !d, width);
+		break;
+	case QC_VNI:
+		vni_text(buf, len, &(d ? d : k)->r->key);
+		break;
+	case QC_QP:
+	case QC_PEER:
+		if (value(u, q, col) >= 0)
+			snprintf(buf, len, "%.0f", value(u, q, col));
+		break;
+	case QC_PATH:
+		snprintf(buf, len, "%s/%s", path_name(u->an, d ? d->path : -1),
+			 path_name(u->an, k ? k->path : -1));
+		break;
+	case QC_DATA:
+		if (d)
+			fmt_si(buf, len, d->bps, "b/s");
+		*role = d && d->elephant ? R_ELEPH : R_NORMAL;
+		break;
+	case QC_ACK:
+		if (k)
+			fmt_si(buf, len, k->bps, "b/s");
+		break;
+	case QC_CE:
+		if (d)
+			fmt_pct(buf, len, flow_ce(&d->r->c), d->r->c.packets);
+		*role = d && flow_ce(&d->r->c) ? R_WARN : R_NORMAL;
+		break;
+	case QC_CNP:
+	case QC_RTX:
+	case QC_NAK:
+		*role = rate_cell(buf, len, value(u, q, col));
+		break;
+	case QC_FLAGS:
+		buf[0] = 0;
+		if (d) {
+			flags_text(buf, u, q->data);
+			*role = flags_role(u, q->data);
+		}
+		break;
+	}
+}
+
+static void enter(struct ui *u, const void *row)
+{
+	open_detail(u, flow_of(u, row));
+}
+
+const struct view view_qps = {
+    .name = "QPs",
+    .key = 'Q',
+    .cols = cols,
+    .n_cols = QC_MAX,
+    .default_sort = QC_DATA,
+    .row_size = sizeof(struct qp_row),
+    .empty = "no RoCE queue pairs yet",
+    .empty_filtered = "no queue pair matches the filter (Esc clears it)",
+    .enter_hint = "detail",
+    .legend = "QP PEER: dest QP each way  DATA ACK /s: {w}  CE%: since seen",
+    .build = build,
+    .cmp = cmp,
+    .fit = fit,
+    .cell = cell,
+    .flow_of = flow_of,
+    .enter = enter,
+};
