@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,31 @@ static const char *const type_names[ALERT_TYPE_MAX] = {
 const char *alert_type_name(enum alert_type t)
 {
 	return t < ALERT_TYPE_MAX ? type_names[t] : "?";
+}
+
+struct alert *alert_push(struct alert **v, size_t *n, size_t *cap, enum alert_type type,
+			 enum severity sev, int path, const char *subject)
+{
+	struct alert *al;
+
+	if (buf_grow((void **)v, cap, *n + 1, sizeof(**v)))
+		return NULL;
+	al = &(*v)[(*n)++];
+	memset(al, 0, sizeof(*al));
+	al->type = type;
+	al->severity = sev;
+	al->path = path;
+	snprintf(al->subject, sizeof(al->subject), "%s", subject ?: "");
+	return al;
+}
+
+void alert_printf(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, AN_MSG_LEN, fmt, ap);
+	va_end(ap);
 }
 
 const char *severity_name(enum severity s)

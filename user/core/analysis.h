@@ -187,6 +187,16 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 void analysis_free(struct analysis *a);
 
 const char *alert_type_name(enum alert_type t);
+
+/*
+ * Append a zeroed alert of this type, severity, path (-1: none) and
+ * subject (its identity beside the type, "" for a grouped alert) to a
+ * growable array; NULL when out of memory. Every detector adds alerts so.
+ */
+struct alert *alert_push(struct alert **v, size_t *n, size_t *cap, enum alert_type type,
+			 enum severity sev, int path, const char *subject);
+/* printf into an alert's message or evidence (AN_MSG_LEN, cut to fit). */
+void alert_printf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *severity_name(enum severity s);
 
 /* Look a flow up by key in the last analysed snapshot: index or -1. */

@@ -23,16 +23,7 @@
 static struct alert *alert_new(struct analysis *a, enum alert_type type, enum severity sev,
 			       int path)
 {
-	struct alert *al;
-
-	if (buf_grow((void **)&a->alerts, &a->cap_alerts, a->n_alerts + 1, sizeof(*a->alerts)))
-		return NULL;
-	al = &a->alerts[a->n_alerts++];
-	memset(al, 0, sizeof(*al));
-	al->type = type;
-	al->severity = sev;
-	al->path = path;
-	return al;
+	return alert_push(&a->alerts, &a->n_alerts, &a->cap_alerts, type, sev, path, "");
 }
 
 static void alert_flow(struct alert *al, const struct flow_key *k)
@@ -41,15 +32,7 @@ static void alert_flow(struct alert *al, const struct flow_key *k)
 		al->flows[al->n_flows++] = *k;
 }
 
-static void say(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(char *buf, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, AN_MSG_LEN, fmt, ap);
-	va_end(ap);
-}
+#define say alert_printf
 
 /*
  * The window an alert's numbers cover: the interval since the previous

@@ -33,29 +33,14 @@ struct out {
 	double interval_s;
 };
 
-static struct alert *add(struct out *o, enum alert_type type, enum severity sev)
+/* An alert about subject (a netdev, a port, a priority): its identity beside the type. */
+static struct alert *add(struct out *o, enum alert_type type, enum severity sev,
+			 const char *subject)
 {
-	struct alert *al;
-
-	if (buf_grow((void **)o->v, o->cap, *o->n + 1, sizeof(**o->v)))
-		return NULL;
-	al = &(*o->v)[(*o->n)++];
-	memset(al, 0, sizeof(*al));
-	al->type = type;
-	al->severity = sev;
-	al->path = -1;
-	return al;
+	return alert_push(o->v, o->n, o->cap, type, sev, -1, subject);
 }
 
-static void say(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(char *buf, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, AN_MSG_LEN, fmt, ap);
-	va_end(ap);
-}
+#define say alert_printf
 
 /* Append to an evidence line, as long as it has room. */
 static void append(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -113,7 +98,7 @@ static int storm_alerts(struct out *o, const struct nic_netdev *nd, const struct
 	struct alert *al;
 
 	if (warn || err) {
-		al = add(o, ALERT_PFC_STORM, err ? SEV_CRITICAL : SEV_WARNING);
+		al = add(o, ALERT_PFC_STORM, err ? SEV_CRITICAL : SEV_WARNING, nd->name);
 		if (!al)
 			return -ENOMEM;
 		say(al->message, "%s: the NIC kept sending PFC pause past its stall %s %s%s",
@@ -130,10 +115,12 @@ static int storm_alerts(struct out *o, const struct nic_netdev *nd, const struct
 		__u64 tx_us = pfc_delta(nd, p, NIC_PFC_TX_PAUSE_US);
 		double rx_share = rx_us / interval_us, tx_share = tx_us / interval_us;
 		bool tx_worse = tx_share > rx_share;
+		char subject[FP_NAME_LEN];
 
 		if (rx_share < d->pause_share_storm && tx_share < d->pause_share_storm)
 			continue;
-		al = add(o, ALERT_PFC_STORM, SEV_CRITICAL);
+		snprintf(subject, sizeof(subject), "%s prio %d", nd->name, p);
+		al = add(o, ALERT_PFC_STORM, SEV_CRITICAL, subject);
 		if (!al)
 			return -ENOMEM;
 		say(al->message, "%s priority %d was paused %.0f%% of the time %s: %s", nd->name, p,
@@ -174,7 +161,7 @@ static int wrong_priority_alerts(struct out *o, const struct nic_netdev *nd,
 	}
 	if (!n)
 		return 0;
-	al = add(o, ALERT_PFC_WRONG_PRIORITY, SEV_WARNING);
+	al = add(o, ALERT_PFC_WRONG_PRIORITY, SEV_WARNING, nd->name);
 	if (!al)
 		return -ENOMEM;
 	say(al->message, "%s: PFC pause on priorit%s %s, not the lossless priority %d, %s",
@@ -193,7 +180,7 @@ static int discard_alerts(struct out *o, const struct nic_netdev *nd,
 
 	if (buf + cong < d->discards_min)
 		return 0;
-	al = add(o, ALERT_LOSSLESS_DISCARDS, SEV_CRITICAL);
+	al = add(o, ALERT_LOSSLESS_DISCARDS, SEV_CRITICAL, nd->name);
 	if (!al)
 		return -ENOMEM;
 	say(al->message, "%s dropped %llu packets of the lossless priority %d %s: %s", nd->name,
@@ -225,7 +212,10 @@ static int cnp_alerts(struct out *o, const struct nic_port *p, const struct nic_
 
 	port_name(name, sizeof(name), p);
 	if (has(&p->hw, "np_cnp_sent") && marked >= d->cnp_marks_min && !sent) {
-		al = add(o, ALERT_NIC_CNP_MISMATCH, SEV_CRITICAL);
+		char subject[sizeof(name) + 24];
+
+		snprintf(subject, sizeof(subject), "%s notification point", name);
+		al = add(o, ALERT_NIC_CNP_MISMATCH, SEV_CRITICAL, subject);
 		if (!al)
 			return -ENOMEM;
 		say(al->message,
@@ -236,7 +226,10 @@ static int cnp_alerts(struct out *o, const struct nic_port *p, const struct nic_
 		    (unsigned long long)marked);
 	}
 	if (has(&p->hw, "rp_cnp_handled") && ignored && !handled) {
-		al = add(o, ALERT_NIC_CNP_MISMATCH, SEV_WARNING);
+		char subject[sizeof(name) + 24];
+
+		snprintf(subject, sizeof(subject), "%s reaction point", name);
+		al = add(o, ALERT_NIC_CNP_MISMATCH, SEV_WARNING, subject);
 		if (!al)
 			return -ENOMEM;
 		say(al->message,
@@ -262,7 +255,7 @@ static int transport_alerts(struct out *o, const struct nic_port *p,
 
 	port_name(name, sizeof(name), p);
 	if (interval > 0 && (oos + seq + implied) / interval >= d->seq_err_per_s) {
-		al = add(o, ALERT_NIC_SEQ_ERRORS, SEV_WARNING);
+		al = add(o, ALERT_NIC_SEQ_ERRORS, SEV_WARNING, name);
 		if (!al)
 			return -ENOMEM;
 		say(al->message,
@@ -274,7 +267,7 @@ static int transport_alerts(struct out *o, const struct nic_port *p,
 		    (unsigned long long)oos, (unsigned long long)seq, (unsigned long long)implied);
 	}
 	if (timeouts >= d->ack_timeouts_min) {
-		al = add(o, ALERT_NIC_ACK_TIMEOUTS, SEV_WARNING);
+		al = add(o, ALERT_NIC_ACK_TIMEOUTS, SEV_WARNING, name);
 		if (!al)
 			return -ENOMEM;
 		say(al->message,
@@ -284,7 +277,7 @@ static int transport_alerts(struct out *o, const struct nic_port *p,
 		say(al->evidence, "local_ack_timeout_err +%llu", (unsigned long long)timeouts);
 	}
 	if (rnr && interval > 0 && rnr->delta / interval >= d->rnr_retry_per_s) {
-		al = add(o, ALERT_NIC_RNR_RETRIES, SEV_WARNING);
+		al = add(o, ALERT_NIC_RNR_RETRIES, SEV_WARNING, name);
 		if (!al)
 			return -ENOMEM;
 		say(al->message,

@@ -22,28 +22,6 @@
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
 				      "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
-static void esc(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-}
-
 /* A line chart of n series over the samples; value(i, k) gives series k at sample i. */
 struct line_chart {
 	const char *id, *title, *unit;
@@ -101,7 +79,7 @@ static void line_chart(FILE *out, const struct series *s, const struct line_char
 		fprintf(out, "'/>");
 		fprintf(out, "<text x='%d' y='%d' font-size='12' fill='%s'>",
 			MARGIN_L + 10 + k * 110, MARGIN_T - 6, palette[k % 8]);
-		esc(out, c->names[k]);
+		fmt_markup(out, c->names[k]);
 		fprintf(out, "</text>");
 	}
 	if (!s->n)
@@ -141,7 +119,7 @@ static void flows_chart(FILE *out, const struct analysis *a)
 		fprintf(out, "<rect x='%d' y='%.1f' width='%d' height='%.1f' fill='%s'/>", x,
 			CHART_H - MARGIN_B - h, bar_w, h, palette[p % 8]);
 		fprintf(out, "<text x='%d' y='%d' font-size='12'>", x, CHART_H - 10);
-		esc(out, pv->name);
+		fmt_markup(out, pv->name);
 		fprintf(out, " (%llu, %llu elephants)</text>", (unsigned long long)pv->flows,
 			(unsigned long long)pv->elephants);
 	}
@@ -164,11 +142,11 @@ static void findings(FILE *out, const struct analysis *a)
 
 		fprintf(out, "<li class='%s'><b>[%s] %s</b>: ", severity_name(al->severity),
 			severity_name(al->severity), alert_type_name(al->type));
-		esc(out, al->message);
+		fmt_markup(out, al->message);
 		fprintf(out, "<br><small>evidence: ");
-		esc(out, al->evidence);
+		fmt_markup(out, al->evidence);
 		fprintf(out, "<br>check next: ");
-		esc(out, alert_advice(al->type));
+		fmt_markup(out, alert_advice(al->type));
 		fprintf(out, "</small></li>\n");
 	}
 	fprintf(out, "</ol>\n");
@@ -196,7 +174,7 @@ static void flows_table(FILE *out, const struct snapshot *s, const struct analys
 		else
 			fprintf(out, "<td>-</td>");
 		fprintf(out, "<td>%u</td><td>", r->key.dest_qp);
-		esc(out, v->path >= 0 ? a->paths[v->path].name : "-");
+		fmt_markup(out, v->path >= 0 ? a->paths[v->path].name : "-");
 		fprintf(out,
 			"</td><td>%s</td><td>%llu</td><td>%s</td><td>%llu</td><td>%llu</"
 			"td><td>%llu</td>"
@@ -221,7 +199,7 @@ static void paths_table(FILE *out, const struct analysis *a)
 		const struct path_view *pv = &a->paths[p];
 
 		fprintf(out, "<tr><td>");
-		esc(out, pv->name);
+		fmt_markup(out, pv->name);
 		fprintf(out,
 			"</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%s</td><td>%s</td></tr>\n",
 			(unsigned long long)pv->flows, (unsigned long long)pv->elephants,

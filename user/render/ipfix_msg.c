@@ -10,6 +10,7 @@
 
 #include "fabprobe.h"
 #include "render/ipfix_msg.h"
+#include "util/format.h"
 
 #define FLOW_OFF(field) ((__u16) __builtin_offsetof(struct ipfix_flow, field))
 
@@ -507,25 +508,6 @@ static const char *units_name(__u16 units)
 	return NULL;
 }
 
-static void xml_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-}
-
 int ipfix_write_elements_xml(FILE *out, __u32 pen)
 {
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -562,7 +544,7 @@ int ipfix_write_elements_xml(FILE *out, __u32 pen)
 			"      <description>\n"
 			"        <paragraph>",
 			pen, e->id);
-		xml_text(out, e->description);
+		fmt_markup(out, e->description);
 		fprintf(out, "</paragraph>\n"
 			     "      </description>\n"
 			     "    </record>\n");

@@ -216,3 +216,25 @@ const char *fmt_count(char *buf, size_t len, unsigned long long n, const char *n
 	snprintf(buf, len, "%llu %s%s", n, noun, n == 1 ? "" : "s");
 	return buf;
 }
+
+void fmt_markup(FILE *out, const char *text)
+{
+	for (; *text; text++) {
+		switch (*text) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*text, out);
+		}
+	}
+}

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 #define FP_ADDR_STRLEN 46 /* INET6_ADDRSTRLEN */
@@ -45,6 +46,9 @@ const char *fmt_opcode(char *buf, size_t len, __u8 opcode);
 
 /* A count and its noun, singular or plural: "1 frame", "3 frames". */
 const char *fmt_count(char *buf, size_t len, unsigned long long n, const char *noun);
+
+/* Text for HTML or XML: <, >, & and " as entities. */
+void fmt_markup(FILE *out, const char *text);
 
 /* Interface direction. */
 const char *fmt_dir(__u8 dir);
