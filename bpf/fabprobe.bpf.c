@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * fabprobe.bpf.c - thin entry points over the shared core. Every one of
- * them passes the packet on unchanged, whatever the core found.
+ * them passes the packet on unchanged, whatever the core found; the one
+ * exception is opt-in: with mirror_drop, XDP drops mirror copies.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,8 +13,11 @@
 /* From <linux/pkt_cls.h>, which vmlinux.h does not carry (it is a macro). */
 #define TC_ACT_OK 0
 
-/* Headers the core must see in the linear part of an skb. */
-#define FP_PULL_LEN 256
+/*
+ * Headers the core must see in the linear part of an skb: the deepest is
+ * RoCE in VXLAN in an ERSPAN III copy over IPv6, VLAN tags and all.
+ */
+#define FP_PULL_LEN 320
 
 /*
  * A multi-buffer frame fills its first buffer (a page, less head- and
@@ -33,7 +37,8 @@ int fp_xdp(struct xdp_md *ctx)
 
 	if (len >= FP_FRAGS_MIN_LINEAR)
 		len = bpf_xdp_get_buff_len(ctx);
-	fp_process(data, data_end, len, ctx->ingress_ifindex, FP_DIR_INGRESS);
+	if (fp_process(data, data_end, len, ctx->ingress_ifindex, FP_DIR_INGRESS, true))
+		return XDP_DROP;
 	return XDP_PASS;
 }
 
@@ -50,7 +55,7 @@ static __always_inline void fp_skb(struct __sk_buff *skb, __u8 dir)
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 	}
-	fp_process(data, data_end, len, ifindex, dir);
+	fp_process(data, data_end, len, ifindex, dir, false);
 }
 
 /* Loaded with expected attach type BPF_TCX_INGRESS / BPF_TCX_EGRESS. */
