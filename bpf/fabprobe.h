@@ -314,6 +314,13 @@ static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow
 		h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
 		h ^= h >> 32;
 	}
+	/*
+	 * A multiply carries a difference upwards only: one in the last word's
+	 * top bytes (mirror_src) would reach no bit of the PSN slot (bits 32
+	 * and up) without this last round.
+	 */
+	h *= 0xC4CEB9FE1A85EC53ULL;
+	h ^= h >> 32;
 	return h | 1;
 }
 

@@ -15,7 +15,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include <bpf/libbpf.h>
 
 #include "fabprobe.h"
 #include "frames.h"
@@ -171,6 +170,43 @@ struct fixture {
 	__u32 mirror_frames;
 	bool mirror_drop; /* load the probe with mirror_drop (--mirror-port-drop) */
 };
+
+/* Expected values: one packet's flow counters, totals of RoCE, other, malformed frames. */
+#define C_ONE_AT(op, nbytes, ts)                                                                   \
+	.packets = 1, .bytes = (nbytes), .ecn = {[FR_ECT0] = 1}, .opcodes = {[OPW(op)] = OPB(op)}, \
+	.dscp_mask = 1ULL << DSCP, .dscp = DSCP, .last_opcode = (op), .first_seen_ns = (ts),       \
+	.last_seen_ns = (ts)
+#define C_ONE(op, nbytes) C_ONE_AT(op, nbytes, TS(0))
+
+/* One SEND_ONLY, at the first timestamp. */
+#define C_SEND(nbytes) C_ONE(RC_SEND_ONLY, nbytes)
+
+/* Totals of n RoCE frames and f new flows. */
+#define T_ROCE(n, bytes, f)                                                                        \
+	{                                                                                          \
+		[FP_CNT_FRAMES] = (n), [FP_CNT_BYTES] = (bytes), [FP_CNT_ROCE] = (n),              \
+		[FP_CNT_FLOW_NEW] = (f)                                                            \
+	}
+#define T_OTHER(n, bytes)                                                                          \
+	{                                                                                          \
+		[FP_CNT_FRAMES] = (n), [FP_CNT_BYTES] = (bytes), [FP_CNT_OTHER] = (n)              \
+	}
+#define T_BAD(n, bytes)                                                                            \
+	{                                                                                          \
+		[FP_CNT_FRAMES] = (n), [FP_CNT_BYTES] = (bytes), [FP_CNT_MALFORMED] = (n)          \
+	}
+
+#define SEND64 L4(ROCE(0, 64))
+#define ACK4   L4(ROCE(S_AETH, 0))
+
+/* n SEND ONLY requests, one per timestamp from first. */
+#define C_SENDS_AT(n, first, last)                                                                 \
+	.packets = (n), .bytes = (n)*SEND64, .ecn = {[FR_ECT0] = (n)},                             \
+	.opcodes = {OPB(RC_SEND_ONLY)}, .dscp_mask = 1ULL << DSCP, .dscp = DSCP,                   \
+	.last_opcode = RC_SEND_ONLY, .first_seen_ns = (first), .last_seen_ns = (last)
+#define C_SENDS(n) C_SENDS_AT(n, TS(0), TS((n)-1))
+
+struct bpf_program;
 
 /* State shared by a test and its teardown, so a failed assert still cleans up. */
 extern struct probe g_probe;
