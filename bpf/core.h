@@ -152,6 +152,15 @@ static __always_inline void mirror_bytes(struct cursor *c, struct fp_pkt *p, con
 	*end = p->mirror_off + orig;
 }
 
+/* The observation point of a mirror copy: the switch, the mirror, its session or key. */
+static __always_inline void mirror_key(struct fp_pkt *p)
+{
+	p->key.flags |= p->mirror_flags;
+	p->key.mirror = p->mirror_type;
+	p->key.mirror_id = p->mirror_id;
+	p->key.mirror_src = p->mirror_src;
+}
+
 /*
  * Walk Ethernet, IP, UDP and, in VXLAN, the inner Ethernet, IP and UDP,
  * down to the BTH. A mirror copy (GRE: ERSPAN or TEB) carries a frame that
@@ -185,12 +194,11 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	/* Ours: now the key is worth building. */
 	__builtin_memset(&p->key, 0, sizeof(p->key));
 	copy_addrs(p->key.src, p->key.dst, &l3);
-	p->key.flags = (l3.v6 ? FP_FLOW_IPV6 : 0) | p->mirror_flags;
+	p->key.flags = l3.v6 ? FP_FLOW_IPV6 : 0;
 	p->key.sport = sport;
 	p->key.dport = proto;
-	p->key.mirror = p->mirror_type;
-	p->key.mirror_id = p->mirror_id;
-	p->key.mirror_src = p->mirror_src;
+	if (p->mirror)
+		mirror_key(p);
 	p->ecn = l3.tclass & 3;
 	p->dscp = l3.tclass >> 2;
 	if (proto == roce_port)
@@ -204,7 +212,6 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	p->vxlan = 1;
 	p->key.flags |= FP_FLOW_VXLAN;
 
-	cursor_rebase(c);
 	proto = parse_l2_l3(c, p, &l3, false);
 	if (proto < FP_OTHER)
 		return bad_header(p, proto);
@@ -373,9 +380,8 @@ static __always_inline void take_sample(struct fp_pkt *p, struct flow_counters *
 	bpf_ringbuf_submit(s, 0);
 }
 
-/* Count a mirror copy; true when it is to be dropped (XDP with mirror_drop). */
-static __always_inline bool account_mirror(const struct fp_pkt *p, struct fp_totals *t,
-					   bool may_drop)
+/* Count a mirror copy, and the drop the XDP entry point will make of it. */
+static __always_inline void account_mirror(const struct fp_pkt *p, struct fp_totals *t, bool xdp)
 {
 	t->cnt[FP_CNT_MIRRORED]++;
 	if (p->mirror_trunc)
@@ -384,54 +390,51 @@ static __always_inline bool account_mirror(const struct fp_pkt *p, struct fp_tot
 		t->cnt[FP_CNT_MIRROR_ROCE_CUT]++;
 	if (p->mirror_ft)
 		t->cnt[FP_CNT_MIRROR_NOT_ETH]++;
-	if (!may_drop || !mirror_drop)
-		return false;
-	t->cnt[FP_CNT_MIRROR_DROPPED]++;
-	return true;
+	if (xdp && mirror_drop)
+		t->cnt[FP_CNT_MIRROR_DROPPED]++;
 }
 
 /*
  * Parse, classify, account. data/data_end cover the linear part of the
- * frame. Returns true when the frame is to be dropped: only a mirror copy,
- * only when the caller may drop (XDP) and mirror_drop is set.
+ * frame. p is the caller's, so that the XDP entry point can see whether
+ * the frame was a mirror copy (p->mirror) without a verdict threaded
+ * through every return here.
  */
-static __always_inline bool fp_process(void *data, void *data_end, __u32 frame_len, __u32 ifindex,
-				       __u8 dir, bool may_drop)
+static __always_inline void fp_process(struct fp_pkt *p, void *data, void *data_end,
+				       __u32 frame_len, __u32 ifindex, __u8 dir, bool xdp)
 {
 	struct cursor c = {.pos = data, .start = data, .end = data_end};
 	struct flow_counters *fs;
-	struct fp_pkt p;
 	struct fp_totals *t;
-	bool drop = false;
 	__u32 zero = 0;
 	__u64 now;
 	int class;
 
+	__builtin_memset(p, 0, __builtin_offsetof(struct fp_pkt, key));
 	if (replay_mode && replay_wire_len > frame_len)
 		frame_len = replay_wire_len;
 	t = bpf_map_lookup_elem(&fp_totals, &zero);
 	if (!t)
-		return false;
+		return;
 	t->cnt[FP_CNT_FRAMES]++;
 	t->cnt[FP_CNT_BYTES] += frame_len;
 
-	__builtin_memset(&p, 0, __builtin_offsetof(struct fp_pkt, key));
-	p.len = frame_len;
-	class = fp_parse(&c, &p);
-	if (p.vxlan)
+	p->len = frame_len;
+	class = fp_parse(&c, p);
+	if (p->vxlan)
 		t->cnt[FP_CNT_VXLAN]++;
-	if (p.mirror)
-		drop = account_mirror(&p, t, may_drop);
+	if (p->mirror)
+		account_mirror(p, t, xdp);
 	if (class == FP_CLASS_OTHER) {
 		t->cnt[FP_CNT_OTHER]++;
-		return drop;
+		return;
 	}
 	if (class == FP_CLASS_MALFORMED) {
 		t->cnt[FP_CNT_MALFORMED]++;
-		return drop;
+		return;
 	}
 	t->cnt[FP_CNT_ROCE]++;
-	if (p.opcode == FP_OPCODE_CNP)
+	if (p->opcode == FP_OPCODE_CNP)
 		t->cnt[FP_CNT_CNP]++;
 
 	if (replay_mode) {
@@ -440,20 +443,19 @@ static __always_inline bool fp_process(void *data, void *data_end, __u32 frame_l
 	} else {
 		now = bpf_ktime_get_ns();
 	}
-	p.key.ifindex = ifindex;
-	p.key.dir = dir;
+	p->key.ifindex = ifindex;
+	p->key.dir = dir;
 #ifdef FP_BENCH_NEW_FLOW
 	/*
 	 * Benchmark build only (bench/, BENCHMARKS.md): this CPU's frame count
 	 * goes into the destination QP, so every frame is a new flow and the
 	 * insert path runs on every BPF_PROG_TEST_RUN repeat.
 	 */
-	p.key.dest_qp ^= (__u32)t->cnt[FP_CNT_FRAMES];
+	p->key.dest_qp ^= (__u32)t->cnt[FP_CNT_FRAMES];
 #endif
-	fs = account_flow(&p, t, now);
+	fs = account_flow(p, t, now);
 	if (sample_per_flow && fs)
-		take_sample(&p, fs, t, data, data_end, frame_len, now);
-	return drop;
+		take_sample(p, fs, t, data, data_end, frame_len, now);
 }
 
 #endif /* __FP_CORE_H */

@@ -34,10 +34,16 @@ int fp_xdp(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	__u32 len = data_end - data;
+	struct fp_pkt p;
 
 	if (len >= FP_FRAGS_MIN_LINEAR)
 		len = bpf_xdp_get_buff_len(ctx);
-	if (fp_process(data, data_end, len, ctx->ingress_ifindex, FP_DIR_INGRESS, true))
+	fp_process(&p, data, data_end, len, ctx->ingress_ifindex, FP_DIR_INGRESS, true);
+	/*
+	 * --mirror-port-drop, the one exception: the operator says this port
+	 * receives nothing but mirror copies. Off, the verifier removes it.
+	 */
+	if (mirror_drop && p.mirror)
 		return XDP_DROP;
 	return XDP_PASS;
 }
@@ -46,6 +52,7 @@ static __always_inline void fp_skb(struct __sk_buff *skb, __u8 dir)
 {
 	__u32 len = skb->len, ifindex = skb->ifindex;
 	__u32 want = len < FP_PULL_LEN ? len : FP_PULL_LEN;
+	struct fp_pkt p;
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
 
@@ -55,7 +62,7 @@ static __always_inline void fp_skb(struct __sk_buff *skb, __u8 dir)
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 	}
-	fp_process(data, data_end, len, ifindex, dir, false);
+	fp_process(&p, data, data_end, len, ifindex, dir, false);
 }
 
 /* Loaded with expected attach type BPF_TCX_INGRESS / BPF_TCX_EGRESS. */

@@ -228,18 +228,19 @@ struct flow_key {
 	__u16 inner_dport;
 	__u32 vni;
 	__u32 dest_qp;
-	__u32 ifindex;
-	__u8 dir;
-	__u8 flags;
-	__u8 mirror; /* enum fp_mirror */
-	__u8 pad;
 	/* ERSPAN II/III: the session ID (10 bits); I and TEB: the GRE key if any */
 	__u32 mirror_id;
 	/*
 	 * The switch that sent the copy, the outer source address: IPv4 as
 	 * in the address fields' first 4 bytes; IPv6 as fp_addr6_digest().
+	 * Not in the last 8 bytes: fp_key_hash() mixes those least.
 	 */
 	__u32 mirror_src;
+	__u32 ifindex;
+	__u8 dir;
+	__u8 flags;
+	__u8 mirror; /* enum fp_mirror */
+	__u8 pad;
 };
 
 /*
@@ -314,13 +315,6 @@ static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow
 		h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
 		h ^= h >> 32;
 	}
-	/*
-	 * A multiply carries a difference upwards only: one in the last word's
-	 * top bytes (mirror_src) would reach no bit of the PSN slot (bits 32
-	 * and up) without this last round.
-	 */
-	h *= 0xC4CEB9FE1A85EC53ULL;
-	h ^= h >> 32;
 	return h | 1;
 }
 

@@ -46,22 +46,22 @@ struct fp_pkt {
 	__u8 syndrome;	/* AETH syndrome when has_aeth */
 	__u8 has_aeth;
 	__u8 vxlan;
+	__u8 mirror;	   /* a mirror copy: the fields after the key are set */
+	__u8 mirror_trunc; /* the copy is shorter than the mirrored packet */
+	struct flow_key key;
 	/*
-	 * Mirror copies: what the GRE and ERSPAN headers said, for the key
-	 * (mirror_type, mirror_id, mirror_src, mirror_flags) and the counters.
-	 * mirror alone is tested, so that the verifier sees one state for
-	 * every mirror type.
+	 * Mirror copies only: what the GRE and ERSPAN headers said, for the
+	 * key and the counters. Set before p->mirror, so a frame on the wire
+	 * pays nothing for them. mirror alone is tested, so that the verifier
+	 * sees one state for every mirror type.
 	 */
-	__u8 mirror; /* a mirror copy */
 	__u8 mirror_type;
 	__u8 mirror_flags; /* FP_FLOW_MIRROR_* */
-	__u8 mirror_trunc; /* the copy is shorter than the mirrored packet */
 	__u8 mirror_ft;	   /* ERSPAN III frame type; not 0: not Ethernet */
 	__u8 roce_cut;	   /* truncated copy cut between the RoCE port and the BTH's end */
 	__u32 mirror_id;
 	__u32 mirror_src;
 	__u32 mirror_off; /* where the mirrored frame starts */
-	struct flow_key key;
 };
 
 /* An IP header's view, so that outer and inner headers share one parser. */
@@ -258,6 +258,10 @@ static __always_inline int parse_gre(struct cursor *c, struct fp_pkt *p, __u16 *
 	hlen = key_off + 4 * !!(fl & FP_GRE_FLAG_K) + 4 * !!(fl & FP_GRE_FLAG_S);
 	if ((void *)(gre + hlen) > c->end)
 		return FP_MALFORMED;
+	p->mirror_id = 0;
+	p->mirror_flags = 0;
+	p->mirror_ft = 0;
+	p->roce_cut = 0;
 	if (fl & FP_GRE_FLAG_K) {
 		/* Always true after the check above; the verifier wants it said. */
 		if ((void *)(gre + key_off + 4) > c->end)
