@@ -10,6 +10,8 @@
 #   $(B)/genpcap              writes the replay capture
 #   $(B)/userspace            collect / analyse / render timings, map memory
 #   $(B)/live                 veth sender and XDP holder
+#   $(B)/abcost               paired per-packet cost of several builds of the XDP program
+#   $(B)/ref/fabprobe.bpf.o   the XDP object of commit REF (default main), for abcost
 
 BUILD   ?= build
 CLANG   ?= clang
@@ -28,8 +30,9 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(patsubst user/%.c,$(BUILD)/ob
 LIB_SRCS := $(filter-out user/cmd/main.c,$(wildcard user/*/*.c))
 BENCH_HDRS := bench/bench.h bench/frames.h
 
-.PHONY: all
-all: $(B)/empty.bpf.o $(B)/pktcost $(B)/pktcost-newflow $(B)/genpcap $(B)/userspace $(B)/live
+.PHONY: all FORCE
+all: $(B)/empty.bpf.o $(B)/pktcost $(B)/pktcost-newflow $(B)/genpcap $(B)/userspace $(B)/live \
+	$(B)/abcost
 
 $(B) $(B)/newflow:
 	@mkdir -p $@
@@ -60,3 +63,13 @@ $(B)/userspace: bench/userspace.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 
 $(B)/live: bench/live.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+$(B)/abcost: bench/abcost.c $(BENCH_HDRS) | $(B)
+	$(CC) $(BENCH_CFLAGS) $< -o $@ -lbpf -lelf -lz
+
+# Another commit's bpf/ built as this tree builds it: abcost's "before".
+REF ?= main
+$(B)/ref/fabprobe.bpf.o: FORCE | $(B)
+	rm -rf $(B)/ref && mkdir -p $(B)/ref
+	git archive $(REF) bpf vmlinux | tar -x -C $(B)/ref
+	cd $(B)/ref && $(CLANG) $(BPF_CFLAGS) -c bpf/fabprobe.bpf.c -o fabprobe.bpf.o
