@@ -48,7 +48,7 @@ enum fp_class {
  */
 static __always_inline int bad_header(const struct fp_pkt *p, int err)
 {
-	if (err == FP_CUT && p->mirror_trunc)
+	if (err == FP_CUT && (p->encap & FP_ENCAP_TRUNC))
 		return FP_CLASS_OTHER;
 	return FP_CLASS_MALFORMED;
 }
@@ -68,7 +68,7 @@ static __always_inline int classify_roce(struct cursor *c, struct fp_pkt *p, __u
 	err = parse_bth(c, payload_len, p);
 	if (!err)
 		return FP_CLASS_ROCE;
-	if (err == FP_CUT && p->mirror_trunc)
+	if (err == FP_CUT && (p->encap & FP_ENCAP_TRUNC))
 		p->roce_cut = 1;
 	return bad_header(p, err);
 }
@@ -142,12 +142,12 @@ static __always_inline void mirror_bytes(struct cursor *c, struct fp_pkt *p, con
 	if (proto < 0) {
 		/* The frame on the wire ended inside the mirrored headers. */
 		if (proto == FP_CUT && p->len <= (__u32)(c->end - c->start))
-			p->mirror_trunc = 1;
+			p->encap |= FP_ENCAP_TRUNC;
 		return;
 	}
 	orig = (__u32)(l3->hdr - c->start) - p->mirror_off + ip_len(l3);
 	if (p->len < p->mirror_off + orig)
-		p->mirror_trunc = 1;
+		p->encap |= FP_ENCAP_TRUNC;
 	p->len = orig;
 	*end = p->mirror_off + orig;
 }
@@ -197,7 +197,7 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	p->key.flags = l3.v6 ? FP_FLOW_IPV6 : 0;
 	p->key.sport = sport;
 	p->key.dport = proto;
-	if (p->mirror)
+	if (p->encap & FP_ENCAP_MIRROR)
 		mirror_key(p);
 	p->ecn = l3.tclass & 3;
 	p->dscp = l3.tclass >> 2;
@@ -209,7 +209,7 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	proto = parse_vxlan(c, &p->key.vni);
 	if (proto < 0)
 		return bad_header(p, proto);
-	p->vxlan = 1;
+	p->encap |= FP_ENCAP_VXLAN;
 	p->key.flags |= FP_FLOW_VXLAN;
 
 	proto = parse_l2_l3(c, p, &l3, false);
@@ -312,7 +312,7 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 	fs->packets++;
 	fs->bytes += p->len;
 	fs->ecn[p->ecn & 3]++;
-	if (p->vxlan)
+	if (p->encap & FP_ENCAP_VXLAN)
 		fs->inner_ecn[p->inner_ecn & 3]++;
 	fs->dscp = p->dscp;
 	fs->dscp_mask |= 1ULL << (p->dscp & 63);
@@ -384,7 +384,7 @@ static __always_inline void take_sample(struct fp_pkt *p, struct flow_counters *
 static __always_inline void account_mirror(const struct fp_pkt *p, struct fp_totals *t, bool xdp)
 {
 	t->cnt[FP_CNT_MIRRORED]++;
-	if (p->mirror_trunc)
+	if (p->encap & FP_ENCAP_TRUNC)
 		t->cnt[FP_CNT_MIRROR_TRUNCATED]++;
 	if (p->roce_cut)
 		t->cnt[FP_CNT_MIRROR_ROCE_CUT]++;
@@ -397,7 +397,7 @@ static __always_inline void account_mirror(const struct fp_pkt *p, struct fp_tot
 /*
  * Parse, classify, account. data/data_end cover the linear part of the
  * frame. p is the caller's, so that the XDP entry point can see whether
- * the frame was a mirror copy (p->mirror) without a verdict threaded
+ * the frame was a mirror copy (FP_ENCAP_MIRROR) without a verdict threaded
  * through every return here.
  */
 static __always_inline void fp_process(struct fp_pkt *p, void *data, void *data_end,
@@ -421,10 +421,12 @@ static __always_inline void fp_process(struct fp_pkt *p, void *data, void *data_
 
 	p->len = frame_len;
 	class = fp_parse(&c, p);
-	if (p->vxlan)
-		t->cnt[FP_CNT_VXLAN]++;
-	if (p->mirror)
-		account_mirror(p, t, xdp);
+	if (p->encap) {
+		if (p->encap & FP_ENCAP_VXLAN)
+			t->cnt[FP_CNT_VXLAN]++;
+		if (p->encap & FP_ENCAP_MIRROR)
+			account_mirror(p, t, xdp);
+	}
 	if (class == FP_CLASS_OTHER) {
 		t->cnt[FP_CNT_OTHER]++;
 		return;

@@ -43,7 +43,7 @@ int fp_xdp(struct xdp_md *ctx)
 	 * --mirror-port-drop, the one exception: the operator says this port
 	 * receives nothing but mirror copies. Off, the verifier removes it.
 	 */
-	if (mirror_drop && p.mirror)
+	if (mirror_drop && (p.encap & FP_ENCAP_MIRROR))
 		return XDP_DROP;
 	return XDP_PASS;
 }

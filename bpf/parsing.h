@@ -13,6 +13,11 @@
 
 #include "fabprobe.h"
 
+/* fp_pkt.encap: what the frame came in; one byte every frame tests once. */
+#define FP_ENCAP_VXLAN	0x01
+#define FP_ENCAP_MIRROR 0x02 /* a mirror copy: the mirror fields after the key are set */
+#define FP_ENCAP_TRUNC	0x04 /* a mirror copy shorter than the packet it carries */
+
 #define FP_OTHER     (-1)
 #define FP_MALFORMED (-2)
 #define FP_CUT	     (-3)
@@ -45,15 +50,13 @@ struct fp_pkt {
 	__u8 bth_flags; /* byte 4 of the BTH: FECN, BECN */
 	__u8 syndrome;	/* AETH syndrome when has_aeth */
 	__u8 has_aeth;
-	__u8 vxlan;
-	__u8 mirror;	   /* a mirror copy: the fields after the key are set */
-	__u8 mirror_trunc; /* the copy is shorter than the mirrored packet */
+	__u8 encap; /* FP_ENCAP_* */
 	struct flow_key key;
 	/*
 	 * Mirror copies only: what the GRE and ERSPAN headers said, for the
-	 * key and the counters. Set before p->mirror, so a frame on the wire
-	 * pays nothing for them. mirror alone is tested, so that the verifier
-	 * sees one state for every mirror type.
+	 * key and the counters. Set before FP_ENCAP_MIRROR, so a frame on the
+	 * wire pays nothing for them. Only the flag is tested, so that the
+	 * verifier sees one state for every mirror type.
 	 */
 	__u8 mirror_type;
 	__u8 mirror_flags; /* FP_FLOW_MIRROR_* */
@@ -276,7 +279,7 @@ static __always_inline int parse_gre(struct cursor *c, struct fp_pkt *p, __u16 *
 
 /*
  * The mirror header after GRE. Returns FP_ETH_P_TEB when a mirrored
- * Ethernet frame follows, with p->mirror set and the type, session (which
+ * Ethernet frame follows, with FP_ENCAP_MIRROR set and the type, session (which
  * names the mirror instead of a GRE key), truncation and direction stated.
  * 0x88BE without a sequence number is ERSPAN type I, which has no header
  * of its own (Linux include/net/erspan.h). An ERSPAN version we do not
@@ -291,7 +294,7 @@ static __always_inline int parse_mirror(struct cursor *c, struct fp_pkt *p, int 
 
 	if (proto == FP_ETH_P_TEB || (proto == FP_ETH_P_ERSPAN && !(flags & FP_GRE_FLAG_S))) {
 		p->mirror_type = proto == FP_ETH_P_TEB ? FP_MIRROR_GRE_TEB : FP_MIRROR_ERSPAN_I;
-		p->mirror = 1;
+		p->encap |= FP_ENCAP_MIRROR;
 		return FP_ETH_P_TEB;
 	}
 	if ((void *)(h + FP_ERSPAN2_HLEN) > c->end)
@@ -316,9 +319,10 @@ static __always_inline int parse_mirror(struct cursor *c, struct fp_pkt *p, int 
 		p->mirror_ft = (h[10] >> FP_ERSPAN3_FT_SHIFT) & FP_ERSPAN3_FT_MASK;
 	}
 	p->mirror_id = (__u32)(h[2] & FP_ERSPAN_SESSION_HI) << 8 | h[3];
-	p->mirror_trunc = !!(h[2] & FP_ERSPAN_T);
+	if (h[2] & FP_ERSPAN_T)
+		p->encap |= FP_ENCAP_TRUNC;
 	c->pos = h + hlen;
-	p->mirror = 1;
+	p->encap |= FP_ENCAP_MIRROR;
 	if (p->mirror_ft)
 		return FP_OTHER;
 	return FP_ETH_P_TEB;
@@ -455,7 +459,7 @@ static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct
 	if (op == FP_OP_READ_REQ) {
 		/* RETH: VA (8), R_Key (4), DMA length (4). */
 		if ((void *)(ext + FP_RETH_LEN) > c->end) {
-			if (!p->mirror_trunc)
+			if (!(p->encap & FP_ENCAP_TRUNC))
 				return FP_CUT;
 			p->read_len = FP_READ_LEN_UNKNOWN;
 			return 0;
@@ -463,7 +467,7 @@ static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct
 		p->read_len = get_be32(ext + 12);
 	} else if (op_has_aeth(op)) {
 		if ((void *)(ext + FP_AETH_LEN) > c->end)
-			return p->mirror_trunc ? 0 : FP_CUT;
+			return p->encap & FP_ENCAP_TRUNC ? 0 : FP_CUT;
 		p->syndrome = ext[0];
 		p->has_aeth = 1;
 	}

@@ -493,6 +493,20 @@ static void b_trunc_udp_len(struct fx *fx)
 	truncate_copy(f, 128);
 }
 
+/*
+ * A capture with a snap length (replay): the copy was whole on the wire,
+ * the capture kept fx->arg bytes of it. Not a truncated copy.
+ */
+static void b_snaplen(struct fx *fx)
+{
+	struct frame *f = copy_of(fx, &m_ii);
+
+	mirrored_v4(f);
+	write_only(f, 1024);
+	f->wire_len = f->len;
+	fr_cut(f, (__u32)(uintptr_t)fx->arg);
+}
+
 /* ---- expected values ------------------------------------------------------ */
 
 /* The mirrored SEND's key as a copy of the given type, session or key, switch. */
@@ -971,6 +985,28 @@ static const struct fixture fixtures[] = {
 		   [FP_CNT_MALFORMED] = 1,
 		   [FP_CNT_MIRRORED] = 1,
 		   [FP_CNT_MIRROR_TRUNCATED] = 1},
+	.mirror_frames = ALL(1),
+    },
+    {
+	/* The capture kept the BTH and RETH: RoCE, the packet's bytes, not truncated. */
+	.name = "snaplen_capture_keeps_bth",
+	.build = b_snaplen,
+	.arg = (void *)(COPY4(H_II) + 128),
+	.totals = TM_ROCE(1, COPY4(H_II) + WRITE1K, 1),
+	.n_flows = 1,
+	.flows = {{.k = MKEY(FP_MIRROR_ERSPAN_II, SESSION, SW_A4, 0),
+		   .c = {C_ONE(RC_WRITE_ONLY, WRITE1K)}}},
+	.mirror_frames = ALL(1),
+    },
+    {
+	/* Cut by the capture inside the BTH: malformed, as on the wire. */
+	.name = "snaplen_capture_cuts_bth",
+	.build = b_snaplen,
+	.arg = (void *)(COPY4(H_II) + FR_ETH_LEN + FR_IPV4_LEN + FR_UDP_LEN + 6),
+	.totals = {[FP_CNT_FRAMES] = 1,
+		   [FP_CNT_BYTES] = COPY4(H_II) + WRITE1K,
+		   [FP_CNT_MALFORMED] = 1,
+		   [FP_CNT_MIRRORED] = 1},
 	.mirror_frames = ALL(1),
     },
     {
