@@ -83,7 +83,7 @@ $(BUILD)/fabprobe: $(USER_OBJS)
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_HELPERS) $(wildcard tests/lib/*.h) $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/%: tests/bpf/%.c $(TEST_HELPERS) $(LIB_OBJS) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/bpf/%.c $(TEST_HELPERS) $(wildcard tests/lib/*.h) $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
 $(BUILD)/tools/%: tests/tools/%.c $(TEST_HELPERS) $(wildcard tests/lib/*.h) $(LIB_OBJS)

@@ -11,6 +11,8 @@
 #   $(B)/userspace            collect / analyse / render timings, map memory
 #   $(B)/live                 veth sender and XDP holder
 #   $(B)/sflow                the sFlow decoder alone, against memcpy
+#   $(B)/abcost               paired per-packet cost of several builds of the XDP program
+#   $(B)/ref/fabprobe.bpf.o   the XDP object of commit REF (default main), for abcost
 
 BUILD   ?= build
 CLANG   ?= clang
@@ -29,9 +31,9 @@ LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(patsubst user/%.c,$(BUILD)/ob
 LIB_SRCS := $(filter-out user/cmd/main.c,$(wildcard user/*/*.c))
 BENCH_HDRS := bench/bench.h bench/frames.h
 
-.PHONY: all
+.PHONY: all FORCE
 all: $(B)/empty.bpf.o $(B)/pktcost $(B)/pktcost-newflow $(B)/genpcap $(B)/userspace $(B)/live \
-	$(B)/sflow
+	$(B)/sflow $(B)/abcost
 
 $(B) $(B)/newflow:
 	@mkdir -p $@
@@ -67,3 +69,12 @@ $(B)/live: bench/live.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 $(B)/sflow: bench/sflow.c bench/bench.h user/source/sflow_decode.c user/source/sflow_decode.h \
 		tests/lib/sflow_enc.c tests/lib/sflow_enc.h | $(B)
 	$(CC) $(BENCH_CFLAGS) -Itests/lib $< user/source/sflow_decode.c tests/lib/sflow_enc.c -o $@
+$(B)/abcost: bench/abcost.c $(BENCH_HDRS) | $(B)
+	$(CC) $(BENCH_CFLAGS) $< -o $@ -lbpf -lelf -lz
+
+# Another commit's bpf/ built as this tree builds it: abcost's "before".
+REF ?= main
+$(B)/ref/fabprobe.bpf.o: FORCE | $(B)
+	rm -rf $(B)/ref && mkdir -p $(B)/ref
+	git archive $(REF) bpf vmlinux | tar -x -C $(B)/ref
+	cd $(B)/ref && $(CLANG) $(BPF_CFLAGS) -c bpf/fabprobe.bpf.c -o fabprobe.bpf.o

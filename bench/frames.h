@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * frames.h - the benchmarks' own frame builder: Ethernet/IPv4/UDP RoCEv2
- * (bare or in VXLAN), ACKs, CNPs and a TCP segment. Kept apart from
+ * (bare, in VXLAN, or mirrored in ERSPAN II/III), ACKs, CNPs and a TCP segment. Kept apart from
  * tests/lib/frames.c so the benchmarks do not move with the test fixtures.
  */
 #ifndef __BENCH_FRAMES_H
 #define __BENCH_FRAMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -14,12 +15,14 @@
 #include "fabprobe.h"
 
 enum bench_kind {
-	BENCH_WRITE,	   /* RC RDMA WRITE Only: BTH + RETH + payload + ICRC */
-	BENCH_VXLAN_WRITE, /* the same inside VXLAN (RFC 7348) */
-	BENCH_READ,	   /* RC RDMA READ Request: BTH + RETH + ICRC */
-	BENCH_ACK,	   /* RC Acknowledge: BTH + AETH + ICRC */
-	BENCH_CNP,	   /* CNP: BTH + 16 reserved bytes + ICRC (Annex A17.9.3) */
-	BENCH_TCP,	   /* not RoCE: a TCP segment */
+	BENCH_WRITE,	     /* RC RDMA WRITE Only: BTH + RETH + payload + ICRC */
+	BENCH_VXLAN_WRITE,   /* the same inside VXLAN (RFC 7348) */
+	BENCH_READ,	     /* RC RDMA READ Request: BTH + RETH + ICRC */
+	BENCH_ACK,	     /* RC Acknowledge: BTH + AETH + ICRC */
+	BENCH_CNP,	     /* CNP: BTH + 16 reserved bytes + ICRC (Annex A17.9.3) */
+	BENCH_TCP,	     /* not RoCE: a TCP segment */
+	BENCH_ERSPAN2_WRITE, /* the WRITE as an ERSPAN type II mirror copy (GRE with S, IPv4) */
+	BENCH_ERSPAN3_WRITE, /* the same in ERSPAN type III (GRE with S, no subheader) */
 };
 
 struct bench_frame {
@@ -140,13 +143,51 @@ static inline size_t bench_ip_udp(uint8_t *out, uint32_t src, uint32_t dst, uint
 	return 20 + l4;
 }
 
-/* A whole Ethernet frame; out must hold 128 bytes more than the payload. */
+static inline size_t bench_frame_build(uint8_t *out, const struct bench_frame *f);
+
+/*
+ * A switch's mirror copy of f as a WRITE: outer IPv4 (switch 10.200.0.1 to
+ * collector 10.200.0.2), GRE with a sequence number (RFC 2890), the ERSPAN
+ * header (session 101, draft-foschiano-erspan-03), then f's whole frame.
+ */
+static inline size_t bench_erspan(uint8_t *out, const struct bench_frame *f)
+{
+	struct bench_frame inner = *f;
+	size_t n = bench_eth(out, FP_ETH_P_IP), ip = n, hlen;
+	bool type3 = f->kind == BENCH_ERSPAN3_WRITE;
+
+	inner.kind = BENCH_WRITE;
+	hlen = type3 ? FP_ERSPAN3_HLEN : FP_ERSPAN2_HLEN;
+	memset(out + n, 0, 20 + 8 + hlen);
+	out[n] = 0x45;
+	out[n + 6] = 0x40; /* DF */
+	out[n + 8] = 64;
+	out[n + 9] = FP_IPPROTO_GRE;
+	bench_put32(out + n + 12, 0x0ac80001);
+	bench_put32(out + n + 16, 0x0ac80002);
+	n += 20;
+	bench_put16(out + n, FP_GRE_FLAG_S);
+	bench_put16(out + n + 2, type3 ? FP_ETH_P_ERSPAN3 : FP_ETH_P_ERSPAN);
+	bench_put32(out + n + 4, 1); /* sequence number */
+	n += 8;
+	out[n] = (type3 ? FP_ERSPAN3_VER : FP_ERSPAN2_VER) << 4;
+	out[n + 3] = 101; /* session ID */
+	n += hlen;
+	n += bench_frame_build(out + n, &inner);
+	bench_put16(out + ip + 2, n - ip);
+	bench_put16(out + ip + 10, bench_ip_csum(out + ip, 20));
+	return n;
+}
+
+/* A whole Ethernet frame; out must hold 192 bytes more than the payload. */
 static inline size_t bench_frame_build(uint8_t *out, const struct bench_frame *f)
 {
 	uint8_t roce[2048];
 	uint8_t tos = f->dscp << 2 | (f->ecn & 3);
 	size_t rlen, n;
 
+	if (f->kind == BENCH_ERSPAN2_WRITE || f->kind == BENCH_ERSPAN3_WRITE)
+		return bench_erspan(out, f);
 	n = bench_eth(out, FP_ETH_P_IP);
 	if (f->kind == BENCH_TCP) {
 		n += bench_ip_udp(out + n, f->src_ip, f->dst_ip, tos, 6, f->sport, 5201, 64);

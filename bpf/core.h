@@ -2,7 +2,9 @@
 /*
  * core.h - the one parse-and-account core behind every entry point:
  * parse the frame, classify it, account it. It never changes the packet;
- * the entry points return XDP_PASS / TC_ACT_OK whatever happens here.
+ * the entry points return XDP_PASS / TC_ACT_OK whatever happens here, but
+ * for the one opt-in exception: XDP drops mirror copies when mirror_drop
+ * is set (a port that only receives mirror copies).
  */
 #ifndef __FP_CORE_H
 #define __FP_CORE_H
@@ -20,6 +22,8 @@ const volatile __u32 psn_slot_mask = 2 * FP_FLOWS_DEFAULT - 1;
 /* Sampling: packets per flow (per CPU) and per CPU in all; 0 turns it off. */
 const volatile __u8 sample_per_flow = 0;
 const volatile __u32 sample_max_per_cpu = 0;
+/* --mirror-port-drop: XDP drops the frames decoded as mirror copies, after counting them. */
+const volatile __u8 mirror_drop = 0;
 
 /*
  * Replay: userspace sets the capture's clock, path and the frame's length
@@ -37,34 +41,153 @@ enum fp_class {
 	FP_CLASS_MALFORMED,
 };
 
-/* The UDP header is parsed; classify what follows on the RoCE port. */
+/*
+ * A header in error past the RoCE or VXLAN port makes the frame malformed,
+ * but for one cut short in a truncated mirror copy: the switch left those
+ * bytes out on purpose, so the copy is what it shows as far as it goes.
+ */
+static __always_inline int bad_header(const struct fp_pkt *p, int err)
+{
+	if (err == FP_CUT && (p->encap & FP_ENCAP_TRUNC))
+		return FP_CLASS_OTHER;
+	return FP_CLASS_MALFORMED;
+}
+
+/*
+ * The UDP header is parsed; classify what follows on the RoCE port. A
+ * truncated mirror copy cut before the BTH's 12 bytes has no queue pair to
+ * count: it is other, and counted as a RoCE packet the copy cut off.
+ */
 static __always_inline int classify_roce(struct cursor *c, struct fp_pkt *p, __u32 payload_len,
 					 bool bad_len)
 {
-	if (bad_len || parse_bth(c, payload_len, p) < 0)
+	int err;
+
+	if (bad_len)
 		return FP_CLASS_MALFORMED;
-	return FP_CLASS_ROCE;
+	err = parse_bth(c, payload_len, p);
+	if (!err)
+		return FP_CLASS_ROCE;
+	if (err == FP_CUT && (p->encap & FP_ENCAP_TRUNC))
+		p->roce_cut = 1;
+	return bad_header(p, err);
+}
+
+/*
+ * The verifier walks every path through the headers before this point
+ * with the cursor at a different known offset, and would verify what
+ * follows once for each. Re-deriving the cursor from an offset it cannot
+ * follow (a pointer difference) makes those paths one state, verified
+ * once; at run time the address is the same. No header starts
+ * FP_MAX_HDR_OFF (32 KiB) into a frame: before the deepest come three IP
+ * headers, each with at most four IPv6 extension headers of 2 KiB.
+ */
+static __always_inline __u32 cursor_rebase(struct cursor *c)
+{
+	__u32 off = (c->pos - c->start) & FP_MAX_HDR_OFF;
+
+	c->pos = c->start + off;
+	return off;
+}
+
+/* Ethernet and IP: the steps every frame takes, on the wire, mirrored or in VXLAN. */
+static __always_inline int parse_l2_l3(struct cursor *c, struct fp_pkt *p, struct fp_l3 *l3,
+				       bool outer)
+{
+	int proto = parse_eth(c, p, outer);
+
+	if (proto < 0)
+		return proto;
+	return parse_ip(c, proto, l3);
+}
+
+/*
+ * GRE and the mirror header under the outer IP header l3. When a mirrored
+ * Ethernet frame follows, returns FP_ETH_P_TEB with the cursor on it and
+ * p holding the observation point: the switch (l3's source), the mirror,
+ * its session or key, the direction.
+ */
+static __always_inline int decap_mirror(struct cursor *c, struct fp_pkt *p, const struct fp_l3 *l3)
+{
+	__u16 gre_flags;
+	int proto;
+
+	proto = parse_gre(c, p, &gre_flags);
+	if (proto >= 0)
+		proto = parse_mirror(c, p, proto, gre_flags);
+	if (proto != FP_ETH_P_TEB)
+		return proto;
+	p->mirror_src = src_id(l3, &p->mirror_flags);
+	/* The mirrored frame's own tags, not the collector link's. */
+	p->vlan = 0;
+	p->pcp = 0;
+	p->vlan_tagged = 0;
+	p->mirror_off = cursor_rebase(c);
+	return proto;
+}
+
+/*
+ * A mirror copy counts the mirrored packet's bytes as they were on the
+ * wire it was copied from: its Ethernet and VLAN headers plus the length
+ * its IP header states. Fewer bytes of it reached us when the switch cut
+ * the copy (a mirror MTU): the copy is truncated, and its UDP length is
+ * checked against the packet's end, not the copy's. *end is that end, as
+ * an offset in the frame. l3 is the mirrored IP header when proto >= 0.
+ */
+static __always_inline void mirror_bytes(struct cursor *c, struct fp_pkt *p, const struct fp_l3 *l3,
+					 int proto, __u32 *end)
+{
+	__u32 orig;
+
+	if (proto < 0) {
+		/* The frame on the wire ended inside the mirrored headers. */
+		if (proto == FP_CUT && p->len <= (__u32)(c->end - c->start))
+			p->encap |= FP_ENCAP_TRUNC;
+		return;
+	}
+	orig = (__u32)(l3->hdr - c->start) - p->mirror_off + ip_len(l3);
+	if (p->len < p->mirror_off + orig)
+		p->encap |= FP_ENCAP_TRUNC;
+	p->len = orig;
+	*end = p->mirror_off + orig;
+}
+
+/* The observation point of a mirror copy: the switch, the mirror, its session or key. */
+static __always_inline void mirror_key(struct fp_pkt *p)
+{
+	p->key.flags |= p->mirror_flags;
+	p->key.mirror = p->mirror_type;
+	p->key.mirror_id = p->mirror_id;
+	p->key.mirror_src = p->mirror_src;
 }
 
 /*
  * Walk Ethernet, IP, UDP and, in VXLAN, the inner Ethernet, IP and UDP,
- * down to the BTH. Until a RoCE or VXLAN port is seen a bad header only
- * means "not ours"; past it, the frame is malformed.
+ * down to the BTH. A mirror copy (GRE: ERSPAN or TEB) carries a frame that
+ * takes the same steps, once: a mirror inside a mirror is not followed.
+ * Until a RoCE or VXLAN port, or a mirror's GRE protocol, is seen a bad
+ * header only means "not ours"; past it, the frame is malformed.
  */
 static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 {
 	struct fp_l3 l3 = {};
-	__u32 payload_len;
+	__u32 payload_len, end = p->len;
 	bool bad_len;
 	__u16 sport;
 	int proto;
 
-	proto = parse_eth(c, p, true);
-	if (proto >= 0)
-		proto = parse_ip(c, proto, &l3);
+	proto = parse_l2_l3(c, p, &l3, true);
+	if (proto == FP_IPPROTO_GRE) {
+		proto = decap_mirror(c, p, &l3);
+		if (proto != FP_ETH_P_TEB)
+			return proto == FP_MALFORMED ? FP_CLASS_MALFORMED : FP_CLASS_OTHER;
+		proto = parse_l2_l3(c, p, &l3, true);
+		mirror_bytes(c, p, &l3, proto, &end);
+	}
 	if (proto != FP_IPPROTO_UDP)
 		return FP_CLASS_OTHER;
-	proto = parse_udp(c, p->len, &sport, &payload_len, &bad_len);
+	cursor_rebase(c);
+	proto = parse_udp(c, end, &sport, &payload_len, &bad_len);
 	if (proto < 0 || (proto != roce_port && proto != vxlan_port))
 		return FP_CLASS_OTHER;
 
@@ -74,31 +197,35 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	p->key.flags = l3.v6 ? FP_FLOW_IPV6 : 0;
 	p->key.sport = sport;
 	p->key.dport = proto;
+	if (p->encap & FP_ENCAP_MIRROR)
+		mirror_key(p);
 	p->ecn = l3.tclass & 3;
 	p->dscp = l3.tclass >> 2;
 	if (proto == roce_port)
 		return classify_roce(c, p, payload_len, bad_len);
 
-	if (bad_len || parse_vxlan(c, &p->key.vni) < 0)
+	if (bad_len)
 		return FP_CLASS_MALFORMED;
-	p->vxlan = 1;
+	proto = parse_vxlan(c, &p->key.vni);
+	if (proto < 0)
+		return bad_header(p, proto);
+	p->encap |= FP_ENCAP_VXLAN;
 	p->key.flags |= FP_FLOW_VXLAN;
 
-	proto = parse_eth(c, p, false);
-	if (proto >= 0)
-		proto = parse_ip(c, proto, &l3);
-	if (proto == FP_MALFORMED)
-		return FP_CLASS_MALFORMED;
+	proto = parse_l2_l3(c, p, &l3, false);
+	if (proto < FP_OTHER)
+		return bad_header(p, proto);
 	if (proto != FP_IPPROTO_UDP)
 		return FP_CLASS_OTHER;
+	cursor_rebase(c);
 	copy_addrs(p->key.inner_src, p->key.inner_dst, &l3);
 	if (l3.v6)
 		p->key.flags |= FP_FLOW_INNER_IPV6;
 	p->inner_ecn = l3.tclass & 3;
 
-	proto = parse_udp(c, p->len, &p->key.inner_sport, &payload_len, &bad_len);
+	proto = parse_udp(c, end, &p->key.inner_sport, &payload_len, &bad_len);
 	if (proto < 0)
-		return FP_CLASS_MALFORMED;
+		return bad_header(p, proto);
 	if (proto != roce_port)
 		return FP_CLASS_OTHER;
 	p->key.inner_dport = proto;
@@ -185,7 +312,7 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 	fs->packets++;
 	fs->bytes += p->len;
 	fs->ecn[p->ecn & 3]++;
-	if (p->vxlan)
+	if (p->encap & FP_ENCAP_VXLAN)
 		fs->inner_ecn[p->inner_ecn & 3]++;
 	fs->dscp = p->dscp;
 	fs->dscp_mask |= 1ULL << (p->dscp & 63);
@@ -221,9 +348,13 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 	return fs;
 }
 
-/* Copy the head of the frame to the sample ring: bounded, and only while sampling. */
+/*
+ * Copy the head of the frame to the sample ring: bounded, and only while
+ * sampling. The frame as it arrived, mirror headers and all.
+ */
 static __always_inline void take_sample(struct fp_pkt *p, struct flow_counters *fs,
-					struct fp_totals *t, void *data, void *data_end, __u64 now)
+					struct fp_totals *t, void *data, void *data_end,
+					__u32 frame_len, __u64 now)
 {
 	struct fp_sample *s;
 	__u32 i;
@@ -239,7 +370,7 @@ static __always_inline void take_sample(struct fp_pkt *p, struct flow_counters *
 	t->cnt[FP_CNT_SAMPLES]++;
 	s->key = p->key;
 	s->ts_ns = now;
-	s->wire_len = p->len;
+	s->wire_len = frame_len;
 	for (i = 0; i < FP_SAMPLE_SNAP; i++) {
 		if (data + i + 1 > data_end)
 			break;
@@ -249,18 +380,37 @@ static __always_inline void take_sample(struct fp_pkt *p, struct flow_counters *
 	bpf_ringbuf_submit(s, 0);
 }
 
-/* Parse, classify, account. data/data_end cover the linear part of the frame. */
-static __always_inline void fp_process(void *data, void *data_end, __u32 frame_len, __u32 ifindex,
-				       __u8 dir)
+/* Count a mirror copy, and the drop the XDP entry point will make of it. */
+static __always_inline void account_mirror(const struct fp_pkt *p, struct fp_totals *t, bool xdp)
+{
+	t->cnt[FP_CNT_MIRRORED]++;
+	if (p->encap & FP_ENCAP_TRUNC)
+		t->cnt[FP_CNT_MIRROR_TRUNCATED]++;
+	if (p->roce_cut)
+		t->cnt[FP_CNT_MIRROR_ROCE_CUT]++;
+	if (p->mirror_ft)
+		t->cnt[FP_CNT_MIRROR_NOT_ETH]++;
+	if (xdp && mirror_drop)
+		t->cnt[FP_CNT_MIRROR_DROPPED]++;
+}
+
+/*
+ * Parse, classify, account. data/data_end cover the linear part of the
+ * frame. p is the caller's, so that the XDP entry point can see whether
+ * the frame was a mirror copy (FP_ENCAP_MIRROR) without a verdict threaded
+ * through every return here.
+ */
+static __always_inline void fp_process(struct fp_pkt *p, void *data, void *data_end,
+				       __u32 frame_len, __u32 ifindex, __u8 dir, bool xdp)
 {
 	struct cursor c = {.pos = data, .start = data, .end = data_end};
 	struct flow_counters *fs;
-	struct fp_pkt p;
 	struct fp_totals *t;
 	__u32 zero = 0;
 	__u64 now;
 	int class;
 
+	__builtin_memset(p, 0, __builtin_offsetof(struct fp_pkt, key));
 	if (replay_mode && replay_wire_len > frame_len)
 		frame_len = replay_wire_len;
 	t = bpf_map_lookup_elem(&fp_totals, &zero);
@@ -269,11 +419,14 @@ static __always_inline void fp_process(void *data, void *data_end, __u32 frame_l
 	t->cnt[FP_CNT_FRAMES]++;
 	t->cnt[FP_CNT_BYTES] += frame_len;
 
-	__builtin_memset(&p, 0, __builtin_offsetof(struct fp_pkt, key));
-	p.len = frame_len;
-	class = fp_parse(&c, &p);
-	if (p.vxlan)
-		t->cnt[FP_CNT_VXLAN]++;
+	p->len = frame_len;
+	class = fp_parse(&c, p);
+	if (p->encap) {
+		if (p->encap & FP_ENCAP_VXLAN)
+			t->cnt[FP_CNT_VXLAN]++;
+		if (p->encap & FP_ENCAP_MIRROR)
+			account_mirror(p, t, xdp);
+	}
 	if (class == FP_CLASS_OTHER) {
 		t->cnt[FP_CNT_OTHER]++;
 		return;
@@ -283,7 +436,7 @@ static __always_inline void fp_process(void *data, void *data_end, __u32 frame_l
 		return;
 	}
 	t->cnt[FP_CNT_ROCE]++;
-	if (p.opcode == FP_OPCODE_CNP)
+	if (p->opcode == FP_OPCODE_CNP)
 		t->cnt[FP_CNT_CNP]++;
 
 	if (replay_mode) {
@@ -292,19 +445,19 @@ static __always_inline void fp_process(void *data, void *data_end, __u32 frame_l
 	} else {
 		now = bpf_ktime_get_ns();
 	}
-	p.key.ifindex = ifindex;
-	p.key.dir = dir;
+	p->key.ifindex = ifindex;
+	p->key.dir = dir;
 #ifdef FP_BENCH_NEW_FLOW
 	/*
 	 * Benchmark build only (bench/, BENCHMARKS.md): this CPU's frame count
 	 * goes into the destination QP, so every frame is a new flow and the
 	 * insert path runs on every BPF_PROG_TEST_RUN repeat.
 	 */
-	p.key.dest_qp ^= (__u32)t->cnt[FP_CNT_FRAMES];
+	p->key.dest_qp ^= (__u32)t->cnt[FP_CNT_FRAMES];
 #endif
-	fs = account_flow(&p, t, now);
+	fs = account_flow(p, t, now);
 	if (sample_per_flow && fs)
-		take_sample(&p, fs, t, data, data_end, now);
+		take_sample(p, fs, t, data, data_end, frame_len, now);
 }
 
 #endif /* __FP_CORE_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * fabprobe.bpf.c - thin entry points over the shared core. Every one of
- * them passes the packet on unchanged, whatever the core found.
+ * them passes the packet on unchanged, whatever the core found; the one
+ * exception is opt-in: with mirror_drop, XDP drops mirror copies.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,8 +13,11 @@
 /* From <linux/pkt_cls.h>, which vmlinux.h does not carry (it is a macro). */
 #define TC_ACT_OK 0
 
-/* Headers the core must see in the linear part of an skb. */
-#define FP_PULL_LEN 256
+/*
+ * Headers the core must see in the linear part of an skb: the deepest is
+ * RoCE in VXLAN in an ERSPAN III copy over IPv6, VLAN tags and all.
+ */
+#define FP_PULL_LEN 320
 
 /*
  * A multi-buffer frame fills its first buffer (a page, less head- and
@@ -30,10 +34,17 @@ int fp_xdp(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	__u32 len = data_end - data;
+	struct fp_pkt p;
 
 	if (len >= FP_FRAGS_MIN_LINEAR)
 		len = bpf_xdp_get_buff_len(ctx);
-	fp_process(data, data_end, len, ctx->ingress_ifindex, FP_DIR_INGRESS);
+	fp_process(&p, data, data_end, len, ctx->ingress_ifindex, FP_DIR_INGRESS, true);
+	/*
+	 * --mirror-port-drop, the one exception: the operator says this port
+	 * receives nothing but mirror copies. Off, the verifier removes it.
+	 */
+	if (mirror_drop && (p.encap & FP_ENCAP_MIRROR))
+		return XDP_DROP;
 	return XDP_PASS;
 }
 
@@ -41,6 +52,7 @@ static __always_inline void fp_skb(struct __sk_buff *skb, __u8 dir)
 {
 	__u32 len = skb->len, ifindex = skb->ifindex;
 	__u32 want = len < FP_PULL_LEN ? len : FP_PULL_LEN;
+	struct fp_pkt p;
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
 
@@ -50,7 +62,7 @@ static __always_inline void fp_skb(struct __sk_buff *skb, __u8 dir)
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 	}
-	fp_process(data, data_end, len, ifindex, dir);
+	fp_process(&p, data, data_end, len, ifindex, dir, false);
 }
 
 /* Loaded with expected attach type BPF_TCX_INGRESS / BPF_TCX_EGRESS. */

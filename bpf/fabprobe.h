@@ -22,6 +22,7 @@
 #define FP_ETH_P_8021Q	    0x8100
 #define FP_ETH_P_8021AD	    0x88A8
 #define FP_IPPROTO_UDP	    17
+#define FP_IPPROTO_GRE	    47
 #define FP_IPPROTO_HOPOPTS  0
 #define FP_IPPROTO_ROUTING  43
 #define FP_IPPROTO_FRAGMENT 44
@@ -37,6 +38,50 @@
 /* VXLAN header (RFC 7348 section 5): flags byte with I = 0x08, VNI in 24 bits. */
 #define FP_VXLAN_HLEN	8
 #define FP_VXLAN_FLAG_I 0x08
+
+/*
+ * GRE (RFC 2784; key and sequence number RFC 2890): flags and version in the
+ * first 16 bits, then the protocol. C, K and S each add 4 bytes, in that
+ * order. R (RFC 1701 source routing) and versions other than 0 are not GRE
+ * mirrors.
+ */
+#define FP_GRE_HLEN	 4
+#define FP_GRE_FLAG_C	 0x8000
+#define FP_GRE_FLAG_R	 0x4000
+#define FP_GRE_FLAG_K	 0x2000
+#define FP_GRE_FLAG_S	 0x1000
+#define FP_GRE_VER_MASK	 0x0007
+#define FP_ETH_P_ERSPAN	 0x88BE /* ERSPAN type I (S clear) and type II (S set) */
+#define FP_ETH_P_ERSPAN3 0x22EB /* ERSPAN type III */
+#define FP_ETH_P_TEB	 0x6558 /* transparent Ethernet bridging: a plain L2 GRE mirror */
+
+/*
+ * ERSPAN headers (draft-foschiano-erspan-03; Linux include/net/erspan.h).
+ * Types II and III share the first word: Ver (4), VLAN (12), COS (3),
+ * En/BSO (2), T (1), session ID (10). Type III adds a timestamp, the SGT
+ * and a last 16 bits of P (1), FT (5), hardware ID (6), D (1), Gra (2),
+ * O (1); O set means an 8-byte platform-specific subheader follows.
+ */
+#define FP_ERSPAN2_HLEN	     8
+#define FP_ERSPAN3_HLEN	     12
+#define FP_ERSPAN3_SUB_HLEN  8
+#define FP_ERSPAN2_VER	     1
+#define FP_ERSPAN3_VER	     2
+#define FP_ERSPAN_T	     0x04 /* byte 2: the switch truncated the copy */
+#define FP_ERSPAN_SESSION_HI 0x03 /* byte 2: session ID bits 9-8, byte 3 the rest */
+#define FP_ERSPAN3_FT_SHIFT  2	  /* byte 10: frame type, 0 = Ethernet */
+#define FP_ERSPAN3_FT_MASK   0x1F
+#define FP_ERSPAN3_D	     0x08 /* byte 11: direction, set = egress */
+#define FP_ERSPAN3_O	     0x01 /* byte 11: platform-specific subheader */
+
+/* The mirror a frame came in; FP_MIRROR_NONE for a frame seen on the wire. */
+enum fp_mirror {
+	FP_MIRROR_NONE = 0,
+	FP_MIRROR_ERSPAN_I = 1,
+	FP_MIRROR_ERSPAN_II = 2,
+	FP_MIRROR_ERSPAN_III = 3,
+	FP_MIRROR_GRE_TEB = 4,
+};
 
 /*
  * RoCEv2 (IBTA Vol 1 ch. 9 and Annex A17). The BTH opcode's top three bits
@@ -112,6 +157,12 @@ enum fp_op {
  */
 #define FP_MIN_PMTU_SHIFT 8
 
+/*
+ * A READ request whose RETH a truncated mirror copy cut off: its length is
+ * unknown, so it reserves 2^22 PSNs and no request after it looks like a gap.
+ */
+#define FP_READ_LEN_UNKNOWN (1U << 30)
+
 /* Global counters: a per-CPU array indexed by this enum, never evicted. */
 enum fp_counter {
 	FP_CNT_FRAMES,
@@ -123,9 +174,14 @@ enum fp_counter {
 	FP_CNT_MALFORMED,
 	FP_CNT_FLOW_NEW,
 	FP_CNT_FLOW_INSERT_FAIL,
-	FP_CNT_PSN_TAKEOVER, /* a flow's PSN slot held another flow's state */
-	FP_CNT_SAMPLES,	     /* packets copied to the sample ring */
-	FP_CNT_SAMPLE_DROPS, /* samples lost to a full ring */
+	FP_CNT_PSN_TAKEOVER,	 /* a flow's PSN slot held another flow's state */
+	FP_CNT_SAMPLES,		 /* packets copied to the sample ring */
+	FP_CNT_SAMPLE_DROPS,	 /* samples lost to a full ring */
+	FP_CNT_MIRRORED,	 /* frames decoded as mirror copies (ERSPAN I/II/III, GRE TEB) */
+	FP_CNT_MIRROR_TRUNCATED, /* mirror copies shorter than the packet they mirror */
+	FP_CNT_MIRROR_ROCE_CUT,	 /* truncated copies cut between the RoCE port and the BTH's end */
+	FP_CNT_MIRROR_NOT_ETH,	 /* ERSPAN III copies of a frame that is not Ethernet (FT != 0) */
+	FP_CNT_MIRROR_DROPPED,	 /* mirror copies XDP dropped (mirror_drop) */
 	FP_CNT_MAX,
 };
 
@@ -140,15 +196,26 @@ enum fp_dir {
 };
 
 /* flow_key.flags */
-#define FP_FLOW_VXLAN	   0x01 /* RoCE inside VXLAN: vni and inner_* valid */
-#define FP_FLOW_IPV6	   0x02 /* outer addresses are IPv6 */
-#define FP_FLOW_INNER_IPV6 0x04 /* inner addresses are IPv6 */
+#define FP_FLOW_VXLAN	       0x01 /* RoCE inside VXLAN: vni and inner_* valid */
+#define FP_FLOW_IPV6	       0x02 /* outer addresses are IPv6 */
+#define FP_FLOW_INNER_IPV6     0x04 /* inner addresses are IPv6 */
+#define FP_FLOW_MIRROR_KEY     0x08 /* mirror_id is the GRE key (types I and TEB) */
+#define FP_FLOW_MIRROR_IPV6    0x10 /* mirror_src is a digest of an IPv6 address */
+#define FP_FLOW_MIRROR_INGRESS 0x20 /* ERSPAN III copy taken at ingress (D clear) */
+#define FP_FLOW_MIRROR_EGRESS  0x40 /* ERSPAN III copy taken at egress (D set) */
 
 /*
  * One direction of one RoCE queue pair as seen at one point on the wire.
  * IPv4 addresses are stored in the first four bytes of the 16-byte fields
  * (the rest zero) so that the key has one layout; the flags say which.
- * Keep it free of holes: it is hashed byte for byte.
+ * Keep it free of holes and a multiple of 8 bytes: it is hashed byte for
+ * byte. 96 bytes cost the kernel's jhash2 no more rounds than 88 did (3
+ * words a round: 22 and 24 words both take 7 and a final one).
+ *
+ * A mirror copy's src, dst, ports, QP and VXLAN fields are the mirrored
+ * packet's. mirror, mirror_id, mirror_src and the FP_FLOW_MIRROR_* flags
+ * name where it was copied: the switch, the mirror type, its session or
+ * GRE key, the direction. All zero for a frame seen on the wire.
  */
 struct flow_key {
 	__u8 src[16] __attribute__((aligned(8)));
@@ -161,11 +228,33 @@ struct flow_key {
 	__u16 inner_dport;
 	__u32 vni;
 	__u32 dest_qp;
+	/* ERSPAN II/III: the session ID (10 bits); I and TEB: the GRE key if any */
+	__u32 mirror_id;
+	/*
+	 * The switch that sent the copy, the outer source address: IPv4 as
+	 * in the address fields' first 4 bytes; IPv6 as fp_addr6_digest().
+	 */
+	__u32 mirror_src;
 	__u32 ifindex;
 	__u8 dir;
 	__u8 flags;
-	__u16 pad;
+	__u8 mirror; /* enum fp_mirror */
+	__u8 pad;
 };
+
+/*
+ * A 32-bit digest of an IPv6 address (its 16 bytes as two host-order
+ * 64-bit words), the same in BPF and userspace: two switches sending
+ * mirror copies from different IPv6 addresses get different digests but
+ * with odds of 2^-32 a pair.
+ */
+static inline __attribute__((always_inline)) __u32 fp_addr6_digest(__u64 hi, __u64 lo)
+{
+	__u64 h = (hi ^ 0x9E3779B97F4A7C15ULL) * 0xFF51AFD7ED558CCDULL;
+
+	h = (h ^ (h >> 32) ^ lo) * 0xC4CEB9FE1A85EC53ULL;
+	return (__u32)(h ^ (h >> 32));
+}
 
 /* Per-CPU counters of one flow; userspace sums them over CPUs. */
 struct flow_counters {
@@ -211,21 +300,33 @@ struct psn_track {
 	__u32 valid;
 };
 
-/* 64-bit hash of a flow key, never 0; the same in BPF and userspace. */
+/*
+ * 64-bit hash of a flow key, never 0; the same in BPF and userspace. Two
+ * lanes, each taking every other 8-byte word, so that the multiplies of
+ * one wait for half as many others: the request path runs this on every
+ * packet. A multiply carries a difference upwards only, so the lanes meet
+ * in a last round that brings their top bytes down to the PSN slot's bits.
+ */
 static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow_key *k)
 {
-	__u64 h = 0x9E3779B97F4A7C15ULL, w;
+	__u64 a = 0x9E3779B97F4A7C15ULL, b = 0xC2B2AE3D27D4EB4FULL, w, v;
 	unsigned int i;
 
+	_Static_assert(sizeof(*k) % 16 == 0, "fp_key_hash takes the key 16 bytes a round");
 #ifdef __clang__
 #pragma unroll
 #endif
-	for (i = 0; i < sizeof(*k) / 8; i++) {
-		__builtin_memcpy(&w, (const char *)k + 8 * i, 8);
-		h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
-		h ^= h >> 32;
+	for (i = 0; i < sizeof(*k) / 16; i++) {
+		__builtin_memcpy(&w, (const char *)k + 16 * i, 8);
+		__builtin_memcpy(&v, (const char *)k + 16 * i + 8, 8);
+		a = (a ^ w) * 0xFF51AFD7ED558CCDULL;
+		b = (b ^ v) * 0xC4CEB9FE1A85EC53ULL;
+		a ^= a >> 32;
+		b ^= b >> 32;
 	}
-	return h | 1;
+	a = (a ^ (b >> 29) ^ (b << 35)) * 0xFF51AFD7ED558CCDULL;
+	a ^= a >> 32;
+	return a | 1;
 }
 
 /* The PSN slot of a key hash: its high half, masked to the array's size. */

@@ -2,17 +2,28 @@
 /*
  * parsing.h - bounds-checked header parsers over a cursor. Each helper
  * advances the cursor past its header and returns the next protocol, or
- * FP_OTHER when the frame is not one we follow, or FP_MALFORMED when its
- * header is cut short or invalid. Whether a malformed header makes the
- * frame malformed is the caller's call: only on the RoCE and VXLAN ports.
+ * FP_OTHER when the frame is not one we follow, FP_MALFORMED when its
+ * header is invalid, or FP_CUT when the header runs past the bytes we
+ * have. Whether a bad header makes the frame malformed is the caller's
+ * call: only past the RoCE or VXLAN port or a mirror's GRE protocol, and
+ * a cut is not an error in a mirror copy the switch truncated.
  */
 #ifndef __FP_PARSING_H
 #define __FP_PARSING_H
 
 #include "fabprobe.h"
 
+/* fp_pkt.encap: what the frame came in; one byte every frame tests once. */
+#define FP_ENCAP_VXLAN	0x01
+#define FP_ENCAP_MIRROR 0x02 /* a mirror copy: the mirror fields after the key are set */
+#define FP_ENCAP_TRUNC	0x04 /* a mirror copy shorter than the packet it carries */
+
 #define FP_OTHER     (-1)
 #define FP_MALFORMED (-2)
+#define FP_CUT	     (-3)
+
+/* Bound on where a header starts in a frame (cursor_rebase). */
+#define FP_MAX_HDR_OFF 0x7FFF
 
 struct cursor {
 	void *pos;
@@ -26,7 +37,7 @@ struct cursor {
  * port, so that other traffic costs as little as possible.
  */
 struct fp_pkt {
-	__u32 len; /* frame bytes on the wire */
+	__u32 len; /* frame bytes on the wire; a mirror copy's: the mirrored packet's */
 	__u32 psn;
 	__u32 read_len; /* RETH DMA length of a READ request */
 	__u16 vlan;
@@ -39,8 +50,21 @@ struct fp_pkt {
 	__u8 bth_flags; /* byte 4 of the BTH: FECN, BECN */
 	__u8 syndrome;	/* AETH syndrome when has_aeth */
 	__u8 has_aeth;
-	__u8 vxlan;
+	__u8 encap; /* FP_ENCAP_* */
 	struct flow_key key;
+	/*
+	 * Mirror copies only: what the GRE and ERSPAN headers said, for the
+	 * key and the counters. Set before FP_ENCAP_MIRROR, so a frame on the
+	 * wire pays nothing for them. Only the flag is tested, so that the
+	 * verifier sees one state for every mirror type.
+	 */
+	__u8 mirror_type;
+	__u8 mirror_flags; /* FP_FLOW_MIRROR_* */
+	__u8 mirror_ft;	   /* ERSPAN III frame type; not 0: not Ethernet */
+	__u8 roce_cut;	   /* truncated copy cut between the RoCE port and the BTH's end */
+	__u32 mirror_id;
+	__u32 mirror_src;
+	__u32 mirror_off; /* where the mirrored frame starts */
 };
 
 /* An IP header's view, so that outer and inner headers share one parser. */
@@ -58,7 +82,7 @@ static __always_inline int parse_eth(struct cursor *c, struct fp_pkt *p, bool ou
 	int i;
 
 	if ((void *)(eth + 1) > c->end)
-		return FP_MALFORMED;
+		return FP_CUT;
 	c->pos = eth + 1;
 	proto = bpf_ntohs(eth->h_proto);
 
@@ -69,7 +93,7 @@ static __always_inline int parse_eth(struct cursor *c, struct fp_pkt *p, bool ou
 			break;
 		vh = c->pos;
 		if ((void *)(vh + 1) > c->end)
-			return FP_MALFORMED;
+			return FP_CUT;
 		if (outer && i == 0) {
 			__u16 tci = bpf_ntohs(vh->h_vlan_TCI);
 
@@ -89,13 +113,13 @@ static __always_inline int parse_ipv4(struct cursor *c, struct fp_l3 *l3)
 	__u32 hlen;
 
 	if ((void *)(iph + 1) > c->end)
-		return FP_MALFORMED;
+		return FP_CUT;
 	hlen = iph->ihl * 4;
 	if (iph->version != 4 || hlen < sizeof(*iph))
 		return FP_MALFORMED;
 	/* Options are skipped whole; the IHL is checked before it is trusted. */
 	if (c->pos + hlen > c->end)
-		return FP_MALFORMED;
+		return FP_CUT;
 	/* A non-first fragment has no UDP header: its first bytes are payload. */
 	if (bpf_ntohs(iph->frag_off) & FP_IP_OFFSET)
 		return FP_OTHER;
@@ -115,7 +139,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 	int i;
 
 	if ((void *)(ip6h + 1) > c->end)
-		return FP_MALFORMED;
+		return FP_CUT;
 	if (ip6h->version != 6)
 		return FP_MALFORMED;
 	l3->hdr = ip6h;
@@ -133,14 +157,14 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 		case FP_IPPROTO_DSTOPTS:
 			opt = c->pos;
 			if ((void *)(opt + 1) > c->end)
-				return FP_MALFORMED;
+				return FP_CUT;
 			nexthdr = opt->nexthdr;
 			c->pos += (opt->hdrlen + 1) * 8;
 			break;
 		case FP_IPPROTO_FRAGMENT:
 			frag = c->pos;
 			if ((void *)(frag + 1) > c->end)
-				return FP_MALFORMED;
+				return FP_CUT;
 			if (bpf_ntohs(frag->frag_off) & ~0x7)
 				return FP_OTHER;
 			nexthdr = frag->nexthdr;
@@ -157,7 +181,22 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 	return nexthdr;
 }
 
-/* Addresses into a key: IPv4 in the first four bytes of the zeroed fields. */
+/* The source address in 32 bits: IPv4 as it is, IPv6 as fp_addr6_digest(). */
+static __always_inline __u32 src_id(const struct fp_l3 *l3, __u8 *flags)
+{
+	__u64 hi, lo;
+	__u32 a;
+
+	if (!l3->v6) {
+		__builtin_memcpy(&a, &((struct iphdr *)l3->hdr)->saddr, 4);
+		return a;
+	}
+	__builtin_memcpy(&hi, &((struct ipv6hdr *)l3->hdr)->saddr, 8);
+	__builtin_memcpy(&lo, (__u8 *)&((struct ipv6hdr *)l3->hdr)->saddr + 8, 8);
+	*flags |= FP_FLOW_MIRROR_IPV6;
+	return fp_addr6_digest(hi, lo);
+}
+
 static __always_inline void copy_addrs(__u8 *src, __u8 *dst, const struct fp_l3 *l3)
 {
 	if (l3->v6) {
@@ -182,6 +221,113 @@ static __always_inline int parse_ip(struct cursor *c, int proto, struct fp_l3 *l
 	return FP_OTHER;
 }
 
+/* The datagram's length as its header states it: IPv4 total length, IPv6 payload + 40. */
+static __always_inline __u32 ip_len(const struct fp_l3 *l3)
+{
+	if (l3->v6)
+		return bpf_ntohs(((struct ipv6hdr *)l3->hdr)->payload_len) + sizeof(struct ipv6hdr);
+	return bpf_ntohs(((struct iphdr *)l3->hdr)->tot_len);
+}
+
+static __always_inline __u32 get_be32(const __u8 *b)
+{
+	return (__u32)b[0] << 24 | (__u32)b[1] << 16 | (__u32)b[2] << 8 | b[3];
+}
+
+/*
+ * GRE (RFC 2784, RFC 2890) carrying a mirror: ERSPAN or transparent
+ * Ethernet bridging. Returns that protocol, with *flags the GRE flags.
+ * Any other protocol or version, RFC 1701 routing, or a header cut before
+ * its protocol field is not ours (FP_OTHER). The optional fields are
+ * counted, not walked: C, K and S add 4 bytes each, so one cursor step
+ * serves every combination. Past the protocol field the header is a
+ * mirror's, and cut short it is malformed.
+ */
+static __always_inline int parse_gre(struct cursor *c, struct fp_pkt *p, __u16 *flags)
+{
+	__u8 *gre = c->pos;
+	__u32 key_off, hlen;
+	__u16 fl, proto;
+
+	if ((void *)(gre + FP_GRE_HLEN) > c->end)
+		return FP_OTHER;
+	fl = (__u16)gre[0] << 8 | gre[1];
+	proto = (__u16)gre[2] << 8 | gre[3];
+	if (fl & (FP_GRE_FLAG_R | FP_GRE_VER_MASK))
+		return FP_OTHER;
+	if (proto != FP_ETH_P_ERSPAN && proto != FP_ETH_P_ERSPAN3 && proto != FP_ETH_P_TEB)
+		return FP_OTHER;
+	key_off = FP_GRE_HLEN + 4 * !!(fl & FP_GRE_FLAG_C);
+	hlen = key_off + 4 * !!(fl & FP_GRE_FLAG_K) + 4 * !!(fl & FP_GRE_FLAG_S);
+	if ((void *)(gre + hlen) > c->end)
+		return FP_MALFORMED;
+	p->mirror_id = 0;
+	p->mirror_flags = 0;
+	p->mirror_ft = 0;
+	p->roce_cut = 0;
+	if (fl & FP_GRE_FLAG_K) {
+		/* Always true after the check above; the verifier wants it said. */
+		if ((void *)(gre + key_off + 4) > c->end)
+			return FP_MALFORMED;
+		p->mirror_id = get_be32(gre + key_off);
+		p->mirror_flags = FP_FLOW_MIRROR_KEY;
+	}
+	c->pos = gre + hlen;
+	*flags = fl;
+	return proto;
+}
+
+/*
+ * The mirror header after GRE. Returns FP_ETH_P_TEB when a mirrored
+ * Ethernet frame follows, with FP_ENCAP_MIRROR set and the type, session (which
+ * names the mirror instead of a GRE key), truncation and direction stated.
+ * 0x88BE without a sequence number is ERSPAN type I, which has no header
+ * of its own (Linux include/net/erspan.h). An ERSPAN version we do not
+ * read is not ours; a header cut short is malformed. A type III copy of a
+ * frame that is not Ethernet (FT != 0) is decoded, and FP_OTHER says it
+ * is not parsed further.
+ */
+static __always_inline int parse_mirror(struct cursor *c, struct fp_pkt *p, int proto, __u16 flags)
+{
+	__u8 *h = c->pos;
+	__u32 hlen;
+
+	if (proto == FP_ETH_P_TEB || (proto == FP_ETH_P_ERSPAN && !(flags & FP_GRE_FLAG_S))) {
+		p->mirror_type = proto == FP_ETH_P_TEB ? FP_MIRROR_GRE_TEB : FP_MIRROR_ERSPAN_I;
+		p->encap |= FP_ENCAP_MIRROR;
+		return FP_ETH_P_TEB;
+	}
+	if ((void *)(h + FP_ERSPAN2_HLEN) > c->end)
+		return FP_MALFORMED;
+	if (proto == FP_ETH_P_ERSPAN) {
+		if (h[0] >> 4 != FP_ERSPAN2_VER)
+			return FP_OTHER;
+		p->mirror_type = FP_MIRROR_ERSPAN_II;
+		p->mirror_flags = 0; /* not the GRE key: the session names it */
+		hlen = FP_ERSPAN2_HLEN;
+	} else {
+		if (h[0] >> 4 != FP_ERSPAN3_VER)
+			return FP_OTHER;
+		if ((void *)(h + FP_ERSPAN3_HLEN) > c->end)
+			return FP_MALFORMED;
+		hlen = FP_ERSPAN3_HLEN + FP_ERSPAN3_SUB_HLEN * (h[11] & FP_ERSPAN3_O);
+		if ((void *)(h + hlen) > c->end)
+			return FP_MALFORMED;
+		p->mirror_type = FP_MIRROR_ERSPAN_III;
+		p->mirror_flags =
+		    h[11] & FP_ERSPAN3_D ? FP_FLOW_MIRROR_EGRESS : FP_FLOW_MIRROR_INGRESS;
+		p->mirror_ft = (h[10] >> FP_ERSPAN3_FT_SHIFT) & FP_ERSPAN3_FT_MASK;
+	}
+	p->mirror_id = (__u32)(h[2] & FP_ERSPAN_SESSION_HI) << 8 | h[3];
+	if (h[2] & FP_ERSPAN_T)
+		p->encap |= FP_ENCAP_TRUNC;
+	c->pos = h + hlen;
+	p->encap |= FP_ENCAP_MIRROR;
+	if (p->mirror_ft)
+		return FP_OTHER;
+	return FP_ETH_P_TEB;
+}
+
 /*
  * Returns the UDP destination port. A datagram whose length field is below
  * the header size or beyond the frame is invalid; the caller decides whether
@@ -194,7 +340,7 @@ static __always_inline int parse_udp(struct cursor *c, __u32 frame_len, __u16 *s
 	__u32 ulen, offset;
 
 	if ((void *)(udph + 1) > c->end)
-		return FP_MALFORMED;
+		return FP_CUT;
 	ulen = bpf_ntohs(udph->len);
 	offset = c->pos - c->start;
 	*bad_len = ulen < sizeof(*udph) || offset + ulen > frame_len;
@@ -210,7 +356,7 @@ static __always_inline int parse_vxlan(struct cursor *c, __u32 *vni)
 	__u8 *vxh = c->pos;
 
 	if ((void *)(vxh + FP_VXLAN_HLEN) > c->end)
-		return FP_MALFORMED;
+		return FP_CUT;
 	if (!(vxh[0] & FP_VXLAN_FLAG_I))
 		return FP_MALFORMED;
 	*vni = (__u32)vxh[4] << 16 | (__u32)vxh[5] << 8 | vxh[6];
@@ -276,7 +422,10 @@ static __always_inline bool transport_has_ops(__u8 transport)
 /*
  * BTH and the extension headers the accounting needs: RETH (READ length)
  * and AETH (ACK/NAK syndrome). payload_len is the UDP payload length, so a
- * packet too short to hold its headers and the ICRC is malformed.
+ * packet too short to hold its headers and the ICRC is malformed. In a
+ * truncated mirror copy an extension header may be missing: the packet is
+ * still RoCE, without what that header would have told (no ACK/NAK class;
+ * a READ's length unknown, so the next request cannot look like a gap).
  */
 static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct fp_pkt *p)
 {
@@ -286,7 +435,7 @@ static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct
 	__u8 *ext;
 
 	if ((void *)(bth + FP_BTH_LEN) > c->end)
-		return FP_MALFORMED;
+		return FP_CUT;
 	if ((bth[1] & FP_BTH_TVER_MASK) != 0)
 		return FP_MALFORMED;
 	p->opcode = bth[0];
@@ -309,13 +458,16 @@ static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct
 	ext = bth + FP_BTH_LEN + transport_hdr_len(transport);
 	if (op == FP_OP_READ_REQ) {
 		/* RETH: VA (8), R_Key (4), DMA length (4). */
-		if ((void *)(ext + FP_RETH_LEN) > c->end)
-			return FP_MALFORMED;
-		p->read_len =
-		    (__u32)ext[12] << 24 | (__u32)ext[13] << 16 | (__u32)ext[14] << 8 | ext[15];
+		if ((void *)(ext + FP_RETH_LEN) > c->end) {
+			if (!(p->encap & FP_ENCAP_TRUNC))
+				return FP_CUT;
+			p->read_len = FP_READ_LEN_UNKNOWN;
+			return 0;
+		}
+		p->read_len = get_be32(ext + 12);
 	} else if (op_has_aeth(op)) {
 		if ((void *)(ext + FP_AETH_LEN) > c->end)
-			return FP_MALFORMED;
+			return p->encap & FP_ENCAP_TRUNC ? 0 : FP_CUT;
 		p->syndrome = ext[0];
 		p->has_aeth = 1;
 	}

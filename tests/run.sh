@@ -43,16 +43,21 @@ fi
 
 for t in build/tests/test_*; do
 	case "$t" in
-	*test_parser*) ;; # BPF fixtures, below
+	*test_parser* | *test_mirror*) ;; # BPF fixtures, below
 	*) run_suite "unit-$(basename "$t" | sed 's/^test_//')" "$t" ;;
 	esac
 done
 # The NIC reader's live ethtool path on a veth pair in a namespace.
 [ -x build/tests/test_nic ] && run_suite nic-veth bash tests/nic/veth.sh
 [ -x build/tests/test_parser ] && run_suite bpf-parser build/tests/test_parser
+[ -x build/tests/test_mirror ] && run_suite bpf-mirror build/tests/test_mirror
 run_suite replay-tshark python3 tests/replay/tshark_check.py "$FABPROBE" "$PCAPS"/*.pcap
 # The sFlow decoder against tshark's dissector, on real and crafted datagrams.
 run_suite replay-sflow-tshark python3 tests/replay/sflow_tshark.py build/tools "$PCAPS"/ext/sflow*.pcap
+# Mirror copies: the crafted fixtures' bytes and tcpdump's real captures, against tshark.
+run_suite mirror-tshark python3 tests/mirror/tshark_mirror.py build/tests/test_mirror
+run_suite mirror-ext python3 tests/mirror/ext_check.py "$FABPROBE" build/tests/test_mirror \
+	"$PCAPS"/ext/erspan-*.pcap "$PCAPS"/ext/various_gre.pcap
 for t in tests/cli/*.sh; do
 	run_suite "cli-$(basename "$t" .sh | tr _ -)" bash "$t"
 done

@@ -2,8 +2,9 @@
 /*
  * test_parser - the BPF parser and accounting, run over table-driven frame
  * fixtures with BPF_PROG_TEST_RUN through the probe's own loader
- * (probe_load, probe_run_frame) and collector (collect_snapshot). Every
- * test loads a fresh probe, so the expected map contents are exact.
+ * (probe_load, probe_run_frame) and collector (collect_snapshot), with the
+ * harness in tests/lib/fixture.c. Every test starts from empty maps, so the
+ * expected map contents are exact.
  *
  * Expectations come from the specs (IBTA Vol 1 ch. 9 and Annex A17 for
  * RoCEv2, RFC 7348 for VXLAN, RFC 3168 for ECN, RFC 8200 for IPv6), with
@@ -24,152 +25,7 @@
 #include <bpf/libbpf.h>
 
 #include "fabprobe.skel.h"
-#include "probe/collect.h"
-#include "frames.h"
-#include "probe/probe.h"
-
-/* Header sizes (IBTA Vol 1 9.2-9.3, Annex A17.9.3 for the CNP). */
-#define S_BTH	       12
-#define S_RETH	       16
-#define S_AETH	       4
-#define S_DETH	       8
-#define S_XRCETH       4
-#define S_ATOMICETH    28
-#define S_ATOMICACKETH 8
-#define S_IMMDT	       4
-#define S_IETH	       4
-#define S_CNP_RSVD     16
-#define S_ICRC	       4
-
-/* RoCE part of a packet, and whole frames around it. */
-#define ROCE(ext, payload) (S_BTH + (ext) + (payload) + S_ICRC)
-#define L4(roce)	   (FR_ETH_LEN + FR_IPV4_LEN + FR_UDP_LEN + (roce))
-#define L6(roce)	   (FR_ETH_LEN + FR_IPV6_LEN + FR_UDP_LEN + (roce))
-#define VX4(inner)	   (FR_ETH_LEN + FR_IPV4_LEN + FR_UDP_LEN + FR_VXLAN_LEN + (inner))
-#define VX6(inner)	   (FR_ETH_LEN + FR_IPV6_LEN + FR_UDP_LEN + FR_VXLAN_LEN + (inner))
-
-/* Opcodes (IBTA Table 38): transport in the top three bits. */
-#define RC_SEND_FIRST	    0x00
-#define RC_SEND_MIDDLE	    0x01
-#define RC_SEND_LAST	    0x02
-#define RC_SEND_LAST_IMM    0x03
-#define RC_SEND_ONLY	    0x04
-#define RC_SEND_ONLY_IMM    0x05
-#define RC_WRITE_FIRST	    0x06
-#define RC_WRITE_MIDDLE	    0x07
-#define RC_WRITE_LAST	    0x08
-#define RC_WRITE_LAST_IMM   0x09
-#define RC_WRITE_ONLY	    0x0A
-#define RC_WRITE_ONLY_IMM   0x0B
-#define RC_READ_REQ	    0x0C
-#define RC_READ_RESP_FIRST  0x0D
-#define RC_READ_RESP_MIDDLE 0x0E
-#define RC_READ_RESP_LAST   0x0F
-#define RC_READ_RESP_ONLY   0x10
-#define RC_ACK		    0x11
-#define RC_ATOMIC_ACK	    0x12
-#define RC_CMP_SWAP	    0x13
-#define RC_FETCH_ADD	    0x14
-#define RC_SEND_LAST_INV    0x16
-#define RC_SEND_ONLY_INV    0x17
-#define UC_SEND_ONLY	    0x24
-#define UC_WRITE_ONLY	    0x2A
-#define UD_SEND_ONLY	    0x64
-#define UD_SEND_ONLY_IMM    0x65
-#define CNP		    0x81
-#define XRC_SEND_ONLY	    0xA4
-#define XRC_WRITE_ONLY	    0xAA
-#define XRC_READ_REQ	    0xAC
-#define XRC_CMP_SWAP	    0xB3
-#define XRC_SEND_ONLY_INV   0xB7
-
-/* AETH syndromes (IBTA 9.7.5.1): ACK, RNR NAK with timer, NAK codes. */
-#define SYN_ACK		0x1F
-#define SYN_RNR(timer)	(0x20 | (timer))
-#define SYN_NAK_PSN	0x60
-#define SYN_NAK_INVREQ	0x61
-#define SYN_NAK_ACCESS	0x62
-#define SYN_NAK_OPER	0x63
-#define SYN_NAK_INVRDRQ 0x64
-
-/* The 256-bit opcode bitmap: bit n is opcode n. */
-#define OPW(op) ((op) >> 6)
-#define OPB(op) (1ULL << ((op)&63))
-
-#define ROCE_PORT  FP_ROCE_PORT_DEFAULT
-#define VXLAN_PORT FP_VXLAN_PORT_DEFAULT
-#define SPORT	   49152
-#define SPORT_B	   49999
-#define VX_SPORT   51000
-#define QP_A	   0x0A1B2C
-#define QP_B	   0x00D00D
-#define VNI	   0xABCDEF
-#define DSCP	   26
-#define A4	   "10.0.0.1"
-#define B4	   "10.0.0.2"
-#define A6	   "fd00::1"
-#define B6	   "fd00::2"
-#define VTEP_A4	   "192.168.1.1"
-#define VTEP_B4	   "192.168.1.2"
-#define VTEP_A6	   "fd01::a"
-#define VTEP_B6	   "fd01::b"
-
-#define FX_PATH	      7
-#define FX_FLOWS      1024
-#define FX_MAX_FRAMES 32
-#define FX_MAX_FLOWS  3
-#define TS0	      1700000000000000000ULL
-#define TS(i)	      (TS0 + (i)*1000ULL)
-
-/* Which programs a fixture runs through, beyond XDP. */
-#define RUN_TC_INGRESS 0x1
-#define RUN_TC_EGRESS  0x2
-#define RUN_UNMODIFIED 0x4
-
-enum fx_prog {
-	PROG_XDP,
-	PROG_TC_INGRESS,
-	PROG_TC_EGRESS,
-};
-
-struct fx {
-	struct frame *frames;
-	int n;
-	const void *arg;
-};
-
-/* Expected flow key; flags as in struct flow_key. */
-struct exp_key {
-	const char *src;
-	const char *dst;
-	__u16 sport;
-	__u16 dport;
-	__u32 vni;
-	const char *isrc;
-	const char *idst;
-	__u16 isport;
-	__u16 idport;
-	__u32 qp;
-	__u32 ifindex; /* 0: FX_PATH */
-	__u8 flags;
-};
-
-struct exp_flow {
-	struct exp_key k;
-	struct flow_counters c;
-};
-
-struct fixture {
-	const char *name;
-	void (*build)(struct fx *fx);
-	const void *arg;
-	__u16 roce_port;  /* 0: default */
-	__u16 vxlan_port; /* 0: default */
-	__u64 totals[FP_CNT_MAX];
-	int n_flows;
-	struct exp_flow flows[FX_MAX_FLOWS];
-	unsigned int runs;
-};
+#include "fixture.h"
 
 /* The bare IPv4 flow most fixtures use, and its reverse direction. */
 #define KEY_V4                                                                                     \
@@ -181,26 +37,7 @@ struct fixture {
 		.src = B4, .dst = A4, .sport = SPORT_B, .dport = ROCE_PORT, .qp = QP_B             \
 	}
 
-/* State shared by a test and its teardown, so a failed assert still cleans up. */
-static struct probe g_probe;
-static struct snapshot g_snap;
-static struct fx g_fx;
-
 /* ---- frame builders ---------------------------------------------------- */
-
-static struct frame *fx_frame(struct fx *fx)
-{
-	struct frame *f;
-
-	if (fx->n == FX_MAX_FRAMES)
-		fail_msg("fixture has more than %d frames", FX_MAX_FRAMES);
-	f = &fx->frames[fx->n];
-	fr_init(f);
-	f->ts_ns = TS(fx->n);
-	f->path_id = FX_PATH;
-	fx->n++;
-	return f;
-}
 
 static const struct fr_ip ip_a4 = {
     .src = A4, .dst = B4, .dscp = DSCP, .ecn = FR_ECT0, .frag = FR_IP_DF};
@@ -887,40 +724,9 @@ static void b_not_roce(struct fx *fx)
 
 /* ---- expected values ---------------------------------------------------- */
 
-#define C_ONE_AT(op, nbytes, ts)                                                                   \
-	.packets = 1, .bytes = (nbytes), .ecn = {[FR_ECT0] = 1}, .opcodes = {[OPW(op)] = OPB(op)}, \
-	.dscp_mask = 1ULL << DSCP, .dscp = DSCP, .last_opcode = (op), .first_seen_ns = (ts),       \
-	.last_seen_ns = (ts)
-#define C_ONE(op, nbytes) C_ONE_AT(op, nbytes, TS(0))
-
-/* One SEND_ONLY of 64 payload bytes, at the first timestamp. */
-#define C_SEND(nbytes) C_ONE(RC_SEND_ONLY, nbytes)
-
-/* Totals of n RoCE frames and f new flows. */
-#define T_ROCE(n, bytes, f)                                                                        \
-	{                                                                                          \
-		[FP_CNT_FRAMES] = (n), [FP_CNT_BYTES] = (bytes), [FP_CNT_ROCE] = (n),              \
-		[FP_CNT_FLOW_NEW] = (f)                                                            \
-	}
-#define T_OTHER(n, bytes)                                                                          \
-	{                                                                                          \
-		[FP_CNT_FRAMES] = (n), [FP_CNT_BYTES] = (bytes), [FP_CNT_OTHER] = (n)              \
-	}
-#define T_BAD(n, bytes)                                                                            \
-	{                                                                                          \
-		[FP_CNT_FRAMES] = (n), [FP_CNT_BYTES] = (bytes), [FP_CNT_MALFORMED] = (n)          \
-	}
-
-#define SEND64			L4(ROCE(0, 64))
-#define ACK4			L4(ROCE(S_AETH, 0))
 #define VXSEND(outer, inner_l3) ((outer) + FR_ETH_LEN + (inner_l3) + FR_UDP_LEN + ROCE(0, 64))
 
-/* n requests (SEND ONLY) or responses (ACK), one per timestamp from first. */
-#define C_SENDS_AT(n, first, last)                                                                 \
-	.packets = (n), .bytes = (n)*SEND64, .ecn = {[FR_ECT0] = (n)},                             \
-	.opcodes = {OPB(RC_SEND_ONLY)}, .dscp_mask = 1ULL << DSCP, .dscp = DSCP,                   \
-	.last_opcode = RC_SEND_ONLY, .first_seen_ns = (first), .last_seen_ns = (last)
-#define C_SENDS(n) C_SENDS_AT(n, TS(0), TS((n)-1))
+/* n responses (ACK), one per timestamp from the first. */
 #define C_ACKS(n)                                                                                  \
 	.packets = (n), .bytes = (n)*ACK4, .ecn = {[FR_ECT0] = (n)}, .opcodes = {OPB(RC_ACK)},     \
 	.dscp_mask = 1ULL << DSCP, .dscp = DSCP, .last_opcode = RC_ACK, .first_seen_ns = TS(0),    \
@@ -1582,334 +1388,6 @@ static const struct fixture fixtures[] = {
     },
 };
 
-/* ---- running and checking ----------------------------------------------- */
-
-static void key_from(struct flow_key *k, const struct exp_key *e, __u8 dir)
-{
-	memset(k, 0, sizeof(*k));
-	inet_pton(e->flags & FP_FLOW_IPV6 ? AF_INET6 : AF_INET, e->src, k->src);
-	inet_pton(e->flags & FP_FLOW_IPV6 ? AF_INET6 : AF_INET, e->dst, k->dst);
-	if (e->isrc) {
-		inet_pton(e->flags & FP_FLOW_INNER_IPV6 ? AF_INET6 : AF_INET, e->isrc,
-			  k->inner_src);
-		inet_pton(e->flags & FP_FLOW_INNER_IPV6 ? AF_INET6 : AF_INET, e->idst,
-			  k->inner_dst);
-	}
-	k->sport = e->sport;
-	k->dport = e->dport;
-	k->inner_sport = e->isport;
-	k->inner_dport = e->idport;
-	k->vni = e->vni;
-	k->dest_qp = e->qp;
-	k->ifindex = e->ifindex ? e->ifindex : FX_PATH;
-	k->dir = dir;
-	k->flags = e->flags;
-}
-
-static void print_key(const struct flow_key *k)
-{
-	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], is[INET6_ADDRSTRLEN], id[INET6_ADDRSTRLEN];
-	int af = k->flags & FP_FLOW_IPV6 ? AF_INET6 : AF_INET;
-	int iaf = k->flags & FP_FLOW_INNER_IPV6 ? AF_INET6 : AF_INET;
-
-	inet_ntop(af, k->src, s, sizeof(s));
-	inet_ntop(af, k->dst, d, sizeof(d));
-	inet_ntop(iaf, k->inner_src, is, sizeof(is));
-	inet_ntop(iaf, k->inner_dst, id, sizeof(id));
-	print_message("  key %s:%u > %s:%u vni %#x inner %s:%u > %s:%u qp %#x if %u dir %u "
-		      "flags %#x\n",
-		      s, k->sport, d, k->dport, k->vni, is, k->inner_sport, id, k->inner_dport,
-		      k->dest_qp, k->ifindex, k->dir, k->flags);
-}
-
-static int check_u64(const char *what, __u64 got, __u64 want)
-{
-	if (got == want)
-		return 0;
-	print_message("  %s: got %llu (%#llx), want %llu (%#llx)\n", what, (unsigned long long)got,
-		      (unsigned long long)got, (unsigned long long)want, (unsigned long long)want);
-	return 1;
-}
-
-/* Every field of struct flow_counters but the padding; returns mismatches. */
-static int check_counters(const struct flow_counters *got, const struct flow_counters *want)
-{
-	static const char *const ecn_names[] = {"not_ect", "ect1", "ect0", "ce"};
-	char name[32];
-	int bad = 0;
-
-#define CHECK(f) (bad += check_u64(#f, got->f, want->f))
-	CHECK(packets);
-	CHECK(bytes);
-	for (int i = 0; i < 4; i++) {
-		snprintf(name, sizeof(name), "ecn[%s]", ecn_names[i]);
-		bad += check_u64(name, got->ecn[i], want->ecn[i]);
-		snprintf(name, sizeof(name), "inner_ecn[%s]", ecn_names[i]);
-		bad += check_u64(name, got->inner_ecn[i], want->inner_ecn[i]);
-		snprintf(name, sizeof(name), "opcodes[%d]", i);
-		bad += check_u64(name, got->opcodes[i], want->opcodes[i]);
-	}
-	CHECK(cnp);
-	CHECK(acks);
-	CHECK(naks);
-	CHECK(rnr_naks);
-	CHECK(retransmits);
-	CHECK(psn_gaps);
-	CHECK(fecn);
-	CHECK(becn);
-	CHECK(first_seen_ns);
-	CHECK(last_seen_ns);
-	CHECK(dscp_mask);
-	CHECK(vlan);
-	CHECK(dscp);
-	CHECK(pcp);
-	CHECK(vlan_tagged);
-	CHECK(last_opcode);
-	CHECK(last_nak_code);
-#undef CHECK
-	return bad;
-}
-
-static const char *const cnt_names[FP_CNT_MAX] = {
-    [FP_CNT_FRAMES] = "frames",
-    [FP_CNT_BYTES] = "bytes",
-    [FP_CNT_ROCE] = "roce",
-    [FP_CNT_VXLAN] = "vxlan",
-    [FP_CNT_CNP] = "cnp",
-    [FP_CNT_OTHER] = "other",
-    [FP_CNT_MALFORMED] = "malformed",
-    [FP_CNT_FLOW_NEW] = "flow_new",
-    [FP_CNT_FLOW_INSERT_FAIL] = "flow_insert_fail",
-    [FP_CNT_PSN_TAKEOVER] = "psn_takeover",
-};
-
-/* Totals exactly as expected, and frames == roce + other + malformed. */
-static void check_totals(const struct snapshot *s, const __u64 want[FP_CNT_MAX])
-{
-	int bad = 0;
-
-	for (int i = 0; i < FP_CNT_MAX; i++)
-		bad += check_u64(cnt_names[i], s->totals[i], want[i]);
-	bad += check_u64("frames - (roce + other + malformed)",
-			 s->totals[FP_CNT_FRAMES] - s->totals[FP_CNT_ROCE] -
-			     s->totals[FP_CNT_OTHER] - s->totals[FP_CNT_MALFORMED],
-			 0);
-	if (bad)
-		fail_msg("%d total(s) differ", bad);
-}
-
-static void check_flows(const struct snapshot *s, const struct fixture *fx, __u8 dir)
-{
-	int bad = 0;
-
-	if (s->n_flows != (size_t)fx->n_flows) {
-		print_message("  %zu flow(s) in the table, want %d:\n", s->n_flows, fx->n_flows);
-		for (size_t i = 0; i < s->n_flows; i++)
-			print_key(&s->flows[i].key);
-		fail_msg("flow count differs");
-	}
-	for (int i = 0; i < fx->n_flows; i++) {
-		const struct flow_record *r = NULL;
-		struct flow_key k;
-
-		key_from(&k, &fx->flows[i].k, dir);
-		for (size_t j = 0; j < s->n_flows; j++)
-			if (!memcmp(&s->flows[j].key, &k, sizeof(k)))
-				r = &s->flows[j];
-		if (!r) {
-			print_message("  no flow with the expected key\n");
-			print_key(&k);
-			print_message("  flows present:\n");
-			for (size_t j = 0; j < s->n_flows; j++)
-				print_key(&s->flows[j].key);
-			fail_msg("flow %d missing", i);
-		}
-		bad += check_counters(&r->c, &fx->flows[i].c);
-	}
-	if (bad)
-		fail_msg("%d flow field(s) differ", bad);
-}
-
-/* A fresh probe with only the programs the test runs (hooks). */
-/*
- * Loading costs the verifier ~0.3 s a program, so a probe of each
- * configuration is loaded once and its maps are emptied between tests:
- * every test still starts from zero counters, no flow and no PSN state.
- */
-#define PROBE_CACHE 16
-
-static struct cached_probe {
-	struct probe probe;
-	__u32 flow_entries;
-	unsigned int hooks;
-	__u16 roce_port, vxlan_port;
-} g_cache[PROBE_CACHE];
-static int g_cached;
-
-static void empty_maps(struct probe *p)
-{
-	size_t tstride = (sizeof(struct fp_totals) + 7) & ~(size_t)7;
-	void *zero_totals = calloc(p->ncpus, tstride);
-	struct psn_track *zero_psn = calloc(p->psn_slots, sizeof(*zero_psn));
-	int flows = bpf_map__fd(p->skel->maps.fp_flows);
-	int psn = bpf_map__fd(p->skel->maps.fp_psn);
-	struct flow_key key;
-	__u32 zero = 0, count = p->psn_slots, *slots = calloc(p->psn_slots, sizeof(*slots));
-
-	assert_non_null(zero_totals);
-	assert_non_null(zero_psn);
-	assert_non_null(slots);
-	assert_int_equal(
-	    bpf_map_update_elem(bpf_map__fd(p->skel->maps.fp_totals), &zero, zero_totals, 0), 0);
-	while (!bpf_map_get_next_key(flows, NULL, &key))
-		assert_int_equal(bpf_map_delete_elem(flows, &key), 0);
-	for (__u32 i = 0; i < p->psn_slots; i++)
-		slots[i] = i;
-	assert_int_equal(bpf_map_update_batch(psn, slots, zero_psn, &count, NULL), 0);
-	assert_int_equal(count, p->psn_slots);
-	free(zero_totals);
-	free(zero_psn);
-	free(slots);
-}
-
-static void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks)
-{
-	struct probe_opts opts = PROBE_OPTS_DEFAULT;
-	struct cached_probe *c;
-
-	if (geteuid() != 0)
-		skip();
-	opts.hooks = hooks;
-	opts.replay = true;
-	opts.flow_entries = flow_entries;
-	if (fx && fx->roce_port)
-		opts.roce_port = fx->roce_port;
-	if (fx && fx->vxlan_port)
-		opts.vxlan_port = fx->vxlan_port;
-	for (int i = 0; i < g_cached; i++) {
-		c = &g_cache[i];
-		if (c->flow_entries == flow_entries && c->hooks == hooks &&
-		    c->roce_port == opts.roce_port && c->vxlan_port == opts.vxlan_port) {
-			empty_maps(&c->probe);
-			*p = c->probe;
-			return;
-		}
-	}
-	assert_true(g_cached < PROBE_CACHE);
-	c = &g_cache[g_cached];
-	assert_int_equal(probe_load(&c->probe, &opts), 0);
-	c->flow_entries = flow_entries;
-	c->hooks = hooks;
-	c->roce_port = opts.roce_port;
-	c->vxlan_port = opts.vxlan_port;
-	g_cached++;
-	*p = c->probe;
-}
-
-/*
- * One frame through a tc program, with the replay clock and path set as
- * probe_run_frame() sets them for XDP. Returns the program's verdict.
- */
-static int run_tc(struct probe *p, struct bpf_program *prog, const struct frame *f, void *out,
-		  __u32 *out_len)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = f->data, .data_size_in = f->len,
-		    .data_out = out, .data_size_out = out ? *out_len : 0, .repeat = 1);
-
-	p->skel->bss->replay_now_ns = f->ts_ns;
-	p->skel->bss->replay_ifindex = f->path_id;
-	p->skel->bss->replay_wire_len = fr_wire_len(f);
-	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(prog), &topts), 0);
-	if (out_len)
-		*out_len = topts.data_size_out;
-	return topts.retval;
-}
-
-static void build(struct fx *fx, void (*builder)(struct fx *), const void *arg)
-{
-	if (!fx->frames)
-		fx->frames = calloc(FX_MAX_FRAMES, sizeof(*fx->frames));
-	assert_non_null(fx->frames);
-	fx->n = 0;
-	fx->arg = arg;
-	builder(fx);
-}
-
-static void run_fixture(const struct fixture *fx, enum fx_prog prog)
-{
-	static const unsigned int hooks[] = {
-	    [PROG_XDP] = PROBE_HOOK_XDP,
-	    [PROG_TC_INGRESS] = PROBE_HOOK_TC_IN,
-	    [PROG_TC_EGRESS] = PROBE_HOOK_TC_OUT,
-	};
-	struct bpf_program *tc;
-
-	load(&g_probe, fx, FX_FLOWS, hooks[prog]);
-	build(&g_fx, fx->build, fx->arg);
-	tc = prog == PROG_TC_EGRESS ? g_probe.skel->progs.fp_tc_egress
-				    : g_probe.skel->progs.fp_tc_ingress;
-	for (int i = 0; i < g_fx.n; i++) {
-		const struct frame *f = &g_fx.frames[i];
-
-		if (prog == PROG_XDP)
-			assert_int_equal(probe_run_frame(&g_probe, f->data, f->len, fr_wire_len(f),
-							 f->ts_ns, f->path_id),
-					 0);
-		else /* TC_ACT_OK */
-			assert_int_equal(run_tc(&g_probe, tc, f, NULL, NULL), 0);
-	}
-	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
-	check_totals(&g_snap, fx->totals);
-	check_flows(&g_snap, fx, prog == PROG_TC_EGRESS ? FP_DIR_EGRESS : FP_DIR_INGRESS);
-}
-
-static void test_xdp(void **state)
-{
-	run_fixture(*state, PROG_XDP);
-}
-
-static void test_tc_ingress(void **state)
-{
-	run_fixture(*state, PROG_TC_INGRESS);
-}
-
-static void test_tc_egress(void **state)
-{
-	run_fixture(*state, PROG_TC_EGRESS);
-}
-
-/* The probe is an observer: XDP and tc hand back the frame byte for byte. */
-static void test_unmodified(void **state)
-{
-	const struct fixture *fx = *state;
-	static __u8 out[FR_MAX_LEN];
-
-	load(&g_probe, fx, FX_FLOWS, PROBE_HOOK_XDP | PROBE_HOOK_TC_IN);
-	build(&g_fx, fx->build, fx->arg);
-	for (int i = 0; i < g_fx.n; i++) {
-		const struct frame *f = &g_fx.frames[i];
-		LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = f->data, .data_size_in = f->len,
-			    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
-		__u32 out_len = sizeof(out);
-
-		memset(out, 0xA5, sizeof(out));
-		assert_int_equal(
-		    bpf_prog_test_run_opts(bpf_program__fd(g_probe.skel->progs.fp_xdp), &topts), 0);
-		assert_int_equal(topts.retval, 2); /* XDP_PASS */
-		assert_int_equal(topts.data_size_out, f->len);
-		assert_memory_equal(out, f->data, f->len);
-
-		/* The kernel builds an skb only up to one page. */
-		if (f->len > 3000)
-			continue;
-		memset(out, 0xA5, sizeof(out));
-		assert_int_equal(
-		    run_tc(&g_probe, g_probe.skel->progs.fp_tc_ingress, f, out, &out_len), 0);
-		assert_int_equal(out_len, f->len);
-		assert_memory_equal(out, f->data, f->len);
-	}
-}
-
 /* ---- every opcode: exact minimum length is RoCE, one byte less is malformed */
 
 struct op_case {
@@ -2391,64 +1869,29 @@ static void test_lru_pressure(void **state)
 
 /* ---- main ------------------------------------------------------------------- */
 
-/* The probe is borrowed from the cache, which main() destroys at the end. */
-static int teardown(void **state)
-{
-	(void)state;
-	memset(&g_probe, 0, sizeof(g_probe));
-	return 0;
-}
-
 #define N_FIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
 #define N_OPS	   (sizeof(op_cases) / sizeof(op_cases[0]))
 #define N_CUTS	   (sizeof(cut_cases) / sizeof(cut_cases[0]))
-#define MAX_TESTS  (4 * N_FIXTURES + 2 * N_OPS + N_CUTS + 1)
-#define NAME_LEN   96
-
-static struct CMUnitTest tests[MAX_TESTS];
-static char names[MAX_TESTS][NAME_LEN];
-
-static void add(size_t *n, const char *prefix, const char *name, CMUnitTestFunction fn,
-		const void *state)
-{
-	snprintf(names[*n], NAME_LEN, "%s%s", prefix, name);
-	tests[*n] = (struct CMUnitTest){
-	    .name = names[*n],
-	    .test_func = fn,
-	    .teardown_func = teardown,
-	    .initial_state = (void *)state,
-	};
-	(*n)++;
-}
 
 int main(void)
 {
-	size_t n = 0;
-	int failed;
-
 	for (size_t i = 0; i < N_FIXTURES; i++) {
 		const struct fixture *fx = &fixtures[i];
 
-		add(&n, "xdp/", fx->name, test_xdp, fx);
+		fx_add("xdp/", fx->name, test_xdp, fx);
 		if (fx->runs & RUN_TC_INGRESS)
-			add(&n, "tc_ingress/", fx->name, test_tc_ingress, fx);
+			fx_add("tc_ingress/", fx->name, test_tc_ingress, fx);
 		if (fx->runs & RUN_TC_EGRESS)
-			add(&n, "tc_egress/", fx->name, test_tc_egress, fx);
+			fx_add("tc_egress/", fx->name, test_tc_egress, fx);
 		if (fx->runs & RUN_UNMODIFIED)
-			add(&n, "unmodified/", fx->name, test_unmodified, fx);
+			fx_add("unmodified/", fx->name, test_unmodified, fx);
 	}
 	for (size_t i = 0; i < N_OPS; i++) {
-		add(&n, "opcode/", op_cases[i].name, test_opcode, &op_cases[i]);
-		add(&n, "opcode_short/", op_cases[i].name, test_opcode_short, &op_cases[i]);
+		fx_add("opcode/", op_cases[i].name, test_opcode, &op_cases[i]);
+		fx_add("opcode_short/", op_cases[i].name, test_opcode_short, &op_cases[i]);
 	}
 	for (size_t i = 0; i < N_CUTS; i++)
-		add(&n, "", cut_cases[i].name, test_cut, &cut_cases[i]);
-	add(&n, "", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
-
-	failed = _cmocka_run_group_tests("test_parser", tests, n, NULL, NULL);
-	for (int i = 0; i < g_cached; i++)
-		probe_destroy(&g_cache[i].probe);
-	free(g_fx.frames);
-	snapshot_free(&g_snap);
-	return failed;
+		fx_add("", cut_cases[i].name, test_cut, &cut_cases[i]);
+	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
+	return fx_run_all("test_parser");
 }

@@ -3,7 +3,8 @@
  * Arbitrary frames through the probe's XDP program (BPF_PROG_TEST_RUN),
  * then the invariants: the verdict is always XDP_PASS, every frame is
  * exactly one of RoCE, other or malformed, and no flow holds impossible
- * fields. A small flow table makes the LRU evict all the time.
+ * fields (mirror copies' included). A small flow table makes the LRU
+ * evict all the time.
  *
  * libFuzzer cannot see inside the BPF program, so the harness turns what
  * the program did to the counters (RoCE, malformed, VXLAN, CNP, a new
@@ -38,6 +39,32 @@ static void die(const char *what)
 	abort();
 }
 
+/* The observation point: all zero on the wire, consistent with the mirror type otherwise. */
+static void check_mirror(const struct flow_key *k)
+{
+	__u8 mirror_flags = FP_FLOW_MIRROR_KEY | FP_FLOW_MIRROR_IPV6 | FP_FLOW_MIRROR_INGRESS |
+			    FP_FLOW_MIRROR_EGRESS;
+	__u8 dir = k->flags & (FP_FLOW_MIRROR_INGRESS | FP_FLOW_MIRROR_EGRESS);
+
+	if (k->mirror == FP_MIRROR_NONE) {
+		if ((k->flags & mirror_flags) || k->mirror_id || k->mirror_src || k->pad)
+			die("mirror fields in a flow seen on the wire");
+		return;
+	}
+	if (k->mirror > FP_MIRROR_GRE_TEB || k->pad)
+		die("unknown mirror type");
+	if (k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III) {
+		if (k->mirror_id > 0x3FF || (k->flags & FP_FLOW_MIRROR_KEY))
+			die("ERSPAN session wider than 10 bits, or named by a key");
+	} else if (!(k->flags & FP_FLOW_MIRROR_KEY) && k->mirror_id) {
+		die("a type I or TEB mirror id without a GRE key");
+	}
+	if (k->mirror == FP_MIRROR_ERSPAN_III
+		? dir != FP_FLOW_MIRROR_INGRESS && dir != FP_FLOW_MIRROR_EGRESS
+		: dir != 0)
+		die("a direction only ERSPAN III has, and always exactly one");
+}
+
 static void check_flow(const struct flow_record *r)
 {
 	const struct flow_key *k = &r->key;
@@ -46,8 +73,10 @@ static void check_flow(const struct flow_record *r)
 
 	if (k->dest_qp > FP_PSN_MASK)
 		die("dest_qp wider than 24 bits");
-	if (k->flags & ~(FP_FLOW_VXLAN | FP_FLOW_IPV6 | FP_FLOW_INNER_IPV6))
+	if (k->flags & ~(FP_FLOW_VXLAN | FP_FLOW_IPV6 | FP_FLOW_INNER_IPV6 | FP_FLOW_MIRROR_KEY |
+			 FP_FLOW_MIRROR_IPV6 | FP_FLOW_MIRROR_INGRESS | FP_FLOW_MIRROR_EGRESS))
 		die("unknown flow flags");
+	check_mirror(k);
 	if (k->flags & FP_FLOW_VXLAN) {
 		if (k->dport != FP_VXLAN_PORT_DEFAULT || k->inner_dport != FP_ROCE_PORT_DEFAULT ||
 		    k->vni > 0xFFFFFF)
@@ -100,14 +129,17 @@ static void read_totals(__u64 out[FP_CNT_MAX])
 	case n:                                                                                    \
 		outcome_sink = n;                                                                  \
 		break;
-#define OUTCOME4(n)  OUTCOME(n) OUTCOME(n + 1) OUTCOME(n + 2) OUTCOME(n + 3)
-#define OUTCOME16(n) OUTCOME4(n) OUTCOME4(n + 4) OUTCOME4(n + 8) OUTCOME4(n + 12)
-#define OUTCOME64(n) OUTCOME16(n) OUTCOME16(n + 16) OUTCOME16(n + 32) OUTCOME16(n + 48)
+#define OUTCOME4(n)   OUTCOME(n) OUTCOME(n + 1) OUTCOME(n + 2) OUTCOME(n + 3)
+#define OUTCOME16(n)  OUTCOME4(n) OUTCOME4(n + 4) OUTCOME4(n + 8) OUTCOME4(n + 12)
+#define OUTCOME64(n)  OUTCOME16(n) OUTCOME16(n + 16) OUTCOME16(n + 32) OUTCOME16(n + 48)
+#define OUTCOME256(n) OUTCOME64(n) OUTCOME64(n + 64) OUTCOME64(n + 128) OUTCOME64(n + 192)
 
 static void feedback(void)
 {
-	static const int which[] = {FP_CNT_ROCE, FP_CNT_OTHER,	  FP_CNT_MALFORMED,   FP_CNT_VXLAN,
-				    FP_CNT_CNP,	 FP_CNT_FLOW_NEW, FP_CNT_PSN_TAKEOVER};
+	static const int which[] = {FP_CNT_ROCE,	   FP_CNT_OTHER,    FP_CNT_MALFORMED,
+				    FP_CNT_VXLAN,	   FP_CNT_CNP,	    FP_CNT_FLOW_NEW,
+				    FP_CNT_PSN_TAKEOVER,   FP_CNT_MIRRORED, FP_CNT_MIRROR_TRUNCATED,
+				    FP_CNT_MIRROR_ROCE_CUT};
 	__u64 after[FP_CNT_MAX];
 	unsigned int sig = 0;
 
@@ -117,8 +149,10 @@ static void feedback(void)
 			sig |= 1U << i;
 	memcpy(before, after, sizeof(before));
 	switch (sig) {
-		OUTCOME64(0)
-		OUTCOME64(64)
+		OUTCOME256(0)
+		OUTCOME256(256)
+		OUTCOME256(512)
+		OUTCOME256(768)
 	}
 }
 

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Seed inputs for the fuzzers, written into OUTDIR/<harness>/:
 fuzz_bpf: every frame of the shared captures (behind the harness's two
-control bytes) plus hand-built VLAN, IPv6 and VXLAN RoCE frames, so the
-fuzzer starts from real structure; fuzz_pcap: the captures themselves.
+control bytes) plus hand-built VLAN, IPv6 and VXLAN RoCE frames and their
+ERSPAN and GRE TEB mirror copies, so the fuzzer starts from real
+structure; fuzz_pcap: the captures themselves.
 Usage: seeds.py PCAP_DIR OUTDIR"""
 import os
 import shutil
@@ -41,6 +42,22 @@ def ipv6(payload):
         bytes(15) + b"\x02" + payload
 
 
+def gre_copy(frame, proto=0x88BE, flags=0x1000, header=b"\x10\x00\x00\x65" + bytes(4)):
+    """A switch's mirror copy over IPv4: GRE (RFC 2890 key and sequence when
+    flags say), the ERSPAN header, the frame."""
+    gre = struct.pack(">HH", flags, proto)
+    if flags & 0x8000:
+        gre += bytes(4)
+    if flags & 0x2000:
+        gre += struct.pack(">I", 0xC0FFEE)
+    if flags & 0x1000:
+        gre += struct.pack(">I", 1)
+    payload = gre + header + frame
+    hdr = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 0, 0x4000, 64, 47, 0,
+                      bytes([10, 9, 0, 1]), bytes([10, 9, 0, 100]))
+    return hdr + payload
+
+
 def eth(payload, ethertype=0x0800, tags=()):
     out = bytes(6) + bytes([2, 0, 0, 0, 0, 1])
     for tpid, vid in tags:
@@ -62,7 +79,13 @@ def main():
             if len(frame) > 1600 or frame[12:14] != b"\x08\x00" or frame in seen:
                 continue
             seen.add(frame)
+    roce = eth(ipv4(udp(4791, bth())))
+    erspan3 = b"\x20\x00\x04\x65" + bytes(6) + b"\x00\x09" + bytes(8)  # T, O set
     crafted = [
+        eth(gre_copy(roce)),
+        eth(gre_copy(roce, 0x22EB, 0x3000, erspan3)),
+        eth(gre_copy(roce[:64], 0x88BE, 0x2000, b"")),
+        eth(gre_copy(eth(ipv4(udp(4789, b"\x08" + bytes(7) + roce))), 0x6558, 0x8000, b"")),
         eth(ipv4(udp(4791, bth()))),
         eth(ipv4(udp(4791, bth(0x11))), tags=[(0x88A8, 0x2064), (0x8100, 0x6065)]),
         eth(ipv6(udp(4791, bth(0x81))), 0x86DD),

@@ -6,6 +6,9 @@
 
 #include "frames.h"
 
+_Static_assert(FR_H_M_UDP - FR_H_M_ETH == FR_H_UDP - FR_H_ETH,
+	       "mirrored headers mirror the outer ones' order (mark_l2l4)");
+
 static const __u8 mac_dst[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
 static const __u8 mac_src[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 
@@ -33,10 +36,19 @@ static void mark(struct frame *f, enum fr_hdr h)
 		f->off[h] = f->len;
 }
 
-/* Outer or inner flavour of an L2-L4 header, by whether VXLAN came first. */
+/*
+ * Outer, mirrored or inner flavour of an L2-L4 header: by whether a GRE
+ * mirror or VXLAN header came first. The mirrored flavours follow the outer
+ * ones in enum fr_hdr, FR_H_M_ETH - FR_H_ETH apart.
+ */
 static void mark_l2l4(struct frame *f, enum fr_hdr outer, enum fr_hdr inner)
 {
-	mark(f, f->inner ? inner : outer);
+	if (f->inner)
+		mark(f, inner);
+	else if (f->mirrored)
+		mark(f, outer + (FR_H_M_ETH - FR_H_ETH));
+	else
+		mark(f, outer);
 }
 
 static void add_len(struct frame *f, enum fr_len_kind kind, __u32 hdr_off)
@@ -225,6 +237,64 @@ void fr_vxlan(struct frame *f, __u8 flags, __u32 vni)
 	f->inner = true;
 }
 
+void fr_gre(struct frame *f, __u16 flags, __u16 proto, __u32 key, __u32 seq)
+{
+	__u32 len = FR_GRE_LEN + 4 * !!(flags & FR_GRE_C) + 4 * !!(flags & FR_GRE_K) +
+		    4 * !!(flags & FR_GRE_S);
+	__u8 *p;
+
+	mark(f, FR_H_GRE);
+	p = room(f, len);
+	put16(p, flags);
+	put16(p + 2, proto);
+	p += FR_GRE_LEN + 4 * !!(flags & FR_GRE_C);
+	if (flags & FR_GRE_K) {
+		put32(p, key);
+		p += 4;
+	}
+	if (flags & FR_GRE_S)
+		put32(p, seq);
+	if (proto == FR_GRE_ERSPAN || proto == FR_GRE_ERSPAN3 || proto == FR_GRE_TEB)
+		f->mirrored = true;
+}
+
+/* The first word, common to types II and III. */
+static void erspan_word0(__u8 *p, const struct fr_erspan *e, __u8 ver)
+{
+	put16(p, (__u16)(e->ver ? e->ver : ver) << 12 | (e->vlan & 0x0FFF));
+	put16(p + 2, (__u16)(e->cos & 7) << 13 | (__u16)(e->en & 3) << 11 | (__u16)e->trunc << 10 |
+			 (e->session & 0x03FF));
+}
+
+void fr_erspan2(struct frame *f, const struct fr_erspan *e)
+{
+	__u8 *p;
+
+	mark(f, FR_H_ERSPAN);
+	p = room(f, FR_ERSPAN2_LEN);
+	erspan_word0(p, e, 1);
+	put32(p + 4, e->index & 0xFFFFF);
+}
+
+void fr_erspan3(struct frame *f, const struct fr_erspan *e)
+{
+	__u8 *p;
+
+	mark(f, FR_H_ERSPAN);
+	p = room(f, FR_ERSPAN3_LEN + (e->subheader ? 8 : 0));
+	erspan_word0(p, e, 2);
+	put32(p + 4, e->timestamp);
+	put16(p + 8, e->sgt);
+	put16(p + 10, (__u16)e->p << 15 | (__u16)(e->ft & 0x1F) << 10 |
+			  (__u16)(e->hwid & 0x3F) << 4 | (__u16)e->egress << 3 | (e->gra & 3) << 1 |
+			  e->subheader);
+	if (e->subheader) {
+		/* Platform ID 3: port index and the upper 32 bits of the timestamp. */
+		put32(p + 12, 3U << 26 | 0x42);
+		put32(p + 16, 0xA5A5);
+	}
+}
+
 void fr_bth(struct frame *f, const struct fr_bth *bth)
 {
 	__u8 *p;
@@ -342,13 +412,15 @@ static __u16 ipv4_csum(const __u8 *hdr, __u32 len)
 	return ~sum;
 }
 
-void fr_finish(struct frame *f)
+static void finish(struct frame *f, __u32 before)
 {
 	for (int i = 0; i < f->n_lens; i++) {
 		const struct fr_len_field *lf = &f->lens[i];
 		__u8 *p = f->data + lf->hdr_off;
 		__u32 len;
 
+		if (lf->hdr_off >= before)
+			continue;
 		if (lf->hdr_off + 8 > f->len)
 			continue; /* the field itself was cut off */
 		switch (lf->kind) {
@@ -371,6 +443,16 @@ void fr_finish(struct frame *f)
 			break;
 		}
 	}
+}
+
+void fr_finish(struct frame *f)
+{
+	finish(f, ~0U);
+}
+
+void fr_finish_before(struct frame *f, enum fr_hdr h)
+{
+	finish(f, fr_off(f, h));
 }
 
 void fr_cut(struct frame *f, __u32 len)

@@ -2,7 +2,8 @@
 /*
  * frames.h - build test frames one header at a time: Ethernet, 802.1Q and
  * 802.1ad tags, IPv4 (options, fragment fields, DSCP/ECN), IPv6 and its
- * extension headers, UDP, VXLAN and the RoCEv2 transport headers. This is
+ * extension headers, UDP, VXLAN, GRE and the ERSPAN mirror headers, and the
+ * RoCEv2 transport headers. This is
  * test code that writes frames, not a parser: every field comes from the
  * caller or from a documented default.
  *
@@ -21,12 +22,24 @@
 #define FR_MAX_LENS 8
 
 /* Wire sizes from the specs, for writing expected byte counts. */
-#define FR_ETH_LEN   14
-#define FR_VLAN_LEN  4
-#define FR_IPV4_LEN  20
-#define FR_IPV6_LEN  40
-#define FR_UDP_LEN   8
-#define FR_VXLAN_LEN 8
+#define FR_ETH_LEN     14
+#define FR_VLAN_LEN    4
+#define FR_IPV4_LEN    20
+#define FR_IPV6_LEN    40
+#define FR_UDP_LEN     8
+#define FR_VXLAN_LEN   8
+#define FR_GRE_LEN     4 /* RFC 2784 base header; C, K and S add 4 bytes each */
+#define FR_ERSPAN2_LEN 8
+#define FR_ERSPAN3_LEN 12 /* plus 8 with the O bit (platform subheader) */
+
+/* GRE flags (RFC 2784, RFC 2890) and the protocols a mirror uses. */
+#define FR_GRE_C       0x8000
+#define FR_GRE_R       0x4000
+#define FR_GRE_K       0x2000
+#define FR_GRE_S       0x1000
+#define FR_GRE_ERSPAN  0x88BE
+#define FR_GRE_ERSPAN3 0x22EB
+#define FR_GRE_TEB     0x6558
 
 /* IPv4 flags and fragment offset (RFC 791), host order. */
 #define FR_IP_DF 0x4000
@@ -45,6 +58,13 @@ enum fr_hdr {
 	FR_H_IP,
 	FR_H_IP_EXT,
 	FR_H_UDP,
+	FR_H_GRE,
+	FR_H_ERSPAN,
+	FR_H_M_ETH, /* the mirrored frame, after GRE and ERSPAN */
+	FR_H_M_VLAN,
+	FR_H_M_IP,
+	FR_H_M_IP_EXT,
+	FR_H_M_UDP,
 	FR_H_VXLAN,
 	FR_H_IN_ETH,
 	FR_H_IN_VLAN,
@@ -87,7 +107,8 @@ struct frame {
 	int off[FR_H_MAX]; /* first occurrence of each header, -1 if absent */
 	struct fr_len_field lens[FR_MAX_LENS];
 	int n_lens;
-	bool inner; /* past a VXLAN header: L2-L4 are the inner ones */
+	bool inner;    /* past a VXLAN header: L2-L4 are the inner ones */
+	bool mirrored; /* past a GRE mirror header: L2-L4 are the mirrored frame's */
 };
 
 /* IPv4 or IPv6 header fields; addresses as text ("10.0.0.1", "fd00::1"). */
@@ -141,6 +162,36 @@ void fr_udp_len(struct frame *f, __u16 len);
 
 void fr_vxlan(struct frame *f, __u8 flags, __u32 vni);
 
+/*
+ * GRE header with the given flags (C, K, S and anything else, version in
+ * the low bits) and protocol; key and sequence number are written when K
+ * and S are set, the checksum field as zero when C is. The IP protocol of
+ * the header before must be 47. A mirror protocol makes the headers that
+ * follow the mirrored frame's (FR_H_M_*).
+ */
+void fr_gre(struct frame *f, __u16 flags, __u16 proto, __u32 key, __u32 seq);
+
+/* ERSPAN type II header (version 1): VLAN, COS, En, T, session ID, index. */
+struct fr_erspan {
+	__u8 ver; /* 0: 1 for type II, 2 for type III */
+	__u16 vlan;
+	__u8 cos;
+	__u8 en; /* En (type II) or BSO (type III) */
+	bool trunc;
+	__u16 session;
+	__u32 index;	 /* type II */
+	__u32 timestamp; /* type III */
+	__u16 sgt;
+	bool p;
+	__u8 ft;
+	__u8 hwid;
+	bool egress; /* D */
+	__u8 gra;
+	bool subheader; /* O: an 8-byte platform-specific subheader follows */
+};
+void fr_erspan2(struct frame *f, const struct fr_erspan *e);
+void fr_erspan3(struct frame *f, const struct fr_erspan *e);
+
 void fr_bth(struct frame *f, const struct fr_bth *bth);
 void fr_reth(struct frame *f, __u64 va, __u32 rkey, __u32 dma_len);
 void fr_aeth(struct frame *f, __u8 syndrome, __u32 msn);
@@ -162,6 +213,12 @@ void fr_icrc(struct frame *f);
  * frame; skip that for a frame cut in transit (lengths stale).
  */
 void fr_finish(struct frame *f);
+/*
+ * fr_finish() for the length fields of the headers before h only: a switch
+ * that truncates a mirror copy writes the outer headers for the copy it
+ * sends, and leaves the mirrored packet's as they were.
+ */
+void fr_finish_before(struct frame *f, enum fr_hdr h);
 void fr_cut(struct frame *f, __u32 len);
 /* Offset of a header, aborting when the frame has none. */
 __u32 fr_off(const struct frame *f, enum fr_hdr h);

@@ -14,7 +14,8 @@
 #include "util/log.h"
 #include "probe/probe.h"
 
-/* The kernel's XDP verdict for "pass" (enum xdp_action). */
+/* The kernel's XDP verdicts (enum xdp_action). */
+#define FP_XDP_DROP 1
 #define FP_XDP_PASS 2
 /* enum bpf_attach_type values newer than libbpf 1.1's headers. */
 #define FP_BPF_TCX_INGRESS 46
@@ -73,6 +74,7 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	skel->rodata->replay_mode = opts->replay;
 	skel->rodata->sample_per_flow = opts->sample_per_flow;
 	skel->rodata->sample_max_per_cpu = opts->sample_max_per_cpu;
+	skel->rodata->mirror_drop = opts->mirror_drop;
 	if (opts->sample_per_flow)
 		err = bpf_map__set_max_entries(skel->maps.fp_samples, FP_SAMPLE_RING_BYTES);
 	if (err) {
@@ -110,6 +112,7 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	p->ncpus = libbpf_num_possible_cpus();
 	p->flow_entries = opts->flow_entries;
 	p->replay = opts->replay;
+	p->mirror_drop = opts->mirror_drop;
 	if (p->ncpus < 0) {
 		err = p->ncpus;
 		fp_err("cannot count the possible CPUs: %s", fp_strerror(err));
@@ -147,7 +150,7 @@ int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire
 	if (err)
 		return -errno;
 	/* An observer: anything but XDP_PASS is a bug that would drop traffic. */
-	if (topts.retval != FP_XDP_PASS)
+	if (topts.retval != FP_XDP_PASS && !(p->mirror_drop && topts.retval == FP_XDP_DROP))
 		return -EPROTO;
 	return 0;
 }

@@ -30,6 +30,7 @@ struct probe_opts {
 	__u8 sample_per_flow;	  /* packets sampled per new flow and CPU; 0 = off */
 	__u32 sample_max_per_cpu; /* and per CPU in all */
 	bool replay;		  /* take clock and path from replay_frame() */
+	bool mirror_drop;	  /* --mirror-port-drop: XDP drops mirror copies after counting */
 };
 
 #define PROBE_OPTS_DEFAULT                                                                         \
@@ -64,6 +65,7 @@ struct probe {
 	__u32 flow_entries;
 	__u32 psn_slots; /* fp_psn's size, a power of two */
 	bool replay;
+	bool mirror_drop; /* XDP returns XDP_DROP for mirror copies */
 	struct probe_link links[PROBE_MAX_LINKS];
 	int n_links;
 	struct ring_buffer *samples_rb; /* probe/samples.h, when sampling */
@@ -93,7 +95,8 @@ int probe_iface_up(const char *ifname);
 /*
  * Run one captured frame through the XDP program (BPF_PROG_TEST_RUN).
  * caplen bytes are present; wire_len is the frame's length on the wire.
- * Returns 0, or a negative errno when the kernel refused the frame.
+ * Returns 0, or a negative errno when the kernel refused the frame or the
+ * program did not pass it (dropping is allowed only with mirror_drop).
  */
 int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire_len, __u64 ts_ns,
 		    __u32 path_id);
