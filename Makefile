@@ -88,7 +88,7 @@ $(BUILD)/tests/%: tests/bpf/%.c $(TEST_HELPERS) $(wildcard tests/lib/*.h) $(LIB_
 
 $(BUILD)/tools/%: tests/tools/%.c $(TEST_HELPERS) $(wildcard tests/lib/*.h) $(LIB_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/lib $< $(TEST_HELPERS) $(LIB_OBJS) -o $@ $(LDLIBS) -lcmocka
 
 # Another tool's XDP program, for the coexistence test.
 $(BUILD)/tests/other_xdp.bpf.o: tests/bpf/other_xdp.bpf.c | $(BUILD)/tests
