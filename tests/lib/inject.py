@@ -2,12 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """Send crafted RoCEv2 frames out of an interface through a packet socket.
 
-  inject.py IFACE COUNT [--qp N] [--sport N] [--src A] [--dst B] [--rate PPS]
+  inject.py IFACE COUNT [--qp N[,N...]] [--sport N] [--src A] [--dst B] [--rate PPS]
+                        [--erspan SESSION [--switch ADDR] [--collector ADDR]]
 
 Each frame is an RC RDMA WRITE ONLY (BTH + RETH + 64-byte payload + ICRC)
-from SRC:SPORT to DST:4791, PSNs counting up from 0, DSCP 26, ECT(0). The
-frames are what a sender's NIC would put on the wire; nothing here parses
-anything. Prints the number of frames and bytes sent as JSON.
+from SRC:SPORT to DST:4791, PSNs counting up from 0 per queue pair, DSCP
+26, ECT(0). With several --qp values the frames go round robin, the i-th
+QP from SPORT+i. With --erspan each frame is sent as a switch's ERSPAN
+type II mirror copy of session SESSION (GRE 0x88BE with a sequence
+number), from the switch ADDR to the collector. The frames are what a NIC
+or a switch would put on the wire; nothing here parses anything. Prints
+the frames and bytes sent (the mirrored packets' bytes) as JSON.
 """
 import argparse
 import json
@@ -37,25 +42,46 @@ def write_only(src, dst, sport, qp, psn, payload=64):
     return eth + ip + udp
 
 
+def ipv4(src, dst, proto, payload, tos=0):
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(payload), 0, 0x4000, 64, proto, 0,
+                     socket.inet_aton(src), socket.inet_aton(dst))
+    return ip[:10] + struct.pack("!H", csum(ip)) + ip[12:] + payload
+
+
+def erspan2(frame, session, seq, switch, collector):
+    """ERSPAN type II (draft-foschiano-erspan-03): GRE with S, protocol 0x88BE, 8-byte header."""
+    gre = struct.pack("!HHI", 0x1000, 0x88BE, seq)
+    span = struct.pack("!HHI", 0x1000 | 0, session & 0x3FF, 0)
+    eth = b"\x02\x00\x00\x00\x00\x04" + b"\x02\x00\x00\x00\x00\x03" + b"\x08\x00"
+    return eth + ipv4(switch, collector, 47, gre + span + frame)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("iface")
     ap.add_argument("count", type=int)
-    ap.add_argument("--qp", type=int, default=0x11)
+    ap.add_argument("--qp", default="17", help="destination QP, or several: 17,18")
     ap.add_argument("--sport", type=int, default=49152)
     ap.add_argument("--src", default="10.99.0.1")
     ap.add_argument("--dst", default="10.99.0.2")
     ap.add_argument("--rate", type=float, default=0, help="frames per second (0: as fast as possible)")
+    ap.add_argument("--erspan", type=int, help="send as ERSPAN II copies of this session")
+    ap.add_argument("--switch", default="10.98.0.1", help="the mirroring switch's address")
+    ap.add_argument("--collector", default="10.98.0.2", help="the collector's address")
     a = ap.parse_args()
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((a.iface, 0))
     sent = nbytes = 0
     t0 = time.time()
-    for psn in range(a.count):
-        f = write_only(a.src, a.dst, a.sport, a.qp, psn)
+    qps = [int(q, 0) for q in a.qp.split(",")]
+    for i in range(a.count):
+        n = i % len(qps)
+        f = write_only(a.src, a.dst, a.sport + n, qps[n], i // len(qps))
+        nbytes += len(f)
+        if a.erspan is not None:
+            f = erspan2(f, a.erspan, i, a.switch, a.collector)
         s.send(f)
         sent += 1
-        nbytes += len(f)
         if a.rate:
             delay = t0 + sent / a.rate - time.time()
             if delay > 0:

@@ -80,6 +80,8 @@ int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg)
 		return opt_parse_u32("--hash-seed", arg, 0, UINT32_MAX, &ao->hash.seed) ?: 1;
 	case OPT_HASH_PATHS:
 		return opt_parse_u32("--hash-paths", arg, 1, AN_MAX_PATHS, &ao->hash.n_paths) ?: 1;
+	case OPT_MIRROR_SESSION:
+		return mirror_names_add(&ao->mirror_names, arg) ?: 1;
 	default:
 		return 0;
 	}
@@ -125,6 +127,10 @@ int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
 		return live_parse_xdp_mode(arg, &lo->xdp_mode) ?: 1;
 	case OPT_PCAP:
 		return add_pcap(&cs->pcap, arg) ?: 1;
+	case OPT_MIRROR_PORT_DROP:
+		cs->live_given = true;
+		cs->popts.mirror_drop = true;
+		return 1;
 	case OPT_SPEED:
 		cs->speed_given = true;
 		return opt_parse_seconds("--speed", arg, 0, 1e6, &cs->pcap.speed) ?: 1;
@@ -170,6 +176,7 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 	po->flow_entries = cs->popts.flow_entries;
 	po->roce_port = cs->popts.roce_port;
 	po->vxlan_port = cs->popts.vxlan_port;
+	po->mirror_drop = cs->popts.mirror_drop;
 	if (samples) {
 		po->sample_per_flow = SAMPLES_PER_FLOW;
 		po->sample_max_per_cpu = SAMPLES_MAX;

@@ -36,6 +36,8 @@ enum {
 	OPT_HASH_PATHS,
 	OPT_PCAP,
 	OPT_SPEED,
+	OPT_MIRROR_SESSION,
+	OPT_MIRROR_PORT_DROP,
 	OPT_CMD_FIRST = 384, /* a command's own long options start here */
 };
 
@@ -58,8 +60,9 @@ enum {
 	    {"hash-model", required_argument, NULL, OPT_HASH_MODEL},                               \
 	    {"hash-fields", required_argument, NULL, OPT_HASH_FIELDS},                             \
 	    {"hash-seed", required_argument, NULL, OPT_HASH_SEED},                                 \
+	    {"hash-paths", required_argument, NULL, OPT_HASH_PATHS},                               \
 	{                                                                                          \
-		"hash-paths", required_argument, NULL, OPT_HASH_PATHS                              \
+		"mirror-session", required_argument, NULL, OPT_MIRROR_SESSION                      \
 	}
 #define OPT_ANALYSIS_HELP                                                                          \
 	"Analysis:\n"                                                                              \
@@ -74,14 +77,18 @@ enum {
 	"                            crc16-ccitt, xor-fold, toeplitz (default: off)\n"             \
 	"      --hash-fields LIST    src-ip,dst-ip,sport,dport,vni,qp (default the 4-tuple)\n"     \
 	"      --hash-seed N         hash seed (default 0)\n"                                      \
-	"      --hash-paths N        next tier's path count (default 4)\n"
+	"      --hash-paths N        next tier's path count (default 4)\n"                         \
+	"      --mirror-session ID=NAME  name a switch mirror session (ERSPAN session ID, or\n"    \
+	"                            GRE key): its copies are the path NAME (repeatable;\n"        \
+	"                            default erspan:ID, gre:KEY or gre)\n"
 
 /* What to watch: the live interfaces, or recordings. */
 #define OPT_SOURCE_LONG_OPTS                                                                       \
 	{"interfaces", required_argument, NULL, 'i'}, {"uplinks", required_argument, NULL, 'U'},   \
 	    {"hook", required_argument, NULL, 'H'}, {"xdp-mode", required_argument, NULL, 'M'},    \
 	    {"pcap", required_argument, NULL, OPT_PCAP},                                           \
-	    {"speed", required_argument, NULL, OPT_SPEED}, OPT_PROBE_LONG_OPTS
+	    {"speed", required_argument, NULL, OPT_SPEED},                                         \
+	    {"mirror-port-drop", no_argument, NULL, OPT_MIRROR_PORT_DROP}, OPT_PROBE_LONG_OPTS
 #define OPT_SOURCE_HELP                                                                            \
 	"Input: this host's interfaces (live), or a recording:\n"                                  \
 	"  -i, --interfaces IF,...  interfaces to attach to\n"                                     \
@@ -90,6 +97,9 @@ enum {
 	"      --hook xdp|tc|both   xdp: XDP ingress; tc: tcx ingress and egress;\n"               \
 	"                           both (default): XDP ingress and tcx egress\n"                  \
 	"      --xdp-mode native|generic  XDP mode (default: native, else generic)\n"              \
+	"      --mirror-port-drop   the interfaces only receive switch mirror copies: drop\n"      \
+	"                           them in XDP after counting, so the host's stack does not\n"    \
+	"                           spend CPU on them (the one mode that drops; off by default)\n" \
 	"      --pcap [NAME=]FILE   read a pcap/pcapng capture instead of interfaces; with\n"      \
 	"                           NAME=, the capture of uplink NAME (repeat for each\n"          \
 	"                           uplink of one ECMP group; merged in time order)\n"             \

@@ -166,6 +166,42 @@ static void init_paths(struct analysis *a, const struct source_desc *d)
 	}
 }
 
+/*
+ * Each mirror session the flows came in is a path, as an uplink is: the
+ * copies of one switch port's traffic. Named by --mirror-session, else by
+ * type and number, with the switch when two switches use one number.
+ */
+static void add_mirror_paths(struct analysis *a, const struct snapshot *s,
+			     const struct mirror_names *names)
+{
+	int first = a->n_paths;
+
+	for (size_t i = 0; i < s->n_flows && a->n_paths < AN_MAX_PATHS; i++) {
+		const struct flow_key *k = &s->flows[i].key;
+		__u32 id = flow_point_id(k);
+		struct path_view *p;
+		bool shared = false;
+
+		if (!k->mirror || path_of(a, id) >= 0)
+			continue;
+		/* Another switch with the same type and number: both get qualified. */
+		for (int j = first; j < a->n_paths; j++) {
+			const struct flow_key *o = &s->flows[a->paths[j].rep].key;
+
+			if (o->mirror == k->mirror && o->mirror_id == k->mirror_id &&
+			    o->mirror_src != k->mirror_src) {
+				shared = true;
+				mirror_session_name(a->paths[j].name, FP_NAME_LEN, o, names, true);
+			}
+		}
+		p = &a->paths[a->n_paths++];
+		memset(p, 0, sizeof(*p));
+		p->ifindex = id;
+		p->rep = i;
+		mirror_session_name(p->name, sizeof(p->name), k, names, shared);
+	}
+}
+
 /* The flows' own time span, for rates without a previous snapshot. */
 static double flows_span_s(const struct snapshot *s)
 {
@@ -224,7 +260,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		v->rtx_per_s = v->d.rtx / dt;
 		v->ce_fraction = r->c.packets ? (double)flow_ce(&r->c) / r->c.packets : 0;
 		v->elephant = p && p->elephant;
-		v->path = path_of(a, r->key.ifindex);
+		v->path = path_of(a, flow_point_id(&r->key));
 		v->reverse = -1;
 		v->predicted_path = -1;
 		v->is_data = carries_data(&r->c);
@@ -569,6 +605,7 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 		a->totals_delta[i] = s->totals[i] - (a->have_prev ? a->prev_totals[i] : 0);
 
 	init_paths(a, d);
+	add_mirror_paths(a, s, &o->mirror_names);
 	a->n_collisions = 0;
 	a->n_alerts = 0;
 	a->n_entropy = 0;

@@ -13,6 +13,7 @@
 
 #include "core/counters.h"
 #include "core/ecmp_hash.h"
+#include "core/mirror.h"
 #include "probe/collect.h"
 #include "source/source.h"
 #include "util/kindex.h"
@@ -79,6 +80,7 @@ struct analysis_opts {
 	int cnp_pcp;		/* -1: not checked */
 	bool predict;		/* run the hash model (--hash-model given) */
 	struct hash_config hash;
+	struct mirror_names mirror_names; /* --mirror-session ID=NAME */
 };
 
 /*
@@ -109,11 +111,12 @@ struct flow_view {
 
 struct path_view {
 	char name[FP_NAME_LEN];
-	__u32 ifindex;
+	__u32 ifindex; /* flow_point_id() of its flows: an uplink's ifindex, or a mirror session */
 	double speed_bps; /* 0 when the kernel reports none */
 	__u64 flows, elephants, packets, bytes;
 	double bps;
 	int predicted_elephants;
+	size_t rep; /* a mirror session's first flow in the snapshot (for its name) */
 };
 
 /* An elephant collision, observed on one uplink while another has room. */

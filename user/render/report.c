@@ -49,6 +49,46 @@ static void json_time(struct json *j, const char *key, __u64 ns, __s64 offset_ns
 	json_kv_double(j, key, (double)((__s64)ns + offset_ns) / 1e9, 6);
 }
 
+/*
+ * The mirror session a copied flow came in: its type (1-3 for ERSPAN, "teb"),
+ * session number or GRE key, switch and direction; null on the wire.
+ */
+static void json_mirror(struct json *j, const struct flow_key *k)
+{
+	const char *dir = mirror_direction(k);
+	bool erspan = k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III;
+	char sw[48];
+
+	json_key(j, "mirror");
+	if (!k->mirror) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_key(j, "type");
+	if (mirror_type_is_teb(k))
+		json_str(j, "teb");
+	else
+		json_u64(j, k->mirror);
+	json_key(j, "session");
+	if (erspan)
+		json_u64(j, k->mirror_id);
+	else
+		json_null(j);
+	json_key(j, "key");
+	if (!erspan && (k->flags & FP_FLOW_MIRROR_KEY))
+		json_u64(j, k->mirror_id);
+	else
+		json_null(j);
+	json_kv_str(j, "switch", mirror_switch(sw, sizeof(sw), k));
+	json_key(j, "direction");
+	if (dir)
+		json_str(j, dir);
+	else
+		json_null(j);
+	json_obj_end(j);
+}
+
 /* A flow counter, or null where the input cannot know it (sampled flows). */
 static void json_flow_counter(struct json *j, const struct report *r, const struct flow_counters *c,
 			      enum flow_cnt i)
@@ -132,10 +172,13 @@ static void json_flow(struct json *j, const struct report *rep, const struct flo
 		json_null(j);
 	json_kv_str(j, "dir", fmt_dir(k->dir));
 	json_key(j, "path");
-	if (pt && pt->uplink)
+	if (v && rep->an && v->path >= 0)
+		json_str(j, rep->an->paths[v->path].name);
+	else if (!v && pt && pt->uplink)
 		json_str(j, pt->name);
 	else
 		json_null(j);
+	json_mirror(j, k);
 	if (v) {
 		json_kv_double(j, "bps", v->bps, 0);
 		json_kv_double(j, "pps", v->pps, 1);

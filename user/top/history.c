@@ -81,14 +81,15 @@ int history_note(struct path_history *h, const struct analysis *a, __u64 gen, do
 			*slot = h->n;
 		}
 		p = &h->ph[*slot - 1];
-		if (p->n && p->seg[p->n - 1].ifindex == v->r->key.ifindex && p->gen + 1 >= gen) {
+		if (p->n && p->seg[p->n - 1].ifindex == flow_point_id(&v->r->key) &&
+		    p->gen + 1 >= gen) {
 			p->seg[p->n - 1].to_s = now_s;
 		} else {
 			if (p->n == PATH_SEGS) {
 				memmove(p->seg, p->seg + 1, sizeof(p->seg[0]) * (PATH_SEGS - 1));
 				p->n--;
 			}
-			p->seg[p->n].ifindex = v->r->key.ifindex;
+			p->seg[p->n].ifindex = flow_point_id(&v->r->key);
 			p->seg[p->n].from_s = from_s;
 			p->seg[p->n].to_s = now_s;
 			p->n++;

@@ -32,16 +32,6 @@ double cpu_s(void)
 	       ru.ru_stime.tv_usec / 1e6;
 }
 
-/* The flow wherever it was seen: one queue-pair direction. */
-struct flow_key flow_identity(const struct flow_key *k)
-{
-	struct flow_key n = *k;
-
-	n.ifindex = 0;
-	n.dir = 0;
-	n.pad = 0;
-	return n;
-}
 
 static int mark_flows(struct ui *u)
 {

@@ -286,11 +286,18 @@ int digits(unsigned long long v)
 	return n;
 }
 
+/* An interface's name, or a path's (a mirror session) by its point id. */
 const char *iface_name(const struct ui *u, __u32 ifindex)
 {
 	const struct obs_point *n = source_point(&u->ss->desc, ifindex);
+	const struct analysis *a = &u->ss->an;
 
-	return n ? n->name : "?";
+	if (n)
+		return n->name;
+	for (int i = 0; i < a->n_paths; i++)
+		if (a->paths[i].ifindex == ifindex)
+			return a->paths[i].name;
+	return "?";
 }
 
 const char *path_name(const struct analysis *a, int path)

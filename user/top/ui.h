@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "core/analysis.h"
+#include "core/mirror.h"
 #include "core/session.h"
 #include "top/top.h"
 #include "util/kindex.h"
@@ -290,7 +291,6 @@ int refresh_data(struct ui *u);
 void ui_data_free(struct ui *u);
 double wall_s(void);
 double cpu_s(void);
-struct flow_key flow_identity(const struct flow_key *k);
 
 /* history.c */
 int history_note(struct path_history *h, const struct analysis *a, __u64 gen, double from_s,

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mirror.h"
+#include "util/format.h"
+#include "util/kindex.h"
+#include "util/log.h"
+#include "util/options.h"
+
+#define MIRROR_FLAGS                                                                               \
+	(FP_FLOW_MIRROR_KEY | FP_FLOW_MIRROR_IPV6 | FP_FLOW_MIRROR_INGRESS | FP_FLOW_MIRROR_EGRESS)
+
+int mirror_names_add(struct mirror_names *m, const char *arg)
+{
+	char id[16];
+	const char *name;
+	__u32 v;
+
+	if (opt_split_pair("--mirror-session", arg, id, sizeof(id), &name) ||
+	    opt_parse_u32("--mirror-session ID", id, 0, UINT32_MAX, &v))
+		return -EINVAL;
+	if (strlen(name) >= FP_NAME_LEN) {
+		fp_err("--mirror-session: the name '%s' is longer than %d characters", name,
+		       FP_NAME_LEN - 1);
+		return -EINVAL;
+	}
+	for (int i = 0; i < m->n; i++) {
+		if (m->v[i].id == v) {
+			snprintf(m->v[i].name, FP_NAME_LEN, "%s", name);
+			return 0;
+		}
+	}
+	if (m->n >= MIRROR_MAX_NAMES) {
+		fp_err("--mirror-session: at most %d sessions", MIRROR_MAX_NAMES);
+		return -EINVAL;
+	}
+	m->v[m->n].id = v;
+	snprintf(m->v[m->n].name, FP_NAME_LEN, "%s", name);
+	m->n++;
+	return 0;
+}
+
+__u32 flow_point_id(const struct flow_key *k)
+{
+	/* A session is its type, number or key, and switch: hashed as three words. */
+	__u32 words[3] = {k->mirror_id, k->mirror_src,
+			  (__u32)k->mirror << 8 | !!(k->flags & FP_FLOW_MIRROR_KEY)};
+
+	if (!k->mirror)
+		return k->ifindex;
+	return MIRROR_POINT_BIT | (__u32)kindex_hash(words, sizeof(words), 0x6d6972726f72ULL);
+}
+
+struct flow_key flow_identity(const struct flow_key *k)
+{
+	struct flow_key n = *k;
+
+	n.ifindex = 0;
+	n.dir = 0;
+	n.pad = 0;
+	n.mirror = 0;
+	n.mirror_id = 0;
+	n.mirror_src = 0;
+	n.flags &= ~MIRROR_FLAGS;
+	return n;
+}
+
+bool mirror_type_is_teb(const struct flow_key *k)
+{
+	return k->mirror == FP_MIRROR_GRE_TEB;
+}
+
+const char *mirror_switch(char *buf, size_t len, const struct flow_key *k)
+{
+	__u8 a[16] = {};
+
+	if (k->flags & FP_FLOW_MIRROR_IPV6) {
+		snprintf(buf, len, "ipv6#%08x", k->mirror_src);
+		return buf;
+	}
+	memcpy(a, &k->mirror_src, 4);
+	return fmt_addr(buf, len, a, false);
+}
+
+const char *mirror_direction(const struct flow_key *k)
+{
+	if (k->flags & FP_FLOW_MIRROR_INGRESS)
+		return "ingress";
+	if (k->flags & FP_FLOW_MIRROR_EGRESS)
+		return "egress";
+	return NULL;
+}
+
+void mirror_session_name(char *buf, size_t len, const struct flow_key *k,
+			 const struct mirror_names *m, bool qualify)
+{
+	bool erspan = k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III;
+	bool has_id = erspan || (k->flags & FP_FLOW_MIRROR_KEY);
+	char sw[48];
+	int n = -1;
+
+	for (int i = 0; has_id && i < m->n; i++)
+		if (m->v[i].id == k->mirror_id)
+			n = i;
+	if (n >= 0)
+		snprintf(buf, len, "%s", m->v[n].name);
+	else if (erspan)
+		snprintf(buf, len, "erspan:%u", k->mirror_id);
+	else if (has_id)
+		snprintf(buf, len, "gre:%u", k->mirror_id);
+	else
+		snprintf(buf, len, "gre");
+	if (qualify)
+		snprintf(buf + strlen(buf), len - strlen(buf), "@%s",
+			 mirror_switch(sw, sizeof(sw), k));
+}
