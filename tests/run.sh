@@ -53,6 +53,14 @@ done
 run_suite replay-tshark python3 tests/replay/tshark_check.py "$FABPROBE" "$PCAPS"/*.pcap
 # The sFlow decoder against tshark's dissector, on real and crafted datagrams.
 run_suite replay-sflow-tshark python3 tests/replay/sflow_tshark.py build/tools "$PCAPS"/ext/sflow*.pcap
+# The sFlow source: crafted fabric, the shared captures, a real agent (pmacct).
+for t in tests/sflow/*.sh tests/sflow/*.py; do
+	[ -e "$t" ] || continue
+	case "$t" in
+	*.py) run_suite "sflow-$(basename "$t" .py | tr _ -)" python3 "$t" "$FABPROBE" build/tools ;;
+	*) run_suite "sflow-$(basename "$t" .sh | tr _ -)" bash "$t" ;;
+	esac
+done
 for t in tests/cli/*.sh; do
 	run_suite "cli-$(basename "$t" .sh | tr _ -)" bash "$t"
 done
