@@ -25,7 +25,7 @@ void table_layout(struct column *c, int n, int width, int natural)
 	int flex = -1, others, shown;
 
 	for (int i = 0; i < n; i++) {
-		c[i].on = true;
+		c[i].on = !c[i].hidden;
 		if (!c[i].width)
 			flex = i;
 	}
