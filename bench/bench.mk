@@ -11,6 +11,7 @@
 #   $(B)/userspace            collect / analyse / render timings, map memory
 #   $(B)/live                 veth sender and XDP holder
 #   $(B)/sflow                the sFlow decoder alone, against memcpy
+#   $(B)/sflow_source         the sFlow source end to end, and its listener's loss
 
 BUILD   ?= build
 CLANG   ?= clang
@@ -31,7 +32,7 @@ BENCH_HDRS := bench/bench.h bench/frames.h
 
 .PHONY: all
 all: $(B)/empty.bpf.o $(B)/pktcost $(B)/pktcost-newflow $(B)/genpcap $(B)/userspace $(B)/live \
-	$(B)/sflow
+	$(B)/sflow $(B)/sflow_source
 
 $(B) $(B)/newflow:
 	@mkdir -p $@
@@ -67,3 +68,6 @@ $(B)/live: bench/live.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 $(B)/sflow: bench/sflow.c bench/bench.h user/source/sflow_decode.c user/source/sflow_decode.h \
 		tests/lib/sflow_enc.c tests/lib/sflow_enc.h | $(B)
 	$(CC) $(BENCH_CFLAGS) -Itests/lib $< user/source/sflow_decode.c tests/lib/sflow_enc.c -o $@
+
+$(B)/sflow_source: bench/sflow_source.c bench/bench.h $(LIB_OBJS) tests/lib/sflow_enc.c tests/lib/frames.c | $(B)
+	$(CC) $(BENCH_CFLAGS) -Itests/lib $< tests/lib/sflow_enc.c tests/lib/frames.c $(LIB_OBJS) -o $@ $(LDLIBS) -lmnl
