@@ -152,7 +152,7 @@ def main():
         r = subprocess.run([fabprobe, "replay", "--sflow", "--sflow-port-map", port_map, pcap],
                            capture_output=True, text=True)
         lines = [l for l in r.stderr.splitlines() if ".map:" in l]
-        check("bad port map: refused", r.returncode != 0)
+        check("bad port map: usage error (2)", r.returncode == 2, f"{r.returncode}")
         check("bad port map: one line per bad line, numbered",
               len(lines) == 3 and ":8:" in lines[0] and ":11:" in lines[1] and ":12:" in lines[2],
               r.stderr)

@@ -190,6 +190,14 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 		fp_err("%s: --sflow-port-map and --sflow-rcvbuf apply to --sflow only", cs->cmd);
 		return NULL;
 	}
+	if (sflow && cs->sflow.port_map) {
+		int err = sflow_check_port_map(cs->sflow.port_map);
+
+		if (err) {
+			*exit_code = err == -EINVAL ? FP_EXIT_USAGE : FP_EXIT_FAIL;
+			return NULL;
+		}
+	}
 	if (!recording && !sflow && !cs->live.n_ifaces && !cs->live.n_uplinks) {
 		fp_err("%s: nothing to watch: use -i IF[,IF...], --pcap FILE or --sflow PORT",
 		       cs->cmd);

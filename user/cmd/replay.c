@@ -158,6 +158,11 @@ int cmd_replay(int argc, char **argv)
 		fp_err("replay: --sflow reads one FILE; --path is for captures of RoCE itself");
 		return FP_EXIT_USAGE;
 	}
+	if (sflow && so.port_map) {
+		err = sflow_check_port_map(so.port_map);
+		if (err)
+			return err == -EINVAL ? FP_EXIT_USAGE : FP_EXIT_FAIL;
+	}
 	if (sflow) {
 		so.capture = po.files[0].path;
 		so.popts.flow_entries = po.popts.flow_entries;

@@ -385,6 +385,35 @@ static int advance_capture(struct sflow_src *fs, double seconds)
 
 /* --- the source operations --- */
 
+static int read_port_map(struct sflow_ports *t, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int err;
+
+	if (!f) {
+		err = -errno;
+		fp_err("--sflow-port-map: cannot read %s: %s", path, strerror(errno));
+		return err;
+	}
+	err = sflow_ports_read_map(t, f, path);
+	fclose(f);
+	return err;
+}
+
+int sflow_check_port_map(const char *path)
+{
+	struct sflow_ports t;
+	int err = sflow_ports_init(&t);
+
+	if (err) {
+		fp_err("out of memory");
+		return err;
+	}
+	err = read_port_map(&t, path);
+	sflow_ports_free(&t);
+	return err;
+}
+
 static int sflow_start(struct source *s)
 {
 	struct sflow_src *fs = SFS(s);
@@ -396,15 +425,7 @@ static int sflow_start(struct source *s)
 		return -ENOMEM;
 	}
 	if (fs->o.port_map) {
-		FILE *f = fopen(fs->o.port_map, "r");
-
-		if (!f) {
-			fp_err("--sflow-port-map: cannot read %s: %s", fs->o.port_map,
-			       strerror(errno));
-			return -errno;
-		}
-		err = sflow_ports_read_map(&fs->ports, f, fs->o.port_map);
-		fclose(f);
+		err = read_port_map(&fs->ports, fs->o.port_map);
 		if (err)
 			return err;
 	}

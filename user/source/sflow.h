@@ -40,6 +40,13 @@ void sflow_opts_init(struct sflow_opts *o);
 int sflow_parse_listen(const char *opt, const char *arg, struct sockaddr_storage *ss,
 		       socklen_t *len);
 
+/*
+ * Read a port map before anything starts, so that a bad one is a usage
+ * error: 0; -EINVAL after one line per bad line; another -errno when it
+ * cannot be read (reported).
+ */
+int sflow_check_port_map(const char *path);
+
 /* An sFlow source (not started yet); NULL when out of memory. */
 struct source *sflow_source_new(const struct sflow_opts *o);
 
