@@ -429,17 +429,19 @@ static int sflow_start(struct source *s)
 		if (err)
 			return err;
 	}
+	/* Listen before loading BPF: what arrives meanwhile waits in the socket's buffer. */
 	if (fs->o.capture)
 		err = open_capture(fs);
 	else
-		err = sflow_parse_listen("--sflow", fs->o.listen, &fs->addr, &fs->addr_len);
+		err = sflow_parse_listen("--sflow", fs->o.listen, &fs->addr, &fs->addr_len)
+			  ?: open_socket(fs);
 	if (err)
 		return err;
 	err = probe_load(&fs->probe, &fs->o.popts);
 	if (err)
 		return err;
 	s->probe = &fs->probe;
-	return fs->o.capture ? 0 : open_socket(fs);
+	return 0;
 }
 
 static int sflow_advance(struct source *s, double seconds)
