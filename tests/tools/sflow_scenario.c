@@ -381,6 +381,7 @@ int main(int argc, char **argv)
 		}
 		run();
 		pcap_dump_close(dumper);
+		pcap_close(dead);
 		write_truth(argv[3], argv[4]);
 		return 0;
 	}
