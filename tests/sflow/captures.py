@@ -19,12 +19,15 @@ import sys
 import tempfile
 
 FAILS = []
+PASSED = [0]
 
 
 def check(what, ok, detail=""):
     print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + detail if detail and not ok else ''}")
     if not ok:
         FAILS.append(what)
+    else:
+        PASSED[0] += 1
 
 
 def tshark_counts(capture, port=6343):
@@ -97,7 +100,9 @@ def main():
         r = subprocess.run([fabprobe, "replay", "--sflow-port", "6344", v6], capture_output=True,
                            text=True)
         check("--sflow-port without --sflow: usage error", r.returncode == 2, r.stderr)
-    print(f"{'FAILED: ' + ', '.join(FAILS) if FAILS else 'all checks passed'}")
+    if FAILS:
+        print("failed: " + ", ".join(FAILS))
+    print(f"sflow-captures: {PASSED[0]} passed, {len(FAILS)} failed")
     return 1 if FAILS else 0
 
 

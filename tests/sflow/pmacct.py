@@ -29,12 +29,15 @@ import tempfile
 import time
 
 FAILS = []
+PASSED = [0]
 
 
 def check(what, ok, detail=""):
     print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + detail if detail and not ok else ''}")
     if not ok:
         FAILS.append(what)
+    else:
+        PASSED[0] += 1
 
 
 def free_port():
@@ -150,7 +153,9 @@ def main():
                 check(f"{name}: RoCE estimate within 4 sigma of the capture",
                       abs(est - n) <= 4 * sigma + unsent,
                       f"estimate {est}, truth {n}, sigma {sigma:.1f}, unsent {unsent}")
-    print(f"{'FAILED: ' + ', '.join(FAILS) if FAILS else 'all checks passed'}")
+    if FAILS:
+        print("failed: " + ", ".join(FAILS))
+    print(f"sflow-pmacct: {PASSED[0]} passed, {len(FAILS)} failed")
     return 1 if FAILS else 0
 
 

@@ -22,12 +22,15 @@ import tempfile
 import time
 
 FAILS = []
+PASSED = [0]
 
 
 def check(what, ok, detail=""):
     print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + detail if detail and not ok else ''}")
     if not ok:
         FAILS.append(what)
+    else:
+        PASSED[0] += 1
 
 
 def flow_of(report, want):
@@ -156,7 +159,9 @@ def main():
         check("bad port map: one line per bad line, numbered",
               len(lines) == 3 and ":8:" in lines[0] and ":11:" in lines[1] and ":12:" in lines[2],
               r.stderr)
-    print(f"{'FAILED: ' + ', '.join(FAILS) if FAILS else 'all checks passed'}")
+    if FAILS:
+        print("failed: " + ", ".join(FAILS))
+    print(f"sflow-scenario: {PASSED[0]} passed, {len(FAILS)} failed")
     return 1 if FAILS else 0
 
 
