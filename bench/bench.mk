@@ -13,6 +13,7 @@
 #   $(B)/sflow                the sFlow decoder alone, against memcpy
 #   $(B)/abcost               paired per-packet cost of several builds of the XDP program
 #   $(B)/ref/fabprobe.bpf.o   the XDP object of commit REF (default main), for abcost
+#   $(B)/sflow_source         the sFlow source end to end, and its listener's loss
 
 BUILD   ?= build
 CLANG   ?= clang
@@ -33,7 +34,7 @@ BENCH_HDRS := bench/bench.h bench/frames.h
 
 .PHONY: all FORCE
 all: $(B)/empty.bpf.o $(B)/pktcost $(B)/pktcost-newflow $(B)/genpcap $(B)/userspace $(B)/live \
-	$(B)/sflow $(B)/abcost
+	$(B)/sflow $(B)/abcost $(B)/sflow_source
 
 $(B) $(B)/newflow:
 	@mkdir -p $@
@@ -78,3 +79,6 @@ $(B)/ref/fabprobe.bpf.o: FORCE | $(B)
 	rm -rf $(B)/ref && mkdir -p $(B)/ref
 	git archive $(REF) bpf vmlinux | tar -x -C $(B)/ref
 	cd $(B)/ref && $(CLANG) $(BPF_CFLAGS) -c bpf/fabprobe.bpf.c -o fabprobe.bpf.o
+
+$(B)/sflow_source: bench/sflow_source.c bench/bench.h $(LIB_OBJS) tests/lib/sflow_enc.c tests/lib/frames.c | $(B)
+	$(CC) $(BENCH_CFLAGS) -Itests/lib $< tests/lib/sflow_enc.c tests/lib/frames.c $(LIB_OBJS) -o $@ $(LDLIBS) -lmnl

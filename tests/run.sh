@@ -58,6 +58,14 @@ run_suite replay-sflow-tshark python3 tests/replay/sflow_tshark.py build/tools "
 run_suite mirror-tshark python3 tests/mirror/tshark_mirror.py build/tests/test_mirror
 run_suite mirror-ext python3 tests/mirror/ext_check.py "$FABPROBE" build/tests/test_mirror \
 	"$PCAPS"/ext/erspan-*.pcap "$PCAPS"/ext/various_gre.pcap
+# The sFlow source: crafted fabric, the shared captures, a real agent (pmacct).
+for t in tests/sflow/*.sh tests/sflow/*.py; do
+	[ -e "$t" ] || continue
+	case "$t" in
+	*.py) run_suite "sflow-$(basename "$t" .py | tr _ -)" python3 "$t" "$FABPROBE" build/tools ;;
+	*) run_suite "sflow-$(basename "$t" .sh | tr _ -)" bash "$t" ;;
+	esac
+done
 for t in tests/cli/*.sh; do
 	run_suite "cli-$(basename "$t" .sh | tr _ -)" bash "$t"
 done

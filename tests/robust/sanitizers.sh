@@ -33,5 +33,8 @@ for t in $san/tests/test_*; do
 done
 run bad-input env FABPROBE=$san/fabprobe bash tests/cli/bad_input.sh
 run replay-tshark python3 tests/replay/tshark_check.py $san/fabprobe "$PCAPS"/*.pcap
+# The sFlow source: a crafted fabric (replay and listener) and the shared sFlow captures.
+run sflow-scenario python3 tests/sflow/scenario.py $san/fabprobe $san/tools
+run sflow-captures python3 tests/sflow/captures.py $san/fabprobe $san/tools
 echo "sanitizers: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

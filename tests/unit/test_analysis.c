@@ -17,11 +17,14 @@
 #define MAX_FLOWS 16
 #define UP1	  101
 #define UP2	  102
+#define UP3	  103
+#define UP4	  104
+#define SOLO	  105
 
 struct fixture {
 	struct flow_record flows[MAX_FLOWS];
 	struct snapshot snap;
-	struct obs_point names[2];
+	struct obs_point names[5];
 	struct source_desc ro;
 	struct analysis_opts ao;
 	struct analysis an;
@@ -475,6 +478,76 @@ static void test_alerts_worst_first(void **state)
 		assert_true(fx.an.alerts[i - 1].severity >= fx.an.alerts[i].severity);
 }
 
+/* Two named groups (up1, up2 | up3, up4) and a path in none. */
+static void two_groups(void)
+{
+	fx.names[0].group[0] = 'a';
+	fx.names[1].group[0] = 'a';
+	fx.names[2] = (struct obs_point){.id = UP3, .name = "up3", .uplink = true, .group = "b"};
+	fx.names[3] = (struct obs_point){.id = UP4, .name = "up4", .uplink = true, .group = "b"};
+	fx.names[4] = (struct obs_point){.id = SOLO, .name = "solo", .uplink = true, .solo = true};
+	fx.ro.n_points = 5;
+}
+
+static void test_groups_collide_within(void **state)
+{
+	(void)state;
+	two_groups();
+	/* b: two elephants on each uplink, no room inside b; a: up2 idle with room. */
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP3, 500000);
+	add_flow("10.0.0.2", "10.0.1.2", 50001, 2, UP3, 500000);
+	add_flow("10.0.0.3", "10.0.1.3", 50002, 3, UP4, 500000);
+	add_flow("10.0.0.4", "10.0.1.4", 50003, 4, UP4, 500000);
+	add_flow("10.0.0.5", "10.0.1.5", 50004, 5, UP1, 1000);
+	/* The solo path has two elephants and nowhere to move them: no collision. */
+	add_flow("10.0.0.6", "10.0.1.6", 50005, 6, SOLO, 500000);
+	add_flow("10.0.0.7", "10.0.1.7", 50006, 7, SOLO, 500000);
+	analyse(1.0);
+	assert_int_equal(fx.an.n_groups, 2);
+	assert_int_equal(fx.an.n_paths, 5);
+	assert_int_equal(fx.an.paths[4].group, -1); /* the solo path comes last */
+	assert_int_equal(fx.an.groups[0].n_paths, 2);
+	assert_int_equal(fx.an.n_collisions, 0); /* b's elephants would fit on a's up2 */
+	assert_null(find_alert(ALERT_ELEPHANT_COLLISION));
+	/* Now up3 takes all four: up4 in the same group has room. */
+	fx.flows[2].key.ifindex = UP3;
+	fx.flows[3].key.ifindex = UP3;
+	fx.flows[4].key.ifindex = UP4;
+	analyse(1.0);
+	assert_int_equal(fx.an.n_collisions, 1);
+	assert_string_equal(fx.an.paths[fx.an.collisions[0].path].name, "up3");
+	assert_string_equal(fx.an.paths[fx.an.collisions[0].idle_path].name, "up4");
+	assert_non_null(strstr(find_alert(ALERT_ELEPHANT_COLLISION)->message, "(group b)"));
+}
+
+static void test_groups_balance_apart(void **state)
+{
+	const struct alert *al;
+
+	(void)state;
+	two_groups();
+	fx.ao.elephant_bps = 1e12;
+	/* a balanced at 1:1; b at 3:1; solo alone never balanced. */
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 2000);
+	add_flow("10.0.0.2", "10.0.1.2", 50001, 2, UP2, 2000);
+	add_flow("10.0.0.3", "10.0.1.3", 50002, 3, UP3, 3000);
+	add_flow("10.0.0.4", "10.0.1.4", 50003, 4, UP4, 1000);
+	add_flow("10.0.0.5", "10.0.1.5", 50004, 5, SOLO, 900000);
+	analyse(1.0);
+	assert_true(fx.an.groups[0].imbalance_bytes > 0.999 &&
+		    fx.an.groups[0].imbalance_bytes < 1.001);
+	assert_true(fx.an.groups[1].imbalance_bytes > 1.4999 &&
+		    fx.an.groups[1].imbalance_bytes < 1.5001);
+	assert_int_equal(fx.an.imbalance_group, 1);    /* the least balanced */
+	assert_null(find_alert(ALERT_PATH_IMBALANCE)); /* 1.5 is the ratio, not above */
+	fx.flows[2].c.bytes = 3100;
+	analyse(1.0);
+	al = find_alert(ALERT_PATH_IMBALANCE);
+	assert_non_null(al);
+	assert_string_equal(al->subject, "up3");
+	assert_non_null(strstr(al->message, "group b"));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -501,6 +574,8 @@ int main(void)
 	    T(test_imbalance_boundary),
 	    T(test_malformed_and_table_pressure),
 	    T(test_alerts_worst_first),
+	    T(test_groups_collide_within),
+	    T(test_groups_balance_apart),
 	};
 
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);

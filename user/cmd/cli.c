@@ -17,6 +17,7 @@ void cli_source_init(struct cli_source *cs, const char *cmd, double default_spee
 	cs->cmd = cmd;
 	live_opts_init(&cs->live);
 	pcap_opts_init(&cs->pcap);
+	sflow_opts_init(&cs->sflow);
 	cs->popts = defaults;
 	cs->default_speed = default_speed;
 }
@@ -107,6 +108,33 @@ static int add_pcap(struct pcap_opts *po, const char *arg)
 	return 0;
 }
 
+/* --- sFlow input (source/sflow.h) --- */
+
+int opt_parse_sflow(struct sflow_opts *so, int opt, const char *arg)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	switch (opt) {
+	case OPT_SFLOW:
+		if (sflow_parse_listen("--sflow", arg, &ss, &len))
+			return -EINVAL;
+		so->listen = arg;
+		return 1;
+	case OPT_SFLOW_PORT_MAP:
+		so->port_map = arg;
+		return 1;
+	case OPT_SFLOW_RCVBUF:
+		return opt_parse_u32("--sflow-rcvbuf", arg, 4096, 1U << 30, &so->rcvbuf_bytes) ?: 1;
+	case OPT_SFLOW_PORT:
+		return opt_parse_port("--sflow-port", arg, &so->capture_port) ?: 1;
+	default:
+		return 0;
+	}
+}
+
+/* --- end of sFlow input --- */
+
 int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
 {
 	struct live_opts *lo = &cs->live;
@@ -135,7 +163,8 @@ int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
 		cs->speed_given = true;
 		return opt_parse_seconds("--speed", arg, 0, 1e6, &cs->pcap.speed) ?: 1;
 	default:
-		return opt_parse_probe(&cs->popts, opt, arg);
+		return opt_parse_sflow(&cs->sflow, opt, arg)
+			   ?: opt_parse_probe(&cs->popts, opt, arg);
 	}
 }
 
@@ -155,15 +184,29 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 {
 	struct probe_opts *po;
 	struct source *src;
-	bool recording = cs->pcap.n_files > 0;
+	bool recording = cs->pcap.n_files > 0, sflow = cs->sflow.listen != NULL;
 
 	*exit_code = FP_EXIT_USAGE;
-	if (recording && cs->live_given) {
-		fp_err("%s: give interfaces (-i, --uplinks) or --pcap, not both", cs->cmd);
+	if (recording + sflow + cs->live_given > 1) {
+		fp_err("%s: give one input: interfaces (-i, --uplinks), --pcap or --sflow",
+		       cs->cmd);
 		return NULL;
 	}
-	if (!recording && !cs->live.n_ifaces && !cs->live.n_uplinks) {
-		fp_err("%s: nothing to watch: use -i IF[,IF...] or --pcap FILE", cs->cmd);
+	if (!sflow && (cs->sflow.port_map || cs->sflow.rcvbuf_bytes != SFLOW_RCVBUF_DEFAULT)) {
+		fp_err("%s: --sflow-port-map and --sflow-rcvbuf apply to --sflow only", cs->cmd);
+		return NULL;
+	}
+	if (sflow && cs->sflow.port_map) {
+		int err = sflow_check_port_map(cs->sflow.port_map);
+
+		if (err) {
+			*exit_code = err == -EINVAL ? FP_EXIT_USAGE : FP_EXIT_FAIL;
+			return NULL;
+		}
+	}
+	if (!recording && !sflow && !cs->live.n_ifaces && !cs->live.n_uplinks) {
+		fp_err("%s: nothing to watch: use -i IF[,IF...], --pcap FILE or --sflow PORT",
+		       cs->cmd);
 		return NULL;
 	}
 	if (cs->speed_given && !recording) {
@@ -172,7 +215,7 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 	}
 	if (!cs->speed_given)
 		cs->pcap.speed = cs->default_speed;
-	po = recording ? &cs->pcap.popts : &cs->live.popts;
+	po = recording ? &cs->pcap.popts : sflow ? &cs->sflow.popts : &cs->live.popts;
 	po->flow_entries = cs->popts.flow_entries;
 	po->roce_port = cs->popts.roce_port;
 	po->vxlan_port = cs->popts.vxlan_port;
@@ -182,7 +225,9 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 		po->sample_max_per_cpu = SAMPLES_MAX;
 	}
 	*exit_code = FP_EXIT_FAIL;
-	src = recording ? pcap_source_new(&cs->pcap) : live_source_new(&cs->live);
+	src = recording ? pcap_source_new(&cs->pcap)
+	      : sflow	? sflow_source_new(&cs->sflow)
+			: live_source_new(&cs->live);
 	if (!src)
 		fp_err("out of memory");
 	return src;

@@ -14,6 +14,7 @@
 #include "core/analysis.h"
 #include "source/live.h"
 #include "source/pcap.h"
+#include "source/sflow.h"
 
 /* Exit codes of every command; docs/fabprobe.8 (EXIT STATUS) lists them. */
 enum fp_exit {
@@ -40,6 +41,28 @@ enum {
 	OPT_MIRROR_PORT_DROP,
 	OPT_CMD_FIRST = 384, /* a command's own long options start here */
 };
+
+/* sFlow input (source/sflow.h): its own block of option values. */
+enum {
+	OPT_SFLOW = 320,
+	OPT_SFLOW_PORT_MAP,
+	OPT_SFLOW_RCVBUF,
+	OPT_SFLOW_PORT, /* replay: the capture's sFlow port */
+};
+#define OPT_SFLOW_LONG_OPTS                                                                        \
+	{"sflow", required_argument, NULL, OPT_SFLOW},                                             \
+	    {"sflow-port-map", required_argument, NULL, OPT_SFLOW_PORT_MAP},                       \
+	{                                                                                          \
+		"sflow-rcvbuf", required_argument, NULL, OPT_SFLOW_RCVBUF                          \
+	}
+#define OPT_SFLOW_HELP                                                                             \
+	"      --sflow [ADDR:]PORT  listen for sFlow v5 from the fabric's switches instead\n"      \
+	"                           (default address 127.0.0.1; 0.0.0.0 or [::] for all);\n"       \
+	"                           sampled headers run through the same BPF parser,\n"            \
+	"                           counts are estimates scaled by each sample's rate\n"           \
+	"      --sflow-port-map FILE  name and group switch ports: lines\n"                        \
+	"                           \"AGENT IFINDEX NAME [GROUP]\" (same GROUP: one ECMP group)\n" \
+	"      --sflow-rcvbuf BYTES the listener's socket receive buffer (default 32 MiB)\n"
 
 #define OPT_PROBE_LONG_OPTS                                                                        \
 	{"flows", required_argument, NULL, 'F'}, {"roce-port", required_argument, NULL, 'R'},      \
@@ -88,9 +111,10 @@ enum {
 	    {"hook", required_argument, NULL, 'H'}, {"xdp-mode", required_argument, NULL, 'M'},    \
 	    {"pcap", required_argument, NULL, OPT_PCAP},                                           \
 	    {"speed", required_argument, NULL, OPT_SPEED},                                         \
-	    {"mirror-port-drop", no_argument, NULL, OPT_MIRROR_PORT_DROP}, OPT_PROBE_LONG_OPTS
+	    {"mirror-port-drop", no_argument, NULL, OPT_MIRROR_PORT_DROP}, OPT_SFLOW_LONG_OPTS,    \
+	    OPT_PROBE_LONG_OPTS
 #define OPT_SOURCE_HELP                                                                            \
-	"Input: this host's interfaces (live), or a recording:\n"                                  \
+	"Input: this host's interfaces (live), a recording, or sFlow:\n"                           \
 	"  -i, --interfaces IF,...  interfaces to attach to\n"                                     \
 	"      --uplinks IF,...     the ECMP group (a host's rails, a router's spine ports);\n"    \
 	"                           flows seen on them report their \"path\"\n"                    \
@@ -104,12 +128,13 @@ enum {
 	"                           NAME=, the capture of uplink NAME (repeat for each\n"          \
 	"                           uplink of one ECMP group; merged in time order)\n"             \
 	"      --speed X            with --pcap: play at X times the recorded pace, or 0 for\n"    \
-	"                           as fast as frames run\n" OPT_PROBE_HELP
+	"                           as fast as frames run\n" OPT_SFLOW_HELP OPT_PROBE_HELP
 
 struct cli_source {
 	const char *cmd;
 	struct live_opts live;
 	struct pcap_opts pcap;
+	struct sflow_opts sflow; /* --sflow given when sflow.listen is set */
 	struct probe_opts popts; /* --flows, ports: copied into the chosen source */
 	bool live_given;	 /* an interface option was given */
 	double default_speed;
@@ -122,6 +147,9 @@ void cli_source_init(struct cli_source *cs, const char *cmd, double default_spee
 int opt_parse_probe(struct probe_opts *po, int opt, const char *arg);
 /* One of OPT_ANALYSIS_LONG_OPTS: 1 handled, 0 not ours, -EINVAL bad value. */
 int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg);
+
+/* One of OPT_SFLOW_LONG_OPTS (and replay's --sflow-port): 1 handled, 0 not ours, -EINVAL. */
+int opt_parse_sflow(struct sflow_opts *so, int opt, const char *arg);
 
 /* One of OPT_SOURCE_LONG_OPTS: 1 handled, 0 not ours, -EINVAL bad value. */
 int cli_parse_source(struct cli_source *cs, int opt, const char *arg);

@@ -22,23 +22,29 @@
 
 static void usage(FILE *out)
 {
-	fprintf(
-	    out,
-	    "Usage: fabprobe replay [OPTIONS] FILE\n"
-	    "       fabprobe replay [OPTIONS] --path NAME=FILE [--path NAME=FILE ...]\n"
-	    "\n"
-	    "Run every frame of a pcap/pcapng capture through fabprobe's BPF parser\n"
-	    "(BPF_PROG_TEST_RUN, the same XDP program a live probe attaches) and report.\n"
-	    "\n"
-	    "Options:\n"
-	    "  -j, --json             print the JSON report (docs/json.md) instead of a table\n"
-	    "  -p, --path NAME=FILE   a capture taken on uplink NAME; repeat for each uplink\n"
-	    "                         of one ECMP group (flows report \"path\": NAME)\n"
-	    "  -n, --rows N           table rows to print (default 50, 0 = all)\n" OPT_PROBE_HELP
-	    "  -h, --help             this help\n" OPT_ANALYSIS_HELP "\n"
-	    "Link types: Ethernet, Linux cooked (SLL, SLL2) and raw IP. Needs root (BPF).\n"
-	    "Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short or\n"
-	    "corrupt (the report covers the frames before the damage).\n");
+	fprintf(out,
+		"Usage: fabprobe replay [OPTIONS] FILE\n"
+		"       fabprobe replay [OPTIONS] --path NAME=FILE [--path NAME=FILE ...]\n"
+		"       fabprobe replay [OPTIONS] --sflow FILE\n"
+		"\n"
+		"Run every frame of a pcap/pcapng capture through fabprobe's BPF parser\n"
+		"(BPF_PROG_TEST_RUN, the same XDP program a live probe attaches) and report.\n"
+		"\n"
+		"Options:\n"
+		"  -j, --json             print the JSON report (docs/json.md) instead of a table\n"
+		"  -p, --path NAME=FILE   a capture taken on uplink NAME; repeat for each uplink\n"
+		"                         of one ECMP group (flows report \"path\": NAME)\n"
+		"  -n, --rows N           table rows to print (default 50, 0 = all)\n"
+		"      --sflow            FILE is a capture of sFlow v5 datagrams sent to a\n"
+		"                         collector: their sampled headers run through the\n"
+		"                         parser, counts are estimates (docs/sflow.md)\n"
+		"      --sflow-port N     the datagrams' UDP destination port (default 6343)\n"
+		"      --sflow-port-map FILE  name and group switch ports: lines\n"
+		"                         \"AGENT IFINDEX NAME [GROUP]\"\n" OPT_PROBE_HELP
+		"  -h, --help             this help\n" OPT_ANALYSIS_HELP "\n"
+		"Link types: Ethernet, Linux cooked (SLL, SLL2) and raw IP. Needs root (BPF).\n"
+		"Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short or\n"
+		"corrupt (the report covers the frames before the damage).\n");
 }
 
 /* On a terminal, how far the read has come. */
@@ -60,16 +66,20 @@ int cmd_replay(int argc, char **argv)
 	    {"path", required_argument, NULL, 'p'},
 	    {"rows", required_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"sflow", no_argument, NULL, OPT_SFLOW},
+	    {"sflow-port", required_argument, NULL, OPT_SFLOW_PORT},
+	    {"sflow-port-map", required_argument, NULL, OPT_SFLOW_PORT_MAP},
 	    OPT_PROBE_LONG_OPTS,
 	    OPT_ANALYSIS_LONG_OPTS,
 	    {},
 	};
 	struct pcap_opts po;
+	struct sflow_opts so;
 	struct analysis_opts aopts;
 	struct session ss;
 	struct source *src;
 	struct report r;
-	bool json = false, tty = isatty(STDERR_FILENO);
+	bool json = false, sflow = false, sflow_opts = false, tty = isatty(STDERR_FILENO);
 	int n_paths = 0, opt, err, rc, code;
 	size_t max_flows = 50;
 	const char *file;
@@ -77,6 +87,7 @@ int cmd_replay(int argc, char **argv)
 
 	pcap_opts_init(&po);
 	po.speed = 0;
+	sflow_opts_init(&so);
 	analysis_opts_default(&aopts);
 	optind = 1;
 	opterr = 0;
@@ -104,6 +115,15 @@ int cmd_replay(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return FP_EXIT_OK;
+		case OPT_SFLOW:
+			sflow = true;
+			break;
+		case OPT_SFLOW_PORT:
+		case OPT_SFLOW_PORT_MAP:
+			if (opt_parse_sflow(&so, opt, optarg) < 0)
+				return FP_EXIT_USAGE;
+			sflow_opts = true;
+			break;
 		default:
 			err = opt_parse_probe(&po.popts, opt, optarg);
 			if (!err)
@@ -130,7 +150,26 @@ int cmd_replay(int argc, char **argv)
 		fp_err("replay: no capture given; see 'fabprobe replay --help'");
 		return FP_EXIT_USAGE;
 	}
-	src = pcap_source_new(&po);
+	if (sflow_opts && !sflow) {
+		fp_err("replay: --sflow-port and --sflow-port-map need --sflow");
+		return FP_EXIT_USAGE;
+	}
+	if (sflow && n_paths) {
+		fp_err("replay: --sflow reads one FILE; --path is for captures of RoCE itself");
+		return FP_EXIT_USAGE;
+	}
+	if (sflow && so.port_map) {
+		err = sflow_check_port_map(so.port_map);
+		if (err)
+			return err == -EINVAL ? FP_EXIT_USAGE : FP_EXIT_FAIL;
+	}
+	if (sflow) {
+		so.capture = po.files[0].path;
+		so.popts.flow_entries = po.popts.flow_entries;
+		so.popts.roce_port = po.popts.roce_port;
+		so.popts.vxlan_port = po.popts.vxlan_port;
+	}
+	src = sflow ? sflow_source_new(&so) : pcap_source_new(&po);
 	if (!src) {
 		fp_err("replay: out of memory");
 		return FP_EXIT_FAIL;

@@ -25,9 +25,11 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: fabprobe top -i IF[,IF...] [--uplinks IF,...] [OPTIONS]\n"
 		"       fabprobe top --pcap FILE [--speed X] [OPTIONS]\n"
+		"       fabprobe top --sflow [ADDR:]PORT [--sflow-port-map FILE] [OPTIONS]\n"
 		"\n"
 		"RoCE flows, paths and alerts, refreshed every interval: live on this host's\n"
-		"interfaces, or played back from a capture.\n"
+		"interfaces, played back from a capture, or estimated from the sFlow of the\n"
+		"fabric's switches (docs/sflow.md).\n"
 		"\n"
 		"Options:\n"
 		"  -r, --interval SECONDS  refresh interval (default 1)\n"

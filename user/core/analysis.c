@@ -148,21 +148,42 @@ static int path_of(const struct analysis *a, __u32 ifindex)
 	return -1;
 }
 
-/* The source's uplinks are the paths, with the speeds it knows. */
+static int group_of(struct analysis *a, const char *name)
+{
+	for (int g = 0; g < a->n_groups; g++)
+		if (!strcmp(a->groups[g].name, name))
+			return g;
+	memset(&a->groups[a->n_groups], 0, sizeof(a->groups[0]));
+	snprintf(a->groups[a->n_groups].name, FP_NAME_LEN, "%s", name);
+	return a->n_groups++;
+}
+
+/*
+ * The source's uplinks are the paths, with the speeds it knows, each in
+ * its ECMP group. Grouped paths first, so a cap of AN_MAX_PATHS never
+ * costs a group a member for a path in no group.
+ */
 static void init_paths(struct analysis *a, const struct source_desc *d)
 {
 	a->n_paths = 0;
-	for (int i = 0; i < d->n_points && a->n_paths < AN_MAX_PATHS; i++) {
-		const struct obs_point *pt = &d->points[i];
-		struct path_view *p = &a->paths[a->n_paths];
+	a->n_groups = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < d->n_points && a->n_paths < AN_MAX_PATHS; i++) {
+			const struct obs_point *pt = &d->points[i];
+			struct path_view *p = &a->paths[a->n_paths];
 
-		if (!pt->uplink)
-			continue;
-		memset(p, 0, sizeof(*p));
-		snprintf(p->name, sizeof(p->name), "%s", pt->name);
-		p->ifindex = pt->id;
-		p->speed_bps = pt->speed_bps;
-		a->n_paths++;
+			if (!pt->uplink || pt->solo != (pass == 1))
+				continue;
+			memset(p, 0, sizeof(*p));
+			snprintf(p->name, sizeof(p->name), "%s", pt->name);
+			p->ifindex = pt->id;
+			p->speed_bps = pt->speed_bps;
+			p->counters = pt->counters;
+			p->group = pt->solo ? -1 : group_of(a, pt->group);
+			if (p->group >= 0)
+				a->groups[p->group].n_paths++;
+			a->n_paths++;
+		}
 	}
 }
 
@@ -199,6 +220,9 @@ static void add_mirror_paths(struct analysis *a, const struct snapshot *s,
 		p->ifindex = id;
 		p->rep = i;
 		mirror_session_name(p->name, sizeof(p->name), k, names, shared);
+		/* The sessions are one group, as --uplinks are. */
+		p->group = group_of(a, "");
+		a->groups[p->group].n_paths++;
 	}
 }
 
@@ -307,10 +331,37 @@ static void mark_elephants(struct analysis *a, const struct analysis_opts *o)
 	}
 }
 
+/* Balance of one group: max/mean of what the interval carried (bps), and of flows. */
+static void balance(struct analysis *a, int g)
+{
+	struct path_group *grp = &a->groups[g];
+	double mean_bytes = 0, mean_flows = 0, max_bytes = 0, max_flows = 0;
+	int busiest = -1;
+
+	grp->imbalance_bytes = grp->imbalance_flows = 0;
+	for (int i = 0; i < a->n_paths; i++) {
+		const struct path_view *p = &a->paths[i];
+
+		if (p->group != g)
+			continue;
+		mean_bytes += p->bps / grp->n_paths;
+		mean_flows += (double)p->flows / grp->n_paths;
+		if (busiest < 0 || p->bps > a->paths[busiest].bps)
+			busiest = i;
+		if (p->bps > max_bytes)
+			max_bytes = p->bps;
+		if (p->flows > max_flows)
+			max_flows = p->flows;
+	}
+	grp->busiest = busiest;
+	if (grp->n_paths < 2)
+		return;
+	grp->imbalance_bytes = mean_bytes > 0 ? max_bytes / mean_bytes : 0;
+	grp->imbalance_flows = mean_flows > 0 ? max_flows / mean_flows : 0;
+}
+
 static void sum_paths(struct analysis *a)
 {
-	double mean_bytes = 0, mean_flows = 0, max_bytes = 0, max_flows = 0;
-
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct flow_view *v = &a->flows[i];
 		struct path_view *p;
@@ -325,19 +376,16 @@ static void sum_paths(struct analysis *a)
 		p->bps += v->bps;
 	}
 	a->imbalance_bytes = a->imbalance_flows = 0;
-	if (a->n_paths < 2)
-		return;
-	/* Balance of what the interval carried (bps), and of flows. */
-	for (int i = 0; i < a->n_paths; i++) {
-		mean_bytes += a->paths[i].bps / a->n_paths;
-		mean_flows += (double)a->paths[i].flows / a->n_paths;
-		if (a->paths[i].bps > max_bytes)
-			max_bytes = a->paths[i].bps;
-		if (a->paths[i].flows > max_flows)
-			max_flows = a->paths[i].flows;
+	a->imbalance_group = -1;
+	for (int g = 0; g < a->n_groups; g++) {
+		balance(a, g);
+		if (a->groups[g].n_paths >= 2 &&
+		    (a->imbalance_group < 0 || a->groups[g].imbalance_bytes > a->imbalance_bytes)) {
+			a->imbalance_group = g;
+			a->imbalance_bytes = a->groups[g].imbalance_bytes;
+			a->imbalance_flows = a->groups[g].imbalance_flows;
+		}
 	}
-	a->imbalance_bytes = mean_bytes > 0 ? max_bytes / mean_bytes : 0;
-	a->imbalance_flows = mean_flows > 0 ? max_flows / mean_flows : 0;
 }
 
 /* The hosts (and VNI) of a flow, and with the source port: the keys of the joins below. */
@@ -482,9 +530,10 @@ static int add_collision(struct analysis *a, const struct collision *c)
 }
 
 /*
- * Two or more elephants share one uplink while another uplink could take
- * one of them: within its speed, or (speed unknown) without becoming as
- * loaded as the shared uplink is now.
+ * Two or more elephants share one uplink while another uplink of the same
+ * ECMP group could take one of them: within its speed, or (speed unknown)
+ * without becoming as loaded as the shared uplink is now. A path in no
+ * group has no alternative, so no collision.
  */
 static int find_collisions(struct analysis *a)
 {
@@ -494,7 +543,7 @@ static int find_collisions(struct analysis *a)
 		double smallest = INFINITY;
 		int err;
 
-		if (loaded->elephants < 2)
+		if (loaded->elephants < 2 || loaded->group < 0)
 			continue;
 		for (size_t i = 0; i < a->n_flows; i++) {
 			const struct flow_view *v = &a->flows[i];
@@ -513,7 +562,8 @@ static int find_collisions(struct analysis *a)
 			bool room = idle->speed_bps > 0 ? idle->bps + smallest <= idle->speed_bps
 							: idle->bps + smallest < loaded->bps;
 
-			if (q == p || idle->elephants >= loaded->elephants - 1 || !room)
+			if (q == p || idle->group != loaded->group ||
+			    idle->elephants >= loaded->elephants - 1 || !room)
 				continue;
 			if (c.idle_path < 0 || idle->bps < a->paths[c.idle_path].bps)
 				c.idle_path = q;

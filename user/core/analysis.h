@@ -117,9 +117,22 @@ struct path_view {
 	double bps;
 	int predicted_elephants;
 	size_t rep; /* a mirror session's first flow in the snapshot (for its name) */
+	int group;			      /* index into analysis.groups; -1: in no group */
+	const struct port_counters *counters; /* the port's own counters (sFlow), or NULL */
 };
 
-/* An elephant collision, observed on one uplink while another has room. */
+/*
+ * An ECMP group: paths balanced against each other, where elephants
+ * collide. Live --uplinks and replay --path make one, unnamed ("").
+ */
+struct path_group {
+	char name[FP_NAME_LEN];
+	int n_paths;
+	int busiest;				 /* index into analysis.paths */
+	double imbalance_bytes, imbalance_flows; /* max/mean; 0 below two paths */
+};
+
+/* An elephant collision, observed on one uplink while another of its group has room. */
 struct collision {
 	int path, idle_path;
 	int flows[AN_ALERT_FLOWS]; /* indices into analysis.flows */
@@ -155,8 +168,12 @@ struct analysis {
 	size_t n_flows, cap_flows;
 	struct path_view paths[AN_MAX_PATHS];
 	int n_paths;
-	double imbalance_bytes, imbalance_flows; /* max/mean over the group */
-	double elephant_bps;			 /* the threshold used */
+	struct path_group groups[AN_MAX_PATHS];
+	int n_groups;
+	/* Of the least balanced group of two paths or more (imbalance_group, -1: none). */
+	double imbalance_bytes, imbalance_flows; /* max/mean */
+	int imbalance_group;
+	double elephant_bps; /* the threshold used */
 	double group_peak_bps;
 	double interval_s;
 	bool whole_run; /* no previous refresh: interval_s is the whole run so far */

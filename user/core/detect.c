@@ -81,9 +81,20 @@ __u16 hash_nearest_sport(const struct hash_config *c, const struct flow_key *k, 
 	return 0;
 }
 
+/* "" for the one unnamed group, else " (group NAME)": messages name the group when there are names.
+ */
+static const char *group_label(char *buf, size_t len, const struct analysis *a, int g)
+{
+	if (g < 0 || !a->groups[g].name[0])
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, " (group %s)", a->groups[g].name);
+	return buf;
+}
+
 static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 {
-	char rate[32], idle_rate[32], name[96];
+	char rate[32], idle_rate[32], name[96], grp[FP_NAME_LEN + 16];
 
 	for (size_t i = 0; i < a->n_collisions; i++) {
 		const struct collision *c = &a->collisions[i];
@@ -103,10 +114,10 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 
 			snprintf(al->subject, sizeof(al->subject), "%s", p->name);
 			say(al->message,
-			    "%d elephant flows share uplink %s while %s has room: ECMP put them on "
-			    "one "
-			    "path",
-			    c->n_flows, p->name, idle->name);
+			    "%d elephant flows share uplink %s%s while %s has room: ECMP put them "
+			    "on one path",
+			    c->n_flows, p->name, group_label(grp, sizeof(grp), a, p->group),
+			    idle->name);
 			say(al->evidence,
 			    "%s carries %s with %llu elephants; %s carries %s (over %s)", p->name,
 			    fmt_si(rate, sizeof(rate), p->bps, "b/s"),
@@ -367,33 +378,45 @@ static int entropy_alerts(struct analysis *a)
 	return 0;
 }
 
+/* Each ECMP group of two paths or more is balanced on its own. */
+static int imbalance_alerts(struct analysis *a, const struct analysis_opts *o)
+{
+	char rate[32], mean[32];
+
+	for (int g = 0; g < a->n_groups; g++) {
+		const struct path_group *pg = &a->groups[g];
+		const struct path_view *busiest;
+		struct alert *al;
+
+		if (pg->n_paths < 2 || pg->imbalance_bytes <= o->imbalance_ratio)
+			continue;
+		busiest = &a->paths[pg->busiest];
+		al = alert_new(a, ALERT_PATH_IMBALANCE, SEV_WARNING, pg->busiest);
+		if (!al)
+			return -ENOMEM;
+		snprintf(al->subject, sizeof(al->subject), "%s", busiest->name);
+		say(al->message,
+		    "uplink %s carries %.1fx the group's mean load: the ECMP group%s%s is "
+		    "out of balance",
+		    busiest->name, pg->imbalance_bytes, pg->name[0] ? " " : "", pg->name);
+		say(al->evidence, "%s at %s, group mean %s over %s; flows max/mean %.2f",
+		    busiest->name, fmt_si(rate, sizeof(rate), busiest->bps, "b/s"),
+		    fmt_si(mean, sizeof(mean), busiest->bps / pg->imbalance_bytes, "b/s"),
+		    window(a), pg->imbalance_flows);
+	}
+	return 0;
+}
+
 static int group_alerts(struct analysis *a, const struct snapshot *s, const struct analysis_opts *o)
 {
 	__u64 malformed = a->totals_delta[FP_CNT_MALFORMED];
 	__u64 failed = a->totals_delta[FP_CNT_FLOW_INSERT_FAIL];
-	char rate[32], mean[32], frames[48];
+	char frames[48];
 	struct alert *al;
-	int busiest = 0;
+	int err = imbalance_alerts(a, o);
 
-	for (int p = 1; p < a->n_paths; p++)
-		if (a->paths[p].bps > a->paths[busiest].bps)
-			busiest = p;
-	if (a->n_paths >= 2 && a->imbalance_bytes > o->imbalance_ratio) {
-		double mean_bps = a->paths[busiest].bps / a->imbalance_bytes;
-
-		al = alert_new(a, ALERT_PATH_IMBALANCE, SEV_WARNING, busiest);
-		if (!al)
-			return -ENOMEM;
-		snprintf(al->subject, sizeof(al->subject), "%s", a->paths[busiest].name);
-		say(al->message,
-		    "uplink %s carries %.1fx the group's mean load: the ECMP group is "
-		    "out of balance",
-		    a->paths[busiest].name, a->imbalance_bytes);
-		say(al->evidence, "%s at %s, group mean %s over %s; flows max/mean %.2f",
-		    a->paths[busiest].name,
-		    fmt_si(rate, sizeof(rate), a->paths[busiest].bps, "b/s"),
-		    fmt_si(mean, sizeof(mean), mean_bps, "b/s"), window(a), a->imbalance_flows);
-	}
+	if (err)
+		return err;
 	if (malformed) {
 		al = alert_new(a, ALERT_MALFORMED, SEV_WARNING, -1);
 		if (!al)

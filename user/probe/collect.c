@@ -94,6 +94,8 @@ static int add_flows(struct snapshot *s, const struct flow_key *keys, const char
 		struct flow_record *r = &s->flows[s->n_flows++];
 
 		r->key = keys[i];
+		r->samples = 0;
+		r->rate = 0;
 		flow_counters_sum(&r->c, values + i * ncpus * stride, ncpus, stride);
 	}
 	return 0;

@@ -24,12 +24,25 @@ enum snap_counter {
 	SNAP_CNT_FLOW_CAPACITY,	     /* the table's max_entries */
 	SNAP_CNT_EVICTIONS,	     /* inserts minus flows present, never going back */
 	SNAP_CNT_SKIPPED,	     /* frames of a recording the kernel would not run */
+	/* sFlow source (source/sflow.c) */
+	SNAP_CNT_SFLOW_DATAGRAMS,    /* datagrams decoded */
+	SNAP_CNT_SFLOW_SAMPLES,	     /* samples in them, every kind */
+	SNAP_CNT_SFLOW_LOST,	     /* datagrams missing from agents' sequence numbers */
+	SNAP_CNT_SFLOW_MALFORMED,    /* datagrams rejected by the decoder */
+	SNAP_CNT_SFLOW_SOCKET_DROPS, /* datagrams the kernel dropped at the socket */
 	SNAP_CNT_MAX,
 };
 
 struct flow_record {
 	struct flow_key key;
 	struct flow_counters c; /* summed over CPUs */
+	/*
+	 * Sampled input (sFlow): c holds estimates (each sample times its
+	 * sampling rate); samples is how many packets were really seen, rate
+	 * the sampling rate (the mean when it changed). 0: every packet seen.
+	 */
+	__u64 samples;
+	__u32 rate;
 };
 
 struct snapshot {

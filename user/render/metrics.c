@@ -434,6 +434,44 @@ static void render_classes(struct mw *w, const struct metrics_view *v)
 	}
 }
 
+/*
+ * sFlow: a switch port's own counters beside the estimates, one sample
+ * per path (bounded like the paths), families only when some port has them.
+ */
+static void render_ports(struct mw *w, const struct analysis *a)
+{
+	static const struct {
+		const char *name, *help;
+	} fams[] = {
+	    {"fabprobe_port_out_bytes_per_second",
+	     "Port's transmit rate from its own octet counters"},
+	    {"fabprobe_port_out_discards_per_second", "Port's transmit discards per second"},
+	    {"fabprobe_port_out_errors_per_second", "Port's transmit errors per second"},
+	    {"fabprobe_port_oper_up", "Port's operational status from its counters (1 up, 0 down)"},
+	};
+	struct label l[2];
+	bool any = false;
+
+	for (int i = 0; i < a->n_paths; i++)
+		any |= a->paths[i].counters != NULL;
+	for (size_t f = 0; any && f < sizeof(fams) / sizeof(fams[0]); f++) {
+		family(w, fams[f].name, MT_GAUGE, fams[f].help);
+		for (int i = 0; i < a->n_paths; i++) {
+			const struct port_counters *pc = a->paths[i].counters;
+			double v[] = {pc ? pc->out_bps / 8 : 0, pc ? pc->out_discards_per_s : 0,
+				      pc ? pc->out_errors_per_s : 0, pc ? (pc->status & 2) / 2 : 0};
+
+			if (!pc || (f < 3 && !pc->have_rate))
+				continue;
+			l[0] = (struct label){"interface", a->paths[i].name};
+			l[1] = (struct label){"group", a->paths[i].group >= 0
+							   ? a->groups[a->paths[i].group].name
+							   : ""};
+			sample_double(w, l, 2, v[f]);
+		}
+	}
+}
+
 static void render_paths(struct mw *w, const struct metrics_view *v)
 {
 	const struct analysis *a = v->an;
@@ -469,6 +507,7 @@ static void render_paths(struct mw *w, const struct metrics_view *v)
 		   "Packets of the flows on the uplink now in the flow table (falls on eviction)",
 		   packets, false);
 #undef PATH_GAUGE
+	render_ports(w, a);
 
 	family(w, "fabprobe_uplink_imbalance_ratio", MT_GAUGE,
 	       "Busiest uplink over the group's mean, by rate or by flow count (0: fewer than "

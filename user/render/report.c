@@ -90,14 +90,33 @@ static void json_mirror(struct json *j, const struct flow_key *k)
 }
 
 /* A flow counter, or null where the input cannot know it (sampled flows). */
-static void json_flow_counter(struct json *j, const struct report *r, const struct flow_counters *c,
+static void json_flow_counter(struct json *j, const struct report *r, const struct flow_record *f,
 			      enum flow_cnt i)
 {
 	json_key(j, flow_defs[i].json);
-	if ((flow_defs[i].flags & FF_EVERY_PACKET) && !r->src->every_packet)
+	if ((flow_defs[i].flags & FF_EVERY_PACKET) && (!r->src->every_packet || f->samples))
 		json_null(j);
 	else
-		json_u64(j, flow_counter(c, i));
+		json_u64(j, flow_counter(&f->c, i));
+}
+
+/* What a sampled flow's estimates rest on; null for a flow whose every packet was seen. */
+static void json_sampled(struct json *j, const struct flow_record *r, const struct obs_point *pt)
+{
+	json_key(j, "sampled");
+	if (!r->samples) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_kv_u64(j, "samples", r->samples);
+	json_kv_u64(j, "rate", r->rate);
+	json_key(j, "point");
+	if (pt)
+		json_str(j, pt->name);
+	else
+		json_null(j);
+	json_obj_end(j);
 }
 
 static void json_flow(struct json *j, const struct report *rep, const struct flow_record *r,
@@ -128,8 +147,9 @@ static void json_flow(struct json *j, const struct report *rep, const struct flo
 		json_null(j);
 	}
 	json_kv_u64(j, "dest_qp", k->dest_qp);
-	json_flow_counter(j, rep, c, FC_PACKETS);
-	json_flow_counter(j, rep, c, FC_BYTES);
+	json_flow_counter(j, rep, r, FC_PACKETS);
+	json_flow_counter(j, rep, r, FC_BYTES);
+	json_sampled(j, r, pt);
 	json_ecn(j, "ecn", c->ecn);
 	if (vxlan) {
 		json_ecn(j, "inner_ecn", c->inner_ecn);
@@ -155,7 +175,7 @@ static void json_flow(struct json *j, const struct report *rep, const struct flo
 	else
 		json_null(j);
 	for (size_t i = 0; i < sizeof(tail) / sizeof(tail[0]); i++)
-		json_flow_counter(j, rep, c, tail[i]);
+		json_flow_counter(j, rep, r, tail[i]);
 	json_key(j, "opcodes");
 	json_arr_begin(j);
 	for (int op = 0; op < 256; op++)
@@ -215,6 +235,67 @@ static void json_path_name(struct json *j, const char *key, const struct analysi
 		json_null(j);
 }
 
+/* A group's name; null for the one unnamed group and for a path in none. */
+static void json_group_name(struct json *j, const char *key, const struct analysis *a, int g)
+{
+	json_key(j, key);
+	if (g >= 0 && a->groups[g].name[0])
+		json_str(j, a->groups[g].name);
+	else
+		json_null(j);
+}
+
+static void json_imbalance(struct json *j, double bytes, double flows, bool known)
+{
+	/* Balance needs two paths at least: null, not a misleading 0. */
+	json_key(j, "imbalance");
+	if (known) {
+		json_obj_begin(j);
+		json_kv_double(j, "bytes", bytes, 3);
+		json_kv_double(j, "flows", flows, 3);
+		json_obj_end(j);
+	} else {
+		json_null(j);
+	}
+}
+
+/* The port's own counters (sFlow counter samples), or null. */
+static void json_port_counters(struct json *j, const struct port_counters *pc)
+{
+	json_key(j, "port_counters");
+	if (!pc) {
+		json_null(j);
+		return;
+	}
+	json_obj_begin(j);
+	json_kv_u64(j, "counter_samples", pc->counter_samples);
+	json_kv_u64(j, "speed_bps", pc->speed_bps);
+	json_kv_bool(j, "oper_up", pc->status & 2);
+	json_kv_bool(j, "admin_up", pc->status & 1);
+	json_key(j, "out_bps");
+	if (pc->have_rate)
+		json_double(j, pc->out_bps, 0);
+	else
+		json_null(j);
+	json_key(j, "in_bps");
+	if (pc->have_rate)
+		json_double(j, pc->in_bps, 0);
+	else
+		json_null(j);
+	json_kv_u64(j, "out_octets", pc->out_octets);
+	json_kv_u64(j, "in_octets", pc->in_octets);
+	json_key(j, "out_discards_per_s");
+	if (pc->have_rate)
+		json_double(j, pc->out_discards_per_s, 1);
+	else
+		json_null(j);
+	json_kv_u64(j, "out_discards", pc->out_discards);
+	json_kv_u64(j, "in_discards", pc->in_discards);
+	json_kv_u64(j, "out_errors", pc->out_errors);
+	json_kv_u64(j, "in_errors", pc->in_errors);
+	json_obj_end(j);
+}
+
 static void json_paths(struct json *j, const struct analysis *a)
 {
 	json_key(j, "paths");
@@ -224,6 +305,7 @@ static void json_paths(struct json *j, const struct analysis *a)
 
 		json_obj_begin(j);
 		json_kv_str(j, "name", p->name);
+		json_group_name(j, "group", a, p->group);
 		json_kv_u64(j, "flows", p->flows);
 		json_kv_u64(j, "elephants", p->elephants);
 		json_kv_u64(j, "packets", p->packets);
@@ -231,19 +313,29 @@ static void json_paths(struct json *j, const struct analysis *a)
 		json_kv_double(j, "bps", p->bps, 0);
 		json_kv_double(j, "speed_bps", p->speed_bps, 0);
 		json_kv_u64(j, "predicted_elephants", p->predicted_elephants);
+		json_port_counters(j, p->counters);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	/* Balance needs two paths at least: null, not a misleading 0. */
-	json_key(j, "imbalance");
-	if (a->n_paths >= 2) {
+	json_key(j, "groups");
+	json_arr_begin(j);
+	for (int g = 0; g < a->n_groups; g++) {
+		const struct path_group *pg = &a->groups[g];
+
 		json_obj_begin(j);
-		json_kv_double(j, "bytes", a->imbalance_bytes, 3);
-		json_kv_double(j, "flows", a->imbalance_flows, 3);
+		json_group_name(j, "name", a, g);
+		json_key(j, "paths");
+		json_arr_begin(j);
+		for (int i = 0; i < a->n_paths; i++)
+			if (a->paths[i].group == g)
+				json_str(j, a->paths[i].name);
+		json_arr_end(j);
+		json_imbalance(j, pg->imbalance_bytes, pg->imbalance_flows, pg->n_paths >= 2);
 		json_obj_end(j);
-	} else {
-		json_null(j);
 	}
+	json_arr_end(j);
+	/* The least balanced group's. */
+	json_imbalance(j, a->imbalance_bytes, a->imbalance_flows, a->imbalance_group >= 0);
 	json_kv_double(j, "elephant_bps", a->elephant_bps, 0);
 	json_kv_double(j, "interval_s", a->interval_s, 3);
 }
@@ -282,6 +374,7 @@ static void json_collisions(struct json *j, const struct analysis *a)
 		} else {
 			json_path_name(j, "path", a, c->path);
 			json_path_name(j, "idle_path", a, c->idle_path);
+			json_group_name(j, "group", a, a->paths[c->path].group);
 		}
 		json_key(j, "flows");
 		json_arr_begin(j);
@@ -402,25 +495,64 @@ static const char *flow_endpoints(char *buf, size_t len, const struct flow_key *
 
 static void text_paths(FILE *out, const struct analysis *a)
 {
-	char rate[32], bytes[32];
+	char rate[32], bytes[32], port[32];
+	bool named = false, ports = false;
 
 	if (!a->n_paths)
 		return;
-	fprintf(out, "%-16s %7s %9s %12s %10s %12s\n", "PATH", "FLOWS", "ELEPHANTS", "PACKETS",
-		"BYTES", "RATE");
+	/* Group and port columns only where a source has them: live output stays as it was. */
+	for (int i = 0; i < a->n_paths; i++) {
+		named |= a->paths[i].group >= 0 && a->groups[a->paths[i].group].name[0];
+		ports |= a->paths[i].counters != NULL;
+	}
+	fprintf(out, "%-16s ", "PATH");
+	if (named)
+		fprintf(out, "%-12s ", "GROUP");
+	fprintf(out, "%7s %9s %12s %10s %12s", "FLOWS", "ELEPHANTS", "PACKETS", "BYTES", "RATE");
+	if (ports)
+		fprintf(out, " %12s %9s %4s", "PORT OUT", "DISCARDS", "OPER");
+	fputc('\n', out);
 	for (int i = 0; i < a->n_paths; i++) {
 		const struct path_view *p = &a->paths[i];
+		const struct port_counters *pc = p->counters;
 
-		fprintf(out, "%-16s %7llu %9llu %12llu %10s %12s\n", p->name,
-			(unsigned long long)p->flows, (unsigned long long)p->elephants,
-			(unsigned long long)p->packets, fmt_si(bytes, sizeof(bytes), p->bytes, "B"),
+		fprintf(out, "%-16s ", p->name);
+		if (named)
+			fprintf(out, "%-12s ", p->group >= 0 ? a->groups[p->group].name : "-");
+		fprintf(out, "%7llu %9llu %12llu %10s %12s", (unsigned long long)p->flows,
+			(unsigned long long)p->elephants, (unsigned long long)p->packets,
+			fmt_si(bytes, sizeof(bytes), p->bytes, "B"),
 			fmt_si(rate, sizeof(rate), p->bps, "b/s"));
+		if (ports && pc)
+			fprintf(
+			    out, " %12s %9llu %4s",
+			    pc->have_rate ? fmt_si(port, sizeof(port), pc->out_bps, "b/s") : "?",
+			    (unsigned long long)pc->out_discards, pc->status & 2 ? "up" : "down");
+		else if (ports)
+			fprintf(out, " %12s %9s %4s", "-", "-", "-");
+		fputc('\n', out);
 	}
-	if (a->n_paths >= 2)
+	if (named || a->n_groups > 1) {
+		for (int g = 0; g < a->n_groups; g++) {
+			const struct path_group *pg = &a->groups[g];
+
+			if (pg->n_paths >= 2)
+				fprintf(out,
+					"group %s imbalance (max/mean): load %.2f, flows %.2f\n",
+					pg->name[0] ? pg->name : "-", pg->imbalance_bytes,
+					pg->imbalance_flows);
+			else
+				fprintf(out, "group %s imbalance: n/a (one path)\n",
+					pg->name[0] ? pg->name : "-");
+		}
+		fputc('\n', out);
+	} else if (a->imbalance_group >= 0) {
 		fprintf(out, "imbalance (max/mean): load %.2f, flows %.2f\n\n", a->imbalance_bytes,
 			a->imbalance_flows);
-	else
-		fprintf(out, "imbalance: n/a (one path; balance needs two or more)\n\n");
+	} else {
+		fprintf(out, "imbalance: n/a (%s; balance needs two or more)\n\n",
+			a->n_groups ? "one path" : "no ECMP group");
+	}
 }
 
 static void text_alerts(FILE *out, const struct analysis *a)
@@ -457,6 +589,10 @@ void report_text(FILE *out, const struct report *rep)
 	}
 	if (rep->max_flows && rep->max_flows < n)
 		n = rep->max_flows;
+	if (s->n_flows && s->flows[0].samples)
+		fprintf(out,
+			"(sampled: PACKETS, BYTES, CE, CNP, ACK and NAK are estimates; RTX and "
+			"GAPS need every packet)\n");
 	fprintf(out, "%-40s %6s %7s %-8s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n",
 		"FLOW (src:sport > dst)", "VNI", "QP", "PATH", "RATE", "PACKETS", "BYTES", "CE",
 		"CNP", "ACK", "NAK", "RTX", "GAPS", "LAST OPCODE");
@@ -465,7 +601,7 @@ void report_text(FILE *out, const struct report *rep)
 		const struct flow_view *v = a && i < a->n_flows ? &a->flows[i] : NULL;
 		const struct obs_point *pt = source_point(rep->src, r->key.ifindex);
 		const struct flow_counters *c = &r->c;
-		char rate[32];
+		char rate[32], rtx[24], gaps[24];
 
 		if (r->key.flags & FP_FLOW_VXLAN)
 			snprintf(vni, sizeof(vni), "%u", r->key.vni);
@@ -474,17 +610,21 @@ void report_text(FILE *out, const struct report *rep)
 		snprintf(rate, sizeof(rate), "-");
 		if (v)
 			fmt_si(rate, sizeof(rate), v->bps, "b/s");
-		fprintf(
-		    out,
-		    "%-40s %6s %7u %-8s %9s %9llu %10s %6llu %6llu %6llu %6llu %6llu %6llu  %s%s\n",
-		    flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp,
-		    pt && pt->uplink ? pt->name : "-", rate, (unsigned long long)c->packets,
-		    fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
-		    (unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
-		    (unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks),
-		    (unsigned long long)c->retransmits, (unsigned long long)c->psn_gaps,
-		    fmt_opcode(op, sizeof(op), c->last_opcode),
-		    v && v->elephant ? " [elephant]" : "");
+		snprintf(rtx, sizeof(rtx), "%llu", (unsigned long long)c->retransmits);
+		snprintf(gaps, sizeof(gaps), "%llu", (unsigned long long)c->psn_gaps);
+		if (r->samples || !rep->src->every_packet) {
+			snprintf(rtx, sizeof(rtx), "-");
+			snprintf(gaps, sizeof(gaps), "-");
+		}
+		fprintf(out,
+			"%-40s %6s %7u %-8s %9s %9llu %10s %6llu %6llu %6llu %6llu %6s %6s  %s%s\n",
+			flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp,
+			pt && pt->uplink ? pt->name : "-", rate, (unsigned long long)c->packets,
+			fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
+			(unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
+			(unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks),
+			rtx, gaps, fmt_opcode(op, sizeof(op), c->last_opcode),
+			v && v->elephant ? " [elephant]" : "");
 	}
 	if (n < s->n_flows)
 		fprintf(out, "... %zu more flows (--json shows all)\n", s->n_flows - n);

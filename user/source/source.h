@@ -23,16 +23,41 @@ struct snapshot;
 struct source;
 
 /*
- * Where flows are observed: an interface, one capture of an uplink, and
- * later a mirror session or a switch port. Flows carry the point's id in
- * flow_key.ifindex.
+ * A switch port's own counters (sFlow counter samples): its real load,
+ * discards and errors beside what sampled packets estimate. Rates are over
+ * the last two counter samples, by the agent's uptime.
+ */
+struct port_counters {
+	__u64 counter_samples; /* counter samples seen for the port */
+	__u64 speed_bps;       /* ifSpeed */
+	__u32 status;	       /* ifAdminStatus bit 0, ifOperStatus bit 1 */
+	__u64 in_octets, out_octets;
+	__u64 in_discards, out_discards, in_errors,
+	    out_errors; /* cumulative (32-bit on the wire) */
+	bool have_rate; /* two samples seen */
+	double in_bps, out_bps;
+	double out_discards_per_s, out_errors_per_s;
+};
+
+/*
+ * Where flows are observed: an interface, one capture of an uplink, an
+ * sFlow agent's output port. Flows carry the point's id in flow_key.ifindex.
  */
 struct obs_point {
 	__u32 id;
 	char name[FP_NAME_LEN];
-	bool uplink;	  /* one path of the ECMP group: flows on it report "path" */
+	bool uplink;	  /* a path: flows on it report "path" */
 	bool interface;	  /* an interface of this host: flows report "interface" */
 	double speed_bps; /* link speed, 0 when unknown */
+	/*
+	 * The ECMP group of a path: paths with the same group are balanced
+	 * and collide together. "" is the source's one unnamed group (live
+	 * --uplinks, replay --path); solo: a path in no group (an sFlow port
+	 * the port map does not group).
+	 */
+	char group[FP_NAME_LEN];
+	bool solo;
+	const struct port_counters *counters; /* the port's own counters, or NULL */
 };
 
 /* What a source tells the session and the front ends about itself. */

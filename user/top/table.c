@@ -25,7 +25,7 @@ void table_layout(struct column *c, int n, int width, int natural)
 	int flex = -1, others, shown;
 
 	for (int i = 0; i < n; i++) {
-		c[i].on = true;
+		c[i].on = !c[i].hidden;
 		if (!c[i].width)
 			flex = i;
 	}
@@ -130,6 +130,11 @@ int table_draw(struct ui *u, const struct view *v, struct vstate *vs, int y0, in
 	int rows = vs->n_rows, natural = 0, y = y0 + 1;
 
 	memcpy(c, v->cols, sizeof(c[0]) * v->n_cols);
+	/* A counter that needs every packet (retransmits) means nothing for sampled input. */
+	for (int i = 0; i < v->n_cols; i++)
+		if (c[i].counter_title && (flow_defs[c[i].counter].flags & FF_EVERY_PACKET) &&
+		    !u->ss->desc.every_packet)
+			c[i].hidden = true;
 	scroll_to(vs, rows, height - 1);
 	/* Identifier columns as wide as what is on screen now. */
 	if (v->fit) {

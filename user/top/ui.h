@@ -66,13 +66,14 @@ struct column {
 	const char *title;
 	bool counter_title;
 	enum flow_cnt counter;
-	int width;  /* 0: flexible, takes what the others leave */
-	int min;    /* flexible: never narrower */
-	int max;    /* never wider (0: no limit) */
-	bool right; /* numbers */
-	int drop;   /* narrow terminals hide the highest first; 0: always shown */
-	bool on;    /* set by table_layout() */
-	int x;	    /* set by table_layout() */
+	int width;   /* 0: flexible, takes what the others leave */
+	int min;     /* flexible: never narrower */
+	int max;     /* never wider (0: no limit) */
+	bool right;  /* numbers */
+	int drop;    /* narrow terminals hide the highest first; 0: always shown */
+	bool hidden; /* a view's fit() hides a column its source has nothing for */
+	bool on;     /* set by table_layout() */
+	int x;	     /* set by table_layout() */
 };
 
 /* Column initialisers: a number, a flow counter's title with a suffix ("/s"). */

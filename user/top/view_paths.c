@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * view_paths.c - Paths: the ECMP group's uplinks with a load bar each,
- * then the balance, the elephants and the collisions under the table.
+ * view_paths.c - Paths: the ECMP groups' uplinks with a load bar each,
+ * beside a switch port's own counters where the source has them (sFlow),
+ * then the balance per group, the elephants and the collisions.
  */
 #include <string.h>
 
@@ -10,6 +11,7 @@
 
 enum {
 	PC_PATH,
+	PC_GROUP,
 	PC_SPEED,
 	PC_LOAD,
 	PC_UTIL,
@@ -17,11 +19,15 @@ enum {
 	PC_FLOWS,
 	PC_ELEPH,
 	PC_PRED,
+	PC_PORT,
+	PC_DISC,
+	PC_OPER,
 	PC_MAX,
 };
 
 static const struct column cols[PC_MAX] = {
-    [PC_PATH] = {.title = "PATH", .width = 4, .max = 15},
+    [PC_PATH] = {.title = "PATH", .width = 4, .max = 24},
+    [PC_GROUP] = {.title = "GROUP", .width = 5, .max = 12, .drop = 3},
     [PC_SPEED] = {.title = "SPEED", COL_NUMBER(9), .drop = 2},
     /* A bar wider than 60 cells adds no precision: the rest is margin. */
     [PC_LOAD] = {.title = "LOAD", .min = 20, .max = 60},
@@ -30,6 +36,10 @@ static const struct column cols[PC_MAX] = {
     [PC_FLOWS] = {.title = "FLOWS", COL_NUMBER(5)},
     [PC_ELEPH] = {.title = "ELEPH", COL_NUMBER(5)},
     [PC_PRED] = {.title = "PREDICTED", COL_NUMBER(9), .drop = 1},
+    /* The port's own counters (sFlow counter samples): its real load beside the estimate. */
+    [PC_PORT] = {.title = "PORT OUT", COL_NUMBER(9)},
+    [PC_DISC] = {.title = "DISC/s", COL_NUMBER(7), .drop = 2},
+    [PC_OPER] = {.title = "OPER", .width = 4, .drop = 2},
 };
 
 static int build(struct ui *u, struct vstate *vs)
@@ -69,9 +79,21 @@ static double scale(const struct ui *u, const struct path_view *p)
 
 static int fit(const struct ui *u, struct column *c, const void *row)
 {
+	const struct analysis *a = u->an;
+	bool named = false, ports = false;
+
 	(void)row;
-	for (int p = 0; p < u->an->n_paths; p++)
-		grow_width(&c[PC_PATH], strlen(u->an->paths[p].name));
+	for (int p = 0; p < a->n_paths; p++) {
+		grow_width(&c[PC_PATH], strlen(a->paths[p].name));
+		if (a->paths[p].group >= 0 && a->groups[a->paths[p].group].name[0]) {
+			named = true;
+			grow_width(&c[PC_GROUP], strlen(a->groups[a->paths[p].group].name));
+		}
+		ports |= a->paths[p].counters != NULL;
+	}
+	/* Live uplinks and captures have one unnamed group and no port counters. */
+	c[PC_GROUP].hidden = !named;
+	c[PC_PORT].hidden = c[PC_DISC].hidden = c[PC_OPER].hidden = !ports;
 	return 0;
 }
 
@@ -80,10 +102,31 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 {
 	const struct analysis_opts *o = &u->ss->aopts;
 	const struct path_view *pv = path(u, row);
+	const struct port_counters *pc = pv->counters;
 
 	switch (col) {
 	case PC_PATH:
 		fmt_trunc(buf, len, pv->name, width);
+		break;
+	case PC_GROUP:
+		fmt_trunc(buf, len, pv->group >= 0 ? u->an->groups[pv->group].name : "-", width);
+		break;
+	case PC_PORT:
+		if (pc && pc->have_rate)
+			fmt_si(buf, len, pc->out_bps, "b/s");
+		else
+			snprintf(buf, len, pc ? "?" : "-");
+		break;
+	case PC_DISC:
+		if (pc && pc->have_rate)
+			snprintf(buf, len, "%.0f", pc->out_discards_per_s);
+		else
+			snprintf(buf, len, "-");
+		*role = pc && pc->out_discards_per_s > 0 ? R_WARN : R_NORMAL;
+		break;
+	case PC_OPER:
+		snprintf(buf, len, "%s", !pc ? "-" : pc->status & 2 ? "up" : "down");
+		*role = pc && !(pc->status & 2) ? R_CRIT : R_NORMAL;
 		break;
 	case PC_SPEED:
 		if (pv->speed_bps > 0)
@@ -174,6 +217,29 @@ static int draw_collisions(struct ui *u, int y, int y_end)
 	return y;
 }
 
+/* One line of balances for several groups, the unbalanced ones marked. */
+static int draw_groups(struct ui *u, int y, int y_end)
+{
+	const struct analysis *a = u->an;
+	double ratio = u->ss->aopts.imbalance_ratio;
+	char line[LINE_MAX_BYTES];
+	bool bad = false;
+	size_t n = 0;
+
+	n += snprintf(line, sizeof(line), "imbalance (max/mean load, alert above %.2f):", ratio);
+	for (int g = 0; g < a->n_groups && n + 1 < sizeof(line); g++) {
+		const struct path_group *pg = &a->groups[g];
+
+		if (pg->n_paths < 2)
+			continue;
+		bad |= pg->imbalance_bytes > ratio;
+		n += snprintf(line + n, sizeof(line) - n, "  %s %.2f%s", pg->name,
+			      pg->imbalance_bytes, pg->imbalance_bytes > ratio ? "!" : "");
+	}
+	return y + wrap(u, y, 0, COLS, y_end - y < 2 ? y_end - y : 2,
+			ui_attr(u, bad ? R_WARN : R_NORMAL), line);
+}
+
 static void draw(struct ui *u, struct vstate *vs, int y0, int height)
 {
 	const struct analysis *a = u->an;
@@ -190,7 +256,9 @@ static void draw(struct ui *u, struct vstate *vs, int y0, int height)
 		predicted += a->paths[p].predicted_elephants;
 	}
 	y++;
-	if (y < y_end)
+	if (y < y_end && a->n_groups > 1)
+		y = draw_groups(u, y, y_end);
+	else if (y < y_end)
 		putf(u, y++, 0, ui_attr(u, bad ? R_WARN : R_NORMAL),
 		     "imbalance (max/mean): load %.2f, flows %.2f  (alert above %.2f)%s",
 		     a->imbalance_bytes, a->imbalance_flows, o->imbalance_ratio,
@@ -234,9 +302,11 @@ const struct view view_paths = {
     .n_cols = PC_MAX,
     .default_sort = -1,
     .row_size = sizeof(int),
-    .empty = "no uplinks: name the ECMP group with --uplinks IF,... to see paths",
+    .empty = "no uplinks: name the ECMP group with --uplinks IF,... to see paths (sFlow: "
+	     "ports appear as samples arrive)",
     .enter_hint = "its flows",
-    .legend = "LOAD RATE: {w}  ELEPH: elephants on it now  Enter: its flows",
+    .legend = "LOAD RATE: {w} (sFlow: estimates)  ELEPH: elephants on it now  PORT OUT: the "
+	      "port's own counters  Enter: its flows",
     .build = build,
     .fit = fit,
     .cell = cell,

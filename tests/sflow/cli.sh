@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The sFlow options on the command line: bad values and combinations are one
+# line on stderr and exit 2; a port already taken, exit 1; a good listener
+# with nothing arriving still reports (exit 0, zero datagrams).
+set -u
+FABPROBE=${FABPROBE:-build/fabprobe}
+PCAPS=${PCAPS:-../shared/pcaps}
+tmp=$(mktemp -d)
+holder=
+cleanup() {
+	[ -n "$holder" ] && kill "$holder" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0 fail=0
+
+# expect CODE NAME CMD...
+expect() {
+	local want=$1 name=$2 rc lines
+	shift 2
+	timeout 30 "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	lines=$(wc -l <"$tmp/err")
+	if [ "$rc" -eq "$want" ] && [ "$lines" -le 1 ]; then
+		pass=$((pass + 1))
+		echo "ok   $want $name"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name: exit $rc (want $want), $lines stderr lines"
+		sed 's/^/     stderr: /' "$tmp/err" | head -5
+	fi
+}
+
+for c in top capture export; do
+	out=()
+	[ "$c" = capture ] && out=(-o "$tmp/b.tar.gz")
+	# Each case must fail for its own reason: the message names it.
+	expect 2 "$c --sflow not a port" "$FABPROBE" "$c" --sflow nope "${out[@]}"
+	expect 2 "$c --sflow port 0" "$FABPROBE" "$c" --sflow 0 "${out[@]}"
+	expect 2 "$c --sflow port 65536" "$FABPROBE" "$c" --sflow 127.0.0.1:65536 "${out[@]}"
+	expect 2 "$c --sflow bad address" "$FABPROBE" "$c" --sflow 300.1.1.1:6343 "${out[@]}"
+	expect 2 "$c --sflow and -i" "$FABPROBE" "$c" --sflow 6343 -i lo "${out[@]}"
+	expect 2 "$c --sflow and --pcap" "$FABPROBE" "$c" --sflow 6343 --pcap "$PCAPS/rdma_write_bw.pcap" "${out[@]}"
+	expect 2 "$c --sflow-port-map without --sflow" "$FABPROBE" "$c" -i lo --sflow-port-map /etc/hosts "${out[@]}"
+	expect 2 "$c --sflow-rcvbuf too small" "$FABPROBE" "$c" --sflow 6343 --sflow-rcvbuf 10 "${out[@]}"
+done
+expect 2 "replay --sflow-port without --sflow" "$FABPROBE" replay --sflow-port 6343 "$PCAPS/rdma_write_bw.pcap"
+expect 2 "replay --sflow-port 0" "$FABPROBE" replay --sflow --sflow-port 0 "$PCAPS/rdma_write_bw.pcap"
+expect 2 "replay --sflow with --path" "$FABPROBE" replay --sflow --path a="$PCAPS/rdma_write_bw.pcap"
+expect 1 "replay --sflow missing port map" "$FABPROBE" replay --sflow --sflow-port-map "$tmp/none" "$PCAPS/rdma_write_bw.pcap"
+# A RoCE capture holds no sFlow: zero datagrams, exit 0.
+expect 0 "replay --sflow of a capture without sFlow" "$FABPROBE" replay --sflow "$PCAPS/rdma_write_bw.pcap"
+
+# A port someone else holds: one line, exit 1.
+python3 -c 'import socket,time; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1], flush=True); time.sleep(60)' >"$tmp/port" &
+holder=$!
+for _ in $(seq 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+expect 1 "top --sflow on a port in use" "$FABPROBE" top --sflow "127.0.0.1:$(cat "$tmp/port")" --once -r 1
+
+# Nothing arrives: one report with zero datagrams.
+expect 0 "top --sflow, nothing sent" "$FABPROBE" top --sflow 127.0.0.1:16342 --once -r 1 --json
+if python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; sys.exit(t["sflow_datagrams"] != 0 or json.load(open(sys.argv[1]))["mode"] != "live")' "$tmp/out"; then
+	pass=$((pass + 1))
+	echo "ok   top --sflow, nothing sent: zero datagrams, mode live"
+else
+	fail=$((fail + 1))
+	echo "FAIL top --sflow, nothing sent: report"
+fi
+echo "sflow-cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sflow.c - the sFlow source (sflow.h). Datagrams come from a UDP socket
+ * (recvmmsg, a sized receive buffer, the kernel's drops from SO_RXQ_OVFL)
+ * or from a capture (udp_payload); both go through one decode path. There
+ * is no RoCE parser here: a sampled header is only given an Ethernet
+ * header when it lacks one (pcap.c's adapter) and run through the probe.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <pcap/pcap.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe/collect.h"
+#include "probe/samples.h"
+#include "source/pcap.h"
+#include "source/sflow.h"
+#include "source/sflow_decode.h"
+#include "source/sflow_ports.h"
+#include "source/sflow_seq.h"
+#include "source/udp_payload.h"
+#include "util/log.h"
+#include "util/options.h"
+#include "util/stop.h"
+
+#define FRAME_MAX   65536
+#define RX_BATCH    64
+#define RX_BUF	    65536 /* a UDP payload's most: nothing is cut */
+#define SEQ_STREAMS 4096  /* (agent, sub-agent) pairs whose loss is tracked */
+#define ETH_HLEN_   14
+#define BUDGET_NS   250000000ULL
+#define POLL_MAX_MS 100
+#define DRAIN_EVERY 1024 /* samples between drains of the probe's sample ring */
+#ifndef SO_RXQ_OVFL
+#define SO_RXQ_OVFL 40
+#endif
+
+struct sflow_src {
+	struct source base;
+	struct sflow_opts o;
+	struct probe probe;
+	struct sflow_ports ports;
+	struct sflow_seq_track seq;
+	struct sflow_stats stats;
+	struct sflow_visitor visitor;
+	__u8 *frame;
+	__u64 now_ns; /* the datagram being decoded: arrival or capture time */
+	__u64 headers_run, skipped, socket_drops;
+	int err; /* the first error a callback met */
+	/* listener */
+	int fd;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	__u8 *rx;
+	struct mmsghdr msgs[RX_BATCH];
+	struct iovec iov[RX_BATCH];
+	char ctrl[RX_BATCH][CMSG_SPACE(sizeof(__u32))];
+	__u64 started_ns;
+	/* capture */
+	pcap_t *pcap;
+	int dlt;
+	__u64 t0_ns, clock_ns, frames;
+	bool have_t0, ended, damaged;
+	char event[160];
+	unsigned int event_seq;
+};
+
+#define SFS(s) ((struct sflow_src *)(s))
+
+void sflow_opts_init(struct sflow_opts *o)
+{
+	struct probe_opts defaults = PROBE_OPTS_DEFAULT;
+
+	memset(o, 0, sizeof(*o));
+	o->popts = defaults;
+	o->popts.replay = true; /* time, wire length and point come from each sample */
+	o->popts.hooks = PROBE_HOOK_XDP;
+	o->capture_port = SFLOW_DEFAULT_PORT;
+	o->rcvbuf_bytes = SFLOW_RCVBUF_DEFAULT;
+}
+
+int sflow_parse_listen(const char *opt, const char *arg, struct sockaddr_storage *ss,
+		       socklen_t *len)
+{
+	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+	char host[64] = SFLOW_DEFAULT_BIND;
+	const char *port = arg, *colon = strrchr(arg, ':');
+	__u16 p;
+
+	memset(ss, 0, sizeof(*ss));
+	if (colon) {
+		const char *h = arg;
+		size_t n = colon - arg;
+
+		if (arg[0] == '[' && n >= 2 && arg[n - 1] == ']') {
+			h++;
+			n -= 2;
+		}
+		if (!n || n >= sizeof(host)) {
+			fp_err("%s: '%s' is not [ADDR:]PORT", opt, arg);
+			return -EINVAL;
+		}
+		memcpy(host, h, n);
+		host[n] = 0;
+		port = colon + 1;
+	}
+	if (opt_parse_port(opt, port, &p))
+		return -EINVAL;
+	if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons(p);
+		*len = sizeof(*v4);
+	} else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons(p);
+		*len = sizeof(*v6);
+	} else {
+		fp_err("%s: '%s' is not an IPv4 or IPv6 address", opt, host);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void note(struct sflow_src *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct sflow_src *fs, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(fs->event, sizeof(fs->event), fmt, ap);
+	va_end(ap);
+	fs->event_seq++;
+}
+
+/* --- decoding: the visitor's callbacks --- */
+
+static void on_datagram(void *ctx, const struct sflow_datagram *d)
+{
+	struct sflow_src *fs = ctx;
+
+	sflow_seq_update(&fs->seq, &d->agent, d->sub_agent_id, d->sequence);
+}
+
+static void on_sampled_header(void *ctx, const struct sflow_flow_sample *s,
+			      const struct sflow_sampled_header *h)
+{
+	struct sflow_src *fs = ctx;
+	int dlt = h->protocol == SFLOW_HEADER_ETHERNET ? DLT_EN10MB
+		  : h->protocol == SFLOW_HEADER_IPV4   ? DLT_IPV4
+		  : h->protocol == SFLOW_HEADER_IPV6   ? DLT_IPV6
+						       : -1;
+	__u32 orig = h->frame_length > h->stripped ? h->frame_length - h->stripped : 0;
+	size_t len;
+	__u32 id, wire;
+	int err;
+
+	len = dlt < 0 ? 0
+		      : replay_to_ethernet(dlt, h->header, h->header_length, fs->frame, FRAME_MAX);
+	id =
+	    sflow_ports_rate_id(&fs->ports, &s->datagram->agent, &s->output, s->sampling_rate ?: 1);
+	if (len < ETH_HLEN_ || !id || fs->err) {
+		fs->skipped++;
+		return;
+	}
+	/* On the wire it was orig bytes, the header plus what the agent did not copy. */
+	wire = orig > h->header_length ? orig - h->header_length + (__u32)len : (__u32)len;
+	err = probe_run_frame(&fs->probe, fs->frame, len, wire, fs->now_ns, id);
+	if (err == -EINVAL) {
+		fs->skipped++;
+		return;
+	}
+	if (err) {
+		fp_err("sFlow: BPF_PROG_TEST_RUN failed: %s", fp_strerror(err));
+		fs->err = err;
+		return;
+	}
+	if (++fs->headers_run % DRAIN_EVERY == 0)
+		samples_poll(&fs->probe, 0);
+}
+
+static void on_if_counters(void *ctx, const struct sflow_counter_sample *s,
+			   const struct sflow_if_counters *c)
+{
+	struct sflow_src *fs = ctx;
+
+	sflow_ports_counters(&fs->ports, &s->datagram->agent, s->datagram->uptime_ms, c);
+}
+
+static void on_port_name(void *ctx, const struct sflow_counter_sample *s,
+			 const struct sflow_port_name *n)
+{
+	struct sflow_src *fs = ctx;
+
+	/* A counter sample's data source is the port (class 0: ifIndex). */
+	if (s->source.type == 0)
+		sflow_ports_port_name(&fs->ports, &s->datagram->agent, s->source.index, n->name,
+				      n->length);
+}
+
+static void decode(struct sflow_src *fs, const void *data, size_t len, __u64 ts_ns)
+{
+	fs->now_ns = ts_ns;
+	sflow_decode(data, len, &fs->visitor, fs, &fs->stats);
+}
+
+/* --- the listener --- */
+
+static int open_socket(struct sflow_src *fs)
+{
+	int one = 1, got = 0, want = (int)fs->o.rcvbuf_bytes;
+	socklen_t gl = sizeof(got);
+	char where[80];
+
+	snprintf(where, sizeof(where), "%s", fs->o.listen);
+	fs->fd = socket(fs->addr.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fs->fd < 0) {
+		fp_err("sFlow: cannot open a UDP socket: %s", strerror(errno));
+		return -errno;
+	}
+	/* FORCE passes net.core.rmem_max (CAP_NET_ADMIN, which loading BPF needs anyway). */
+	if (setsockopt(fs->fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)))
+		setsockopt(fs->fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+	getsockopt(fs->fd, SOL_SOCKET, SO_RCVBUF, &got, &gl);
+	/* The kernel reports twice what it grants (bookkeeping overhead included). */
+	if (got / 2 < want)
+		note(fs,
+		     "sFlow: receive buffer capped at %d bytes (asked %d): raise "
+		     "net.core.rmem_max, or datagrams may be dropped at bursts",
+		     got / 2, want);
+	if (setsockopt(fs->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)))
+		fp_dbg("sFlow: SO_RXQ_OVFL not available: %s", strerror(errno));
+	if (bind(fs->fd, (struct sockaddr *)&fs->addr, fs->addr_len)) {
+		int err = -errno;
+
+		fp_err("sFlow: cannot listen on %s: %s", where, strerror(errno));
+		return err;
+	}
+	fs->rx = malloc((size_t)RX_BATCH * RX_BUF);
+	if (!fs->rx)
+		return -ENOMEM;
+	for (int i = 0; i < RX_BATCH; i++) {
+		fs->iov[i] =
+		    (struct iovec){.iov_base = fs->rx + (size_t)i * RX_BUF, .iov_len = RX_BUF};
+		fs->msgs[i].msg_hdr.msg_iov = &fs->iov[i];
+		fs->msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	fs->started_ns = fp_mono_ns();
+	return 0;
+}
+
+/* The socket's drop count the kernel attached (SO_RXQ_OVFL: cumulative). */
+static void note_drops(struct sflow_src *fs, struct msghdr *m)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		__u32 drops;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_RXQ_OVFL)
+			continue;
+		memcpy(&drops, CMSG_DATA(c), sizeof(drops));
+		if (drops > fs->socket_drops)
+			fs->socket_drops = drops;
+	}
+}
+
+/* Read what is queued, a batch at a time; the number of datagrams, or -errno. */
+static int drain_socket(struct sflow_src *fs)
+{
+	int total = 0;
+
+	for (;;) {
+		__u64 now;
+		int n;
+
+		for (int i = 0; i < RX_BATCH; i++) {
+			fs->msgs[i].msg_hdr.msg_control = fs->ctrl[i];
+			fs->msgs[i].msg_hdr.msg_controllen = sizeof(fs->ctrl[i]);
+			fs->msgs[i].msg_hdr.msg_flags = 0;
+		}
+		n = recvmmsg(fs->fd, fs->msgs, RX_BATCH, MSG_DONTWAIT, NULL);
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? total
+											 : -errno;
+		now = fp_mono_ns();
+		for (int i = 0; i < n && !fs->err; i++) {
+			note_drops(fs, &fs->msgs[i].msg_hdr);
+			decode(fs, fs->iov[i].iov_base, fs->msgs[i].msg_len, now);
+		}
+		total += n;
+		if (fs->err)
+			return fs->err;
+		if (n < RX_BATCH || fp_stopping)
+			return total;
+	}
+}
+
+static int advance_socket(struct sflow_src *fs, double seconds)
+{
+	__u64 until = fp_mono_ns() + (__u64)(seconds * 1e9);
+
+	for (;;) {
+		struct pollfd p = {.fd = fs->fd, .events = POLLIN};
+		int err = drain_socket(fs), ms;
+		__u64 now = fp_mono_ns();
+
+		if (err < 0) {
+			fp_err("sFlow: receive failed: %s", strerror(-err));
+			return err;
+		}
+		samples_poll(&fs->probe, 0);
+		if (fp_stopping || now >= until)
+			return 0;
+		ms = (until - now) / 1000000 + 1;
+		poll(&p, 1, ms < POLL_MAX_MS ? ms : POLL_MAX_MS);
+	}
+}
+
+/* --- the capture --- */
+
+static int open_capture(struct sflow_src *fs)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+
+	fs->pcap = pcap_open_offline_with_tstamp_precision(fs->o.capture,
+							   PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (!fs->pcap) {
+		fp_err("%s: cannot read capture: %s", fs->o.capture, errbuf);
+		return -EINVAL;
+	}
+	fs->dlt = pcap_datalink(fs->pcap);
+	return 0;
+}
+
+/* Read datagrams to the sFlow port up to target ns of capture time; 1 at the end. */
+static int advance_capture(struct sflow_src *fs, double seconds)
+{
+	__u64 target =
+	    isinf(seconds) || seconds > 1e9 ? UINT64_MAX : fs->clock_ns + (__u64)(seconds * 1e9);
+	__u64 budget_end = fp_mono_ns() + BUDGET_NS;
+	struct pcap_pkthdr *hdr;
+	const __u8 *data;
+	int rc;
+
+	if (fs->ended)
+		return 1;
+	while ((rc = pcap_next_ex(fs->pcap, &hdr, &data)) == 1) {
+		__u64 ts = (__u64)hdr->ts.tv_sec * 1000000000ULL + hdr->ts.tv_usec, off;
+		struct udp_datagram u;
+
+		if (!fs->have_t0) {
+			fs->t0_ns = ts;
+			fs->have_t0 = true;
+		}
+		off = ts > fs->t0_ns ? ts - fs->t0_ns : 0;
+		if (off > fs->clock_ns)
+			fs->clock_ns = off;
+		fs->frames++;
+		if (udp_payload(fs->dlt, data, hdr->caplen, &u) == UDP_PAYLOAD_OK &&
+		    u.dport == fs->o.capture_port)
+			decode(fs, u.payload, u.len, ts);
+		if (fs->err)
+			return fs->err;
+		if (fs->clock_ns > target || fp_stopping ||
+		    (fs->frames % DRAIN_EVERY == 0 && fp_mono_ns() > budget_end)) {
+			samples_poll(&fs->probe, 0);
+			return 0;
+		}
+	}
+	samples_poll(&fs->probe, 0);
+	if (rc == PCAP_ERROR) {
+		note(fs, "%s: capture cut short or corrupt after frame %llu: %s", fs->o.capture,
+		     (unsigned long long)fs->frames, pcap_geterr(fs->pcap));
+		fs->damaged = true;
+	}
+	fs->ended = true;
+	return 1;
+}
+
+/* --- the source operations --- */
+
+static int read_port_map(struct sflow_ports *t, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int err;
+
+	if (!f) {
+		err = -errno;
+		fp_err("--sflow-port-map: cannot read %s: %s", path, strerror(errno));
+		return err;
+	}
+	err = sflow_ports_read_map(t, f, path);
+	fclose(f);
+	return err;
+}
+
+int sflow_check_port_map(const char *path)
+{
+	struct sflow_ports t;
+	int err = sflow_ports_init(&t);
+
+	if (err) {
+		fp_err("out of memory");
+		return err;
+	}
+	err = read_port_map(&t, path);
+	sflow_ports_free(&t);
+	return err;
+}
+
+static int sflow_start(struct source *s)
+{
+	struct sflow_src *fs = SFS(s);
+	int err;
+
+	if (sflow_ports_init(&fs->ports) || sflow_seq_init(&fs->seq, SEQ_STREAMS) ||
+	    !(fs->frame = malloc(FRAME_MAX))) {
+		fp_err("out of memory");
+		return -ENOMEM;
+	}
+	if (fs->o.port_map) {
+		err = read_port_map(&fs->ports, fs->o.port_map);
+		if (err)
+			return err;
+	}
+	/* Listen before loading BPF: what arrives meanwhile waits in the socket's buffer. */
+	if (fs->o.capture)
+		err = open_capture(fs);
+	else
+		err = sflow_parse_listen("--sflow", fs->o.listen, &fs->addr, &fs->addr_len)
+			  ?: open_socket(fs);
+	if (err)
+		return err;
+	err = probe_load(&fs->probe, &fs->o.popts);
+	if (err)
+		return err;
+	s->probe = &fs->probe;
+	return 0;
+}
+
+static int sflow_advance(struct source *s, double seconds)
+{
+	struct sflow_src *fs = SFS(s);
+
+	return fs->o.capture ? advance_capture(fs, seconds) : advance_socket(fs, seconds);
+}
+
+static int sflow_collect(struct source *s, struct snapshot *snap)
+{
+	struct sflow_src *fs = SFS(s);
+	__u64 *t = snap->totals;
+	int err = collect_snapshot(&fs->probe, snap);
+
+	if (!err)
+		err = sflow_ports_scale(&fs->ports, snap);
+	if (err)
+		return err;
+	if (fs->o.capture) {
+		snap->taken_ns = fs->t0_ns + fs->clock_ns;
+		snap->clock_offset_ns = 0;
+	} else {
+		/* Samples carry CLOCK_MONOTONIC arrival times, as live flows do. */
+		snap->clock_offset_ns = (__s64)(fp_real_ns() - snap->taken_ns);
+	}
+	t[SNAP_CNT_SKIPPED] = fs->skipped;
+	t[SNAP_CNT_SFLOW_DATAGRAMS] = fs->stats.datagrams;
+	t[SNAP_CNT_SFLOW_SAMPLES] = fs->stats.flow_samples + fs->stats.flow_samples_expanded +
+				    fs->stats.counter_samples + fs->stats.counter_samples_expanded +
+				    fs->stats.other_samples;
+	t[SNAP_CNT_SFLOW_LOST] = fs->seq.lost;
+	t[SNAP_CNT_SFLOW_MALFORMED] = fs->stats.malformed;
+	t[SNAP_CNT_SFLOW_SOCKET_DROPS] = fs->socket_drops;
+	return 0;
+}
+
+static void sflow_describe(const struct source *s, struct source_desc *d)
+{
+	const struct sflow_src *fs = (const struct sflow_src *)s;
+	size_t agents = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->mode = fs->o.capture ? "replay" : "live";
+	d->points = fs->ports.points;
+	d->n_points = fs->ports.n_points;
+	d->every_packet = false;
+	d->finite = fs->o.capture != NULL;
+	d->ended = fs->ended;
+	d->damaged = fs->damaged;
+	d->frames = fs->o.capture ? fs->frames : fs->stats.datagrams + fs->stats.malformed;
+	agents = fs->seq.streams;
+	if (fs->o.capture) {
+		d->clock_s = fs->clock_ns / 1e9;
+		d->span_s = fs->ended ? d->clock_s : 0;
+		snprintf(d->what, sizeof(d->what), "sFlow in %s (UDP port %u)", fs->o.capture,
+			 fs->o.capture_port);
+		snprintf(d->how, sizeof(d->how), "sFlow capture, %zu agent%s%s", agents,
+			 agents == 1 ? "" : "s", fs->ended ? ", ended" : "");
+	} else {
+		d->clock_s = fs->started_ns ? (fp_mono_ns() - fs->started_ns) / 1e9 : 0;
+		snprintf(d->what, sizeof(d->what), "sFlow on %s", fs->o.listen);
+		snprintf(d->how, sizeof(d->how), "sFlow listener, %zu agent%s", agents,
+			 agents == 1 ? "" : "s");
+	}
+	snprintf(d->event, sizeof(d->event), "%s", fs->event);
+	d->event_seq = fs->event_seq;
+}
+
+static void sflow_destroy(struct source *s)
+{
+	struct sflow_src *fs = SFS(s);
+
+	probe_destroy(&fs->probe);
+	if (fs->fd >= 0)
+		close(fs->fd);
+	if (fs->pcap)
+		pcap_close(fs->pcap);
+	sflow_ports_free(&fs->ports);
+	sflow_seq_free(&fs->seq);
+	free(fs->frame);
+	free(fs->rx);
+	free(fs);
+}
+
+static const struct source_ops sflow_ops = {
+    .start = sflow_start,
+    .advance = sflow_advance,
+    .collect = sflow_collect,
+    .describe = sflow_describe,
+    .destroy = sflow_destroy,
+};
+
+struct source *sflow_source_new(const struct sflow_opts *o)
+{
+	struct sflow_src *fs = calloc(1, sizeof(*fs));
+
+	if (!fs)
+		return NULL;
+	fs->base.ops = &sflow_ops;
+	fs->o = *o;
+	fs->fd = -1;
+	fs->visitor = (struct sflow_visitor){
+	    .datagram = on_datagram,
+	    .sampled_header = on_sampled_header,
+	    .if_counters = on_if_counters,
+	    .port_name = on_port_name,
+	};
+	return &fs->base;
+}
