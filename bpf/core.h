@@ -349,15 +349,19 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 }
 
 /*
- * Copy the head of the frame to the sample ring: bounded, and only while
- * sampling. The frame as it arrived, mirror headers and all.
+ * Copy the frame to the sample ring: bounded, and only while sampling.
+ * The load helpers read past the linear part (XDP fragments, a paged
+ * skb) without pulling anything, so a sample is the whole frame up to
+ * FP_SAMPLE_SNAP bytes. Samples are the first few packets of a flow, so
+ * the helper calls stay off the per-packet path.
  */
-static __always_inline void take_sample(struct fp_pkt *p, struct flow_counters *fs,
-					struct fp_totals *t, void *data, void *data_end,
+static __always_inline void take_sample(void *ctx, bool xdp, struct fp_pkt *p,
+					struct flow_counters *fs, struct fp_totals *t,
 					__u32 frame_len, __u64 now)
 {
 	struct fp_sample *s;
-	__u32 i;
+	__u64 have, len;
+	long err;
 
 	if (fs->samples >= sample_per_flow || t->cnt[FP_CNT_SAMPLES] >= sample_max_per_cpu)
 		return;
@@ -371,12 +375,22 @@ static __always_inline void take_sample(struct fp_pkt *p, struct flow_counters *
 	s->key = p->key;
 	s->ts_ns = now;
 	s->wire_len = frame_len;
-	for (i = 0; i < FP_SAMPLE_SNAP; i++) {
-		if (data + i + 1 > data_end)
-			break;
-		s->data[i] = *(__u8 *)(data + i);
+	/* What is there (a replayed frame may hold fewer bytes than it had on the wire). */
+	have = xdp ? bpf_xdp_get_buff_len(ctx) : ((struct __sk_buff *)ctx)->len;
+	len = have < FP_SAMPLE_SNAP ? have : FP_SAMPLE_SNAP;
+	/*
+	 * The verifier must see the bound on the register the helper gets:
+	 * an opaque mask keeps the compiler from handing it the unclamped copy.
+	 */
+	asm volatile("%[len] &= 0x1fff" : [len] "+r"(len));
+	if (len < 1 || len > FP_SAMPLE_SNAP) {
+		s->cap_len = 0;
+		bpf_ringbuf_submit(s, 0);
+		return;
 	}
-	s->cap_len = i;
+	err = xdp ? bpf_xdp_load_bytes(ctx, 0, s->data, len)
+		  : bpf_skb_load_bytes(ctx, 0, s->data, len);
+	s->cap_len = err ? 0 : len;
 	bpf_ringbuf_submit(s, 0);
 }
 
@@ -400,7 +414,7 @@ static __always_inline void account_mirror(const struct fp_pkt *p, struct fp_tot
  * the frame was a mirror copy (FP_ENCAP_MIRROR) without a verdict threaded
  * through every return here.
  */
-static __always_inline void fp_process(struct fp_pkt *p, void *data, void *data_end,
+static __always_inline void fp_process(void *ctx, struct fp_pkt *p, void *data, void *data_end,
 				       __u32 frame_len, __u32 ifindex, __u8 dir, bool xdp)
 {
 	struct cursor c = {.pos = data, .start = data, .end = data_end};
@@ -457,7 +471,7 @@ static __always_inline void fp_process(struct fp_pkt *p, void *data, void *data_
 #endif
 	fs = account_flow(p, t, now);
 	if (sample_per_flow && fs)
-		take_sample(p, fs, t, data, data_end, frame_len, now);
+		take_sample(ctx, xdp, p, fs, t, frame_len, now);
 }
 
 #endif /* __FP_CORE_H */

@@ -38,7 +38,7 @@ int fp_xdp(struct xdp_md *ctx)
 
 	if (len >= FP_FRAGS_MIN_LINEAR)
 		len = bpf_xdp_get_buff_len(ctx);
-	fp_process(&p, data, data_end, len, ctx->ingress_ifindex, FP_DIR_INGRESS, true);
+	fp_process(ctx, &p, data, data_end, len, ctx->ingress_ifindex, FP_DIR_INGRESS, true);
 	/*
 	 * --mirror-port-drop, the one exception: the operator says this port
 	 * receives nothing but mirror copies. Off, the verifier removes it.
@@ -62,7 +62,7 @@ static __always_inline void fp_skb(struct __sk_buff *skb, __u8 dir)
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 	}
-	fp_process(&p, data, data_end, len, ifindex, dir, false);
+	fp_process(skb, &p, data, data_end, len, ifindex, dir, false);
 }
 
 /* Loaded with expected attach type BPF_TCX_INGRESS / BPF_TCX_EGRESS. */

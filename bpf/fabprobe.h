@@ -340,8 +340,13 @@ static inline __attribute__((always_inline)) __u32 fp_psn_slot(__u64 hash, __u32
  * flow, snap length bounded, through a ring buffer. Off unless a command
  * asks for it at load time.
  */
-#define FP_SAMPLE_SNAP	     128
-#define FP_SAMPLE_RING_BYTES (4 << 20)
+/*
+ * Whole frames up to a 4096-byte RoCE MTU with VXLAN or ERSPAN around it:
+ * Wireshark's RoCE dissector calls any packet whose payload is cut short
+ * malformed, so samples keep the payload too.
+ */
+#define FP_SAMPLE_SNAP	     4352
+#define FP_SAMPLE_RING_BYTES (16 << 20)
 
 struct fp_sample {
 	struct flow_key key;

@@ -65,6 +65,16 @@ for port in sys.argv[2:]:
     assert all("elephant_collision" in r[1] for r in mine), mine[:2]
     assert len(mine) <= 8 * 2, f"{len(mine)} samples of one flow (8 per CPU)"
 PY
+check "samples.pcapng opens cleanly in tshark: no Malformed, whole frames" python3 - "$TMP/b/samples.pcapng" <<'PY'
+import subprocess, sys
+out = subprocess.run(["tshark", "-n", "-r", sys.argv[1]], capture_output=True, text=True, check=True).stdout
+assert out.strip(), "no packets"
+bad = [l for l in out.splitlines() if "Malformed" in l]
+assert not bad, f"{len(bad)} malformed, e.g. {bad[0]}"
+lens = subprocess.run(["tshark", "-r", sys.argv[1], "-T", "fields", "-e", "frame.len", "-e", "frame.cap_len"],
+                      capture_output=True, text=True, check=True).stdout.split("\n")
+assert all(a == b for a, b in (l.split("\t") for l in lens if l)), "a sample was cut short"
+PY
 rm -rf "$TMP/chrome"
 timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 	--disable-background-networking --disable-component-update --disable-sync \

@@ -12,16 +12,29 @@
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
+	const struct fp_sample *in = data;
 	struct sample_store *st = ctx;
+	struct sample *out;
+	__u32 cap;
 
 	if (size < sizeof(struct fp_sample))
 		return 0;
-	if (st->n >= SAMPLES_MAX ||
-	    buf_grow((void **)&st->s, &st->cap, st->n + 1, sizeof(*st->s))) {
+	cap = in->cap_len < FP_SAMPLE_SNAP ? in->cap_len : FP_SAMPLE_SNAP;
+	/* Only what was captured is kept: most samples are far shorter than the snap. */
+	if (st->n >= SAMPLES_MAX || st->n_bytes + cap > SAMPLES_MAX_BYTES ||
+	    buf_grow((void **)&st->s, &st->cap, st->n + 1, sizeof(*st->s)) ||
+	    buf_grow((void **)&st->bytes, &st->cap_bytes, st->n_bytes + cap, 1)) {
 		st->dropped++;
 		return 0;
 	}
-	memcpy(&st->s[st->n++], data, sizeof(struct fp_sample));
+	out = &st->s[st->n++];
+	out->key = in->key;
+	out->ts_ns = in->ts_ns;
+	out->wire_len = in->wire_len;
+	out->cap_len = cap;
+	out->off = st->n_bytes;
+	memcpy(st->bytes + st->n_bytes, in->data, cap);
+	st->n_bytes += cap;
 	return 0;
 }
 
@@ -53,5 +66,6 @@ int samples_poll(struct probe *p, int timeout_ms)
 void samples_free(struct sample_store *st)
 {
 	free(st->s);
+	free(st->bytes);
 	memset(st, 0, sizeof(*st));
 }

@@ -13,13 +13,25 @@
 #include "fabprobe.h"
 
 /* Per flow and in all; the BPF side enforces them per CPU, this store in total. */
-#define SAMPLES_PER_FLOW 8
-#define SAMPLES_MAX	 65536
+#define SAMPLES_PER_FLOW  8
+#define SAMPLES_MAX	  65536
+#define SAMPLES_MAX_BYTES (64 << 20) /* of packet bytes kept */
+
+/* One sampled packet; its bytes are in the store's arena, at off. */
+struct sample {
+	struct flow_key key;
+	__u64 ts_ns;
+	__u32 wire_len;
+	__u32 cap_len;
+	size_t off;
+};
 
 struct sample_store {
-	struct fp_sample *s;
+	struct sample *s;
 	size_t n, cap;
-	__u64 dropped; /* beyond SAMPLES_MAX */
+	__u8 *bytes; /* the packets, cap_len bytes each, back to back */
+	size_t n_bytes, cap_bytes;
+	__u64 dropped; /* beyond SAMPLES_MAX or SAMPLES_MAX_BYTES */
 };
 
 struct probe;

@@ -33,14 +33,14 @@ long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct
 	if (pcapng_begin(out, FP_SAMPLE_SNAP))
 		return -1;
 	for (size_t i = 0; i < st->n; i++) {
-		const struct fp_sample *s = &st->s[i];
+		const struct sample *s = &st->s[i];
 
 		alert_types_of(a, &s->key, types, sizeof(types));
 		if (!types[0])
 			continue;
 		snprintf(comment, sizeof(comment), "fabprobe: flow raised %s", types);
-		if (pcapng_packet(out, s->ts_ns + clock_offset_ns, s->data, s->cap_len, s->wire_len,
-				  comment))
+		if (pcapng_packet(out, s->ts_ns + clock_offset_ns, st->bytes + s->off, s->cap_len,
+				  s->wire_len, comment))
 			return -1;
 		written++;
 	}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# A bundle from a capture (capture --pcap): complete, and its samples.pcapng
+# opens cleanly in tshark (no Malformed RoCE: whole frames, up to a 4 KB
+# RoCE MTU), with the flows that raised alerts and nothing else.
+set -u
+FABPROBE=${FABPROBE:-build/fabprobe}
+PCAPS=${PCAPS:-../shared/pcaps}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then pass=$((pass + 1)); echo "ok   $what"; else fail=$((fail + 1)); echo "FAIL $what"; fi
+}
+
+# A frame of a 4 KB RoCE MTU (4096-byte WRITE payload) in the wrong traffic
+# class (DSCP 0), so that its flow raises an alert and is sampled.
+python3 - "$tmp/big.pcap" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+frames = [inject.write_only("10.99.0.1", "10.99.0.2", 49999, 77, psn, payload=4096) for psn in range(3)]
+frames = [f[:15] + b"\x02" + f[16:] for f in frames]  # DSCP 0, ECT(0)
+with open(sys.argv[1], "wb") as out:
+    out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i, f in enumerate(frames):
+        out.write(struct.pack("<IIII", 1700000000, i, len(f), len(f)) + f)
+PY
+
+for f in "$PCAPS"/nccl_nccl_node0.pcap "$PCAPS"/rdma_write_bw.pcap "$PCAPS"/pingpong_ud.pcap "$tmp/big.pcap"; do
+	name=$(basename "$f")
+	rm -rf "$tmp/b" && mkdir "$tmp/b"
+	"$FABPROBE" capture --pcap "$f" -o "$tmp/$name.tar.gz" 2>"$tmp/err"
+	check "$name: capture --pcap exits 0" test $? -eq 0
+	tar -xzf "$tmp/$name.tar.gz" -C "$tmp/b"
+	check "$name: the bundle holds all five files" test -s "$tmp/b/report.json" -a -s "$tmp/b/summary.txt" \
+		-a -s "$tmp/b/report.html" -a -s "$tmp/b/samples.pcapng" -a -s "$tmp/b/host.txt"
+	tshark -n -r "$tmp/b/samples.pcapng" >"$tmp/t" 2>/dev/null
+	check "$name: tshark shows sampled RoCE packets" grep -q RRoCE "$tmp/t"
+	check "$name: none of them Malformed" test "$(grep -c Malformed "$tmp/t")" -eq 0
+	check "$name: every sample is the whole frame" \
+		test -z "$(tshark -r "$tmp/b/samples.pcapng" -T fields -e frame.len -e frame.cap_len 2>/dev/null | awk '$1 != $2')"
+done
+check "big.pcap: the 4 KB frames are sampled whole (4170 B)" \
+	test "$(tshark -r "$tmp/b/samples.pcapng" -T fields -e frame.cap_len 2>/dev/null | sort -u)" = 4170
+
+echo "capture-pcap: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
