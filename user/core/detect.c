@@ -42,15 +42,8 @@ static void alert_flow(struct alert *al, const struct flow_key *k)
 static const char *window(const struct analysis *a)
 {
 	static __thread char buf[40];
-	const char *when = a->whole_run ? "the whole" : "the last";
-	char d[16];
 
-	if (a->interval_s < 10)
-		snprintf(buf, sizeof(buf), "%s %.1f s", when, a->interval_s);
-	else
-		snprintf(buf, sizeof(buf), "%s %s", when,
-			 fmt_duration(d, sizeof(d), a->interval_s));
-	return buf;
+	return fmt_window(buf, sizeof(buf), a->interval_s, a->whole_run);
 }
 
 static const char *flow_name(char *buf, size_t len, const struct flow_key *k)

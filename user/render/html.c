@@ -157,7 +157,8 @@ static void flows_table(FILE *out, const struct snapshot *s, const struct analys
 	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN], rate[32], bytes[32];
 
 	fprintf(out,
-		"<h2>Top flows</h2>\n<table><tr><th>src:sport</th><th>dst</th><th>VNI</th>"
+		"<h2>Top flows</h2>\n<p>rate: over the whole capture; packets to gaps: since the "
+		"flow entered the table</p>\n<table><tr><th>src:sport</th><th>dst</th><th>VNI</th>"
 		"<th>QP</th><th>path</th><th>rate</th><th>packets</th><th>bytes</th><th>CE</th>"
 		"<th>CNP</th><th>ACK</th><th>NAK</th><th>rtx</th><th>gaps</th></tr>\n");
 	for (size_t i = 0; i < s->n_flows && i < TOP_FLOWS; i++) {

@@ -593,6 +593,13 @@ void report_text(FILE *out, const struct report *rep)
 		fprintf(out,
 			"(sampled: PACKETS, BYTES, CE, CNP, ACK and NAK are estimates; RTX and "
 			"GAPS need every packet)\n");
+	/* Two windows in one table: say which column covers which. */
+	if (a) {
+		char w[40];
+
+		fprintf(out, "RATE: over %s; PACKETS to GAPS: since the flow entered the table\n",
+			fmt_window(w, sizeof(w), a->interval_s, a->whole_run));
+	}
 	fprintf(out, "%-40s %6s %7s %-8s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n",
 		"FLOW (src:sport > dst)", "VNI", "QP", "PATH", "RATE", "PACKETS", "BYTES", "CE",
 		"CNP", "ACK", "NAK", "RTX", "GAPS", "LAST OPCODE");

@@ -238,3 +238,15 @@ void fmt_markup(FILE *out, const char *text)
 		}
 	}
 }
+
+const char *fmt_window(char *buf, size_t len, double seconds, bool whole)
+{
+	const char *when = whole ? "the whole" : "the last";
+	char d[16];
+
+	if (seconds < 10)
+		snprintf(buf, len, "%s %.1f s", when, seconds);
+	else
+		snprintf(buf, len, "%s %s", when, fmt_duration(d, sizeof(d), seconds));
+	return buf;
+}
