@@ -121,9 +121,12 @@ check "attached while running (XDP on up1)" sh -c \
 	"ip -n $(ns leaf1) -d link show up1 | grep -q 'prog/xdp'"
 check "attached while running (tcx links; bpftool 7.1 says type 11)" sh -c \
 	"bpftool link show | grep -q 'tcx\|type 11'"
-check "second fabprobe refused on the same interface" sh -c \
-	"! ip netns exec $(ns leaf1) $FABPROBE top --once -r 0.1 -i up1 2>$TMP/second.err &&
-	 grep -q 'already runs an XDP program' $TMP/second.err"
+check "a second fabprobe on the same interface runs, through tc, and says so" sh -c \
+	"ip netns exec $(ns leaf1) $FABPROBE top --once -r 0.1 -i up1 >/dev/null 2>$TMP/second.err &&
+	 grep -q \"XDP is taken on up1 ('fp_xdp', id [0-9]*) by another fabprobe\" $TMP/second.err"
+check "--hook xdp still refuses to replace it, naming it" sh -c \
+	"! ip netns exec $(ns leaf1) $FABPROBE top --once -r 0.1 --hook xdp -i up1 2>$TMP/third.err &&
+	 grep -q \"already runs the XDP program 'fp_xdp'\" $TMP/third.err"
 check "first fabprobe still running" kill -0 "$victim"
 xdp_id=$(ip -n "$(ns leaf1)" -d link show up1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
 link_ids=$(cat /proc/"$victim"/fdinfo/* 2>/dev/null | sed -n 's/^link_id:\s*//p')
