@@ -280,12 +280,16 @@ void export_ipfix_close(struct export_ipfix *xi, int timeout_ms)
 	}
 	flow_export_get_stats(&xi->fx, &fst);
 	ipfix_close(xi->x, deadline > now ? deadline - now : 0, &st);
-	fprintf(stderr,
-		"fabprobe: ipfix: %llu records in %llu messages to %s, %llu dropped, %llu lost "
-		"to %llu send errors\n",
-		(unsigned long long)st.records_sent, (unsigned long long)st.messages_sent,
-		xi->o.collector, (unsigned long long)(st.records_dropped + fst.dropped + fst.due),
-		(unsigned long long)st.records_lost, (unsigned long long)st.send_errors);
+	/* A run that never got to its first refresh (it failed to start) has nothing to say. */
+	if (xi->desc)
+		fprintf(
+		    stderr,
+		    "fabprobe: ipfix: %llu records in %llu messages to %s, %llu dropped, %llu lost "
+		    "to %llu send errors\n",
+		    (unsigned long long)st.records_sent, (unsigned long long)st.messages_sent,
+		    xi->o.collector,
+		    (unsigned long long)(st.records_dropped + fst.dropped + fst.due),
+		    (unsigned long long)st.records_lost, (unsigned long long)st.send_errors);
 	flow_export_free(&xi->fx);
 	pthread_mutex_destroy(&xi->lock);
 	free(xi);

@@ -78,7 +78,7 @@ void export_ipfix_end(struct export_ipfix *xi);
 void export_ipfix_pump(struct export_ipfix *xi);
 /*
  * Send what is left for up to timeout_ms, withdraw the templates (TCP),
- * close, print one summary line, free. NULL is fine.
+ * close, print one summary line (after a first refresh), free. NULL is fine.
  */
 void export_ipfix_close(struct export_ipfix *xi, int timeout_ms);
 
