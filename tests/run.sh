@@ -69,8 +69,14 @@ done
 for t in tests/cli/*.sh; do
 	run_suite "cli-$(basename "$t" .sh | tr _ -)" bash "$t"
 done
-# The IPFIX exporter against real collectors (ipfixDump, nfcapd/nfdump, tshark) on loopback.
-run_suite ipfix-interop bash tests/ipfix/interop.sh
+# The IPFIX exporter against real collectors (ipfixDump, nfcapd/nfdump, tshark) on
+# loopback (interop), and `export --ipfix` end to end (export).
+for t in tests/ipfix/*.sh; do
+	case "$t" in
+	*/lib.sh) ;;
+	*) run_suite "ipfix-$(basename "$t" .sh)" bash "$t" ;;
+	esac
+done
 # The lab's own check: the generator's ground truth against tshark and the emulator.
 run_suite lab-smoke bash scripts/lab/smoke.sh
 for t in tests/integration/*.sh; do

@@ -17,8 +17,9 @@ carry are compared; a missing element (retransmits and psn_gaps of a
 sampled flow) must be null in the truth.
 
 Prints one JSON summary line (messages, records, templates, withdrawals,
-largest message...) for the caller to assert on; exits 1 on any mismatch
-or collector error, listing the first differences.
+largest message, flowEndReason counts, most records of one flow...) for
+the caller to assert on; exits 1 on any mismatch or collector error,
+listing the first differences.
 """
 import argparse
 import calendar
@@ -438,6 +439,12 @@ def main():
         errors.append(f"a message of {s['max_message']} bytes is above {a.mtu}")
     if a.records is not None and s["flow_records"] != a.records:
         errors.append(f"{s['flow_records']} flow records, expected {a.records}")
+    # flowEndReason of the records, and the most records one flow got (fabprobe export).
+    reasons = collections.Counter(str(r["end_reason"]) for r in records if "end_reason" in r)
+    if reasons:
+        s["end_reasons"] = dict(reasons)
+    per_flow = collections.Counter(key_of(r, key) for r in records)
+    s["max_records_per_flow"] = max(per_flow.values()) if per_flow else 0
     if a.truth:
         s["flows"] = compare(load_truth(a.truth), records, key, fields, errors)
     s.pop("names", None) if a.collector != "ipfixdump" else None

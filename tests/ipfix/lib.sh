@@ -136,3 +136,17 @@ stop_capture() {
 json_get() {
 	jq -r "$2" "$1"
 }
+
+# capture_to_ipfix PCAP PORT OUT: the UDP payloads to PORT in a capture, one
+# after another: an IPFIX file (RFC 5655) of exactly the datagrams that
+# went over the wire, for ipfixDump.
+capture_to_ipfix() {
+	tshark -r "$1" -Y "udp.dstport == $2" -T fields -e udp.payload 2>/dev/null |
+		python3 -c 'import sys; out = open(sys.argv[1], "wb")
+for line in sys.stdin:
+    out.write(bytes.fromhex(line.strip().replace(":", "")))' "$3"
+	[ -s "$3" ] || {
+		echo "no UDP payload to port $2 in $1"
+		return 1
+	}
+}

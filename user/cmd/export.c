@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * export.c - `fabprobe export`: serve a session's picture as Prometheus
- * metrics over HTTP (export_http.c), live or from a recording. The loop
- * here refreshes the session every --interval and publishes one rendering
- * that every scrape until the next refresh is served from.
+ * metrics over HTTP (export_http.c) and/or send its flows as IPFIX records
+ * (export_ipfix.c), live or from a recording. The loop here refreshes the
+ * session every --interval (or --ipfix-interval when shorter), publishes
+ * one rendering that every scrape until the next refresh is served from,
+ * and hands each refresh to the IPFIX side; while it waits, it pumps the
+ * IPFIX exporter every 100 ms or less, so a burst of records is paced and
+ * never holds up a refresh.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +19,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/export_http.h"
+#include "cmd/export_ipfix.h"
 #include "core/session.h"
 #include "render/metrics.h"
 #include "util/format.h"
@@ -27,7 +32,10 @@
 struct export_opts {
 	double interval_s;
 	unsigned int top_flows;
-	const char *listen;
+	const char *listen; /* "none": no HTTP server (IPFIX only) */
+	struct export_ipfix_opts ipfix;
+	double refresh_s; /* the loop's period: the shorter of the two intervals */
+	double slice_s;	  /* of the source's time between two IPFIX pumps */
 };
 
 static double unix_now(void)
@@ -39,28 +47,34 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: fabprobe export -i IF[,IF...] [--uplinks IF,...] [--listen ADDR:PORT] "
-		"[OPTIONS]\n"
-		"       fabprobe export --pcap FILE [--speed X] [--listen ADDR:PORT] [OPTIONS]\n"
+		"[--ipfix HOST:PORT] [OPTIONS]\n"
+		"       fabprobe export --pcap FILE [--speed X] [--listen ADDR:PORT] "
+		"[--ipfix HOST:PORT] [OPTIONS]\n"
 		"\n"
 		"Serve the probe's counters, paths and alerts as Prometheus metrics:\n"
 		"/metrics (text 0.0.4, or OpenMetrics 1.0 when the scraper asks for it),\n"
-		"/healthz (200 while the probe refreshes, 503 when stale) and / (an index).\n"
+		"/healthz (200 while the probe refreshes, 503 when stale) and / (an index);\n"
+		"with --ipfix, also send one IPFIX record per flow and interval to a collector.\n"
 		"A recording is played at --speed (default 1, the recorded pace); once it has\n"
-		"ended, its final picture is served until fabprobe is stopped.\n"
+		"ended, its flows' last records are sent (forced end) and its final picture\n"
+		"is served until fabprobe is stopped.\n"
 		"\n"
 		"Options:\n"
 		"  -l, --listen ADDR:PORT  where to serve (default " EXPORT_LISTEN_DEFAULT "):\n"
 		"                          IPv4 ADDR:PORT or [IPv6]:PORT; anything but\n"
-		"                          loopback must be asked for explicitly\n"
-		"  -r, --interval SECONDS  how often the maps are read (default 5)\n"
+		"                          loopback must be asked for explicitly; \"none\":\n"
+		"                          no HTTP server (with --ipfix only)\n"
+		"  -r, --interval SECONDS  how often the maps are read (default 5; the\n"
+		"                          --ipfix-interval when that is shorter)\n"
 		"      --top-flows N       per-flow series for the N fastest flows (default %d,\n"
 		"                          0 = none, at most %d)\n"
-		"  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
+		"  -h, --help              this help\n" EXPORT_IPFIX_HELP OPT_SOURCE_HELP
+		    OPT_ANALYSIS_HELP "\n"
 		"Exit status: 0 stopped, 1 failure (a taken port, no privileges), 2 usage error.\n",
 		METRICS_TOP_FLOWS_DEFAULT, METRICS_TOP_FLOWS_MAX);
 }
 
-enum { OPT_TOP_FLOWS = OPT_CMD_FIRST };
+enum { OPT_TOP_FLOWS = OPT_CMD_FIRST, OPT_IPFIX_FIRST };
 
 static int parse(int argc, char **argv, struct export_opts *e, struct cli_source *cs,
 		 struct analysis_opts *ao)
@@ -70,12 +84,13 @@ static int parse(int argc, char **argv, struct export_opts *e, struct cli_source
 	    {"interval", required_argument, NULL, 'r'},
 	    {"top-flows", required_argument, NULL, OPT_TOP_FLOWS},
 	    {"help", no_argument, NULL, 'h'},
+	    EXPORT_IPFIX_LONG_OPTS(OPT_IPFIX_FIRST),
 	    OPT_SOURCE_LONG_OPTS,
 	    OPT_ANALYSIS_LONG_OPTS,
 	    {},
 	};
-	int opt;
-	__u32 n;
+	int opt, n;
+	__u32 v;
 
 	optind = 1;
 	opterr = 0;
@@ -89,29 +104,83 @@ static int parse(int argc, char **argv, struct export_opts *e, struct cli_source
 				return FP_EXIT_USAGE;
 			break;
 		case OPT_TOP_FLOWS:
-			if (opt_parse_u32("--top-flows", optarg, 0, METRICS_TOP_FLOWS_MAX, &n))
+			if (opt_parse_u32("--top-flows", optarg, 0, METRICS_TOP_FLOWS_MAX, &v))
 				return FP_EXIT_USAGE;
-			e->top_flows = n;
+			e->top_flows = v;
 			break;
 		case 'h':
 			usage(stdout);
 			return -1;
 		default:
-			if (cli_parse_common(cs, ao, opt, optarg, argv))
+			n = export_ipfix_parse(&e->ipfix, OPT_IPFIX_FIRST, opt, optarg);
+			if (n < 0)
+				return FP_EXIT_USAGE;
+			if (!n && cli_parse_common(cs, ao, opt, optarg, argv))
 				return FP_EXIT_USAGE;
 		}
 	}
-	if (opt_no_args("export", argc, argv))
+	if (opt_no_args("export", argc, argv) || export_ipfix_check(&e->ipfix))
 		return FP_EXIT_USAGE;
+	if (e->listen && !strcmp(e->listen, "none") && !e->ipfix.collector) {
+		fp_err("export: --listen none needs --ipfix HOST:PORT: there would be nothing to "
+		       "export");
+		return FP_EXIT_USAGE;
+	}
 	return 0;
 }
 
-static int run(struct exporter *x, struct session *ss, const struct export_opts *e)
+/* Wait seconds of wall time, pumping the IPFIX exporter in slices. */
+static void wait_pumping(struct export_ipfix *xi, double seconds)
+{
+	__u64 end = fp_mono_ns() + (__u64)(seconds * 1e9);
+
+	if (!xi) {
+		fp_sleep(seconds);
+		return;
+	}
+	while (!fp_stopping && fp_mono_ns() < end) {
+		export_ipfix_pump(xi);
+		fp_sleep(EXPORT_IPFIX_SLICE_S);
+	}
+}
+
+/*
+ * Let e->refresh_s of the source's time pass. Without IPFIX in one call to
+ * the source; with it, in slices of at most 100 ms of wall time, pumping
+ * the exporter after each. A recording read more slowly than its own time
+ * (--speed 0 on a large capture) is refreshed after refresh_s of wall time
+ * anyway, so /healthz stays fresh. 0, 1 once the input has ended, or a
+ * negative errno.
+ */
+static int advance(struct session *ss, struct export_ipfix *xi, const struct export_opts *e)
+{
+	double target = session_clock_s(ss) + e->refresh_s;
+	__u64 wall_end = fp_mono_ns() + (__u64)(e->refresh_s * 1e9);
+
+	if (!xi)
+		return session_advance(ss, e->refresh_s);
+	for (;;) {
+		double left = target - session_clock_s(ss);
+		int rc;
+
+		/* A recording's clock is whole ns: less than one is there. */
+		if (left < 1e-9)
+			return 0;
+		/* Half a ns more: a recording truncates seconds to whole ns. */
+		rc = session_advance(ss, (left < e->slice_s ? left : e->slice_s) + 0.5e-9);
+		export_ipfix_pump(xi);
+		if (rc || fp_stopping || fp_mono_ns() >= wall_end)
+			return rc;
+	}
+}
+
+static int run(struct exporter *x, struct session *ss, const struct export_opts *e,
+	       struct export_ipfix *xi)
 {
 	struct metrics_acc *acc = calloc(1, sizeof(*acc));
 	struct metrics_self self = {
 	    .version = FABPROBE_VERSION,
-	    .interval_s = e->interval_s,
+	    .interval_s = e->refresh_s,
 	    .start_time_s = unix_now() - session_clock_s(ss),
 	};
 	struct metrics_view v = {
@@ -131,11 +200,12 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 
 		if (ss->ended) {
 			/* A recording has been read: serve its last picture until stopped. */
-			fp_sleep(e->interval_s);
-			__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
+			wait_pumping(xi, e->refresh_s);
+			if (x)
+				__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
 			continue;
 		}
-		rc = session_advance(ss, e->interval_s);
+		rc = advance(ss, xi, e);
 		if (rc < 0 || fp_stopping)
 			break;
 		t0 = fp_mono_ns();
@@ -148,90 +218,143 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 		self.refresh_duration_s = (fp_mono_ns() - t0) / 1e9;
 		self.refreshes++;
 		self.last_refresh_time_s = unix_now();
-		metrics_accumulate(acc, &ss->snap, &ss->an);
-		if (http_publish(x, &v, &self)) {
-			fp_err("export: out of memory rendering the metrics");
-			self.refresh_errors++;
-			continue;
+		if (xi) {
+			export_ipfix_observe(xi, ss);
+			/* The recording's end is every remaining flow's end. */
+			if (ss->ended)
+				export_ipfix_end(xi);
+			export_ipfix_pump(xi);
 		}
-		__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
+		if (x) {
+			metrics_accumulate(acc, &ss->snap, &ss->an);
+			if (http_publish(x, &v, &self)) {
+				fp_err("export: out of memory rendering the metrics");
+				self.refresh_errors++;
+				continue;
+			}
+			__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
+		}
 		if (ss->ended)
 			fprintf(stderr,
 				"fabprobe: the capture has been read (%llu frames); serving "
 				"its final picture until stopped\n",
 				(unsigned long long)ss->desc.frames);
 	}
+	/* Stopped: what the flows did since the last refresh goes out as a forced end. */
+	if (xi && rc >= 0 && !ss->ended && !session_refresh(ss))
+		export_ipfix_observe(xi, ss);
+	if (xi)
+		export_ipfix_end(xi);
 	free(acc);
 	return rc < 0 ? rc : 0;
+}
+
+/* Something to serve before the first refresh: zero counters, no flows. */
+static int publish_empty(struct exporter *x, struct session *ss, const struct export_opts *e)
+{
+	struct metrics_self self0 = {.version = FABPROBE_VERSION};
+	struct metrics_acc *acc0 = calloc(1, sizeof(*acc0));
+	struct metrics_view v0 = {
+	    .snap = &ss->snap, .an = &ss->an, .src = &ss->desc, .acc = acc0, .self = &self0};
+	int err;
+
+	if (!acc0)
+		return -ENOMEM;
+	self0.interval_s = e->refresh_s;
+	self0.start_time_s = unix_now();
+	err = http_publish(x, &v0, &self0);
+	free(acc0);
+	return err;
 }
 
 int cmd_export(int argc, char **argv)
 {
 	struct export_opts e = {.interval_s = 5, .top_flows = METRICS_TOP_FLOWS_DEFAULT};
 	struct exporter x = {.lock = PTHREAD_MUTEX_INITIALIZER};
-	struct metrics_self self0 = {.version = FABPROBE_VERSION};
-	struct metrics_acc *acc0 = NULL;
+	struct export_ipfix *xi = NULL;
 	struct sockaddr_storage sa;
 	struct analysis_opts aopts;
 	struct cli_source cs;
 	struct session ss;
 	struct source *src;
 	socklen_t salen;
-	int err, fd, code;
+	bool http;
+	int err, fd = -1, code;
 
 	cli_source_init(&cs, "export", 1);
 	analysis_opts_default(&aopts);
+	export_ipfix_opts_init(&e.ipfix);
 	err = parse(argc, argv, &e, &cs, &aopts);
 	if (err)
 		return err < 0 ? FP_EXIT_OK : err;
 	if (!e.listen)
 		e.listen = EXPORT_LISTEN_DEFAULT;
-	if (http_parse_listen(e.listen, &sa, &salen))
+	http = strcmp(e.listen, "none") != 0;
+	if (http && http_parse_listen(e.listen, &sa, &salen))
 		return FP_EXIT_USAGE;
 	src = cli_source_new(&cs, false, &code);
 	if (!src)
 		return code;
-	x.stale_ns = (__u64)(EXPORT_STALE_INTERVALS * e.interval_s * 1e9);
+	e.refresh_s = e.interval_s;
+	if (e.ipfix.collector && e.ipfix.interval_s < e.refresh_s)
+		e.refresh_s = e.ipfix.interval_s;
+	/* A slice of the source's time that passes in about 100 ms of wall time. */
+	e.slice_s = EXPORT_IPFIX_SLICE_S;
+	if (cs.pcap.n_files && cs.pcap.speed > 0)
+		e.slice_s *= cs.pcap.speed;
+	x.stale_ns = (__u64)(EXPORT_STALE_INTERVALS * e.refresh_s * 1e9);
 
-	/* Bind before attaching anything: a taken port fails fast and leaves nothing. */
-	fd = http_open_listener(e.listen, &sa, salen);
-	if (fd < 0) {
+	/* Bind and open before attaching anything: a taken port fails fast and leaves nothing. */
+	if (http) {
+		fd = http_open_listener(e.listen, &sa, salen);
+		if (fd < 0) {
+			src->ops->destroy(src);
+			return FP_EXIT_FAIL;
+		}
+	}
+	if (e.ipfix.collector && export_ipfix_open(&xi, &e.ipfix)) {
+		if (fd >= 0)
+			close(fd);
 		src->ops->destroy(src);
 		return FP_EXIT_FAIL;
 	}
 	if (session_start(&ss, src, &aopts, false)) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		export_ipfix_close(xi, 0);
 		return FP_EXIT_FAIL;
 	}
-
-	/* Something to serve before the first refresh: zero counters, no flows. */
-	acc0 = calloc(1, sizeof(*acc0));
-	if (acc0) {
-		struct metrics_view v0 = {
-		    .snap = &ss.snap, .an = &ss.an, .src = &ss.desc, .acc = acc0, .self = &self0};
-
-		self0.interval_s = e.interval_s;
-		self0.start_time_s = unix_now();
-		err = http_publish(&x, &v0, &self0);
-		free(acc0);
+	if (http) {
+		if (publish_empty(&x, &ss, &e)) {
+			fp_err("export: out of memory");
+			close(fd);
+			code = FP_EXIT_FAIL;
+			goto cleanup;
+		}
+		x.last_ok_ns = fp_mono_ns();
+		if (xi) {
+			x.tail = export_ipfix_render;
+			x.tail_ctx = xi;
+		}
+		if (http_start(&x, fd)) {
+			code = FP_EXIT_FAIL;
+			goto cleanup;
+		}
+		fprintf(stderr, "fabprobe: serving metrics on http://%s/metrics%s\n", e.listen,
+			http_is_loopback(&sa) ? "" : " (not loopback: reachable from the network)");
 	}
-	if (!acc0 || err) {
-		fp_err("export: out of memory");
-		close(fd);
-		code = FP_EXIT_FAIL;
-		goto cleanup;
-	}
-	x.last_ok_ns = fp_mono_ns();
-	if (http_start(&x, fd)) {
-		code = FP_EXIT_FAIL;
-		goto cleanup;
-	}
-	fprintf(stderr, "fabprobe: serving metrics on http://%s/metrics%s\n", e.listen,
-		http_is_loopback(&sa) ? "" : " (not loopback: reachable from the network)");
-	err = run(&x, &ss, &e);
+	if (xi)
+		fprintf(stderr,
+			"fabprobe: sending IPFIX to %s over %s: a record per flow every %g s "
+			"(PEN %u, observation domain %u)\n",
+			e.ipfix.collector, e.ipfix.tcp ? "TCP" : "UDP", e.ipfix.interval_s,
+			e.ipfix.pen, e.ipfix.domain_id);
+	err = run(http ? &x : NULL, &ss, &e, xi);
 	code = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
 cleanup:
+	/* The HTTP threads read the IPFIX counters: stop them first. */
 	http_stop(&x);
+	export_ipfix_close(xi, EXPORT_IPFIX_CLOSE_MS);
 	session_stop(&ss);
 	return code;
 }

@@ -58,7 +58,7 @@ struct scrape {
 	struct exporter *x;
 	struct metrics_buf *buf;
 	size_t tail_len;
-	char tail[512];
+	char tail[4096];
 };
 
 /* One TCP connection as the guard sees it. */
@@ -316,6 +316,8 @@ static enum MHD_Result serve_metrics(struct exporter *x, struct MHD_Connection *
 		metrics_render_counter(f, fmt, "fabprobe_http_idle_closed",
 				       "Idle HTTP connections closed to make room for new ones",
 				       __atomic_load_n(&x->guard->closed_idle, __ATOMIC_RELAXED));
+		if (x->tail)
+			x->tail(f, fmt, x->tail_ctx);
 		if (fmt == METRICS_OPENMETRICS)
 			fputs("# EOF\n", f);
 		s->tail_len = ftell(f);

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <linux/types.h>
 
@@ -28,6 +29,12 @@ struct exporter {
 	__u64 stale_ns;		    /* /healthz turns 503 past this age */
 	struct conn_guard *guard;
 	struct MHD_Daemon *daemon;
+	/*
+	 * More families drawn into every scrape's tail, from an HTTP thread
+	 * (export --ipfix: its counters, which change between refreshes).
+	 */
+	void (*tail)(FILE *out, enum metrics_format fmt, void *ctx);
+	void *tail_ctx;
 };
 
 /* "ADDR:PORT" or "[ADDR6]:PORT", numeric; one line and -EINVAL if not. */

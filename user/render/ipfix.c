@@ -473,6 +473,16 @@ int ipfix_add(struct ipfix_exporter *x, const struct ipfix_flow *f)
 	return 0;
 }
 
+/*
+ * A record is stored whole (recq.h): at the end of the buffer up to one
+ * record's worth can go unused, so twice the largest record of free space
+ * guarantees the next push fits wherever the queue stands.
+ */
+bool ipfix_room(const struct ipfix_exporter *x)
+{
+	return x->q.bytes + 2 * (RECQ_HDR + x->max_record) <= x->q.cap;
+}
+
 bool ipfix_idle(const struct ipfix_exporter *x)
 {
 	return !x->q.records && !x->out_len && x->ctl_next < 0;

@@ -163,6 +163,13 @@ int ipfix_open(struct ipfix_exporter **out, const struct ipfix_config *cfg);
 int ipfix_add(struct ipfix_exporter *x, const struct ipfix_flow *f);
 
 /*
+ * True when the queue has room for any record ipfix_add could make: a
+ * caller that keeps deltas asks first, and waits for a later tick instead
+ * of having a record refused (and counted as dropped).
+ */
+bool ipfix_room(const struct ipfix_exporter *x);
+
+/*
  * Do the transport's work, never waiting: connect or reconnect (TCP), send
  * templates when due, then queued records, at most cfg.budget_msgs
  * messages. now_ms is UNIX time in ms (ipfix_now_ms()): it stamps the

@@ -408,52 +408,47 @@ int ipfix_data_record(__u8 *p, size_t max, const struct ipfix_flow *f, bool *tru
 	return off;
 }
 
+/* The class of one BTH opcode (IBTA 9.2: transport in the top three bits, operation below). */
+static __u8 opcode_class(unsigned int op)
+{
+	unsigned int transport = op & FP_TRANSPORT_MASK;
+
+	if (op == FP_OPCODE_CNP)
+		return IPFIX_OPC_CNP;
+	/* Past XRC the transports are reserved or the manufacturer's (IBTA 9.2). */
+	if (transport == FP_TRANSPORT_CNP || transport > FP_TRANSPORT_XRC)
+		return IPFIX_OPC_OTHER;
+	/* The low five bits are the operation whatever the transport. */
+	switch (op & FP_OP_MASK) {
+	case FP_OP_SEND_FIRST ... FP_OP_SEND_ONLY_IMM:
+	case FP_OP_SEND_LAST_INV:
+	case FP_OP_SEND_ONLY_INV:
+		return IPFIX_OPC_SEND;
+	case FP_OP_WRITE_FIRST ... FP_OP_WRITE_ONLY_IMM:
+		return IPFIX_OPC_WRITE;
+	case FP_OP_READ_REQ:
+		return IPFIX_OPC_READ_REQ;
+	case FP_OP_READ_RESP_FIRST ... FP_OP_READ_RESP_ONLY:
+		return IPFIX_OPC_READ_RESP;
+	case FP_OP_ACK:
+		return IPFIX_OPC_ACK;
+	case FP_OP_ATOMIC_ACK:
+	case FP_OP_CMP_SWAP:
+	case FP_OP_FETCH_ADD:
+		return IPFIX_OPC_ATOMIC;
+	default:
+		return IPFIX_OPC_OTHER;
+	}
+}
+
 __u8 ipfix_opcode_classes(const __u64 opcodes[4])
 {
 	__u8 classes = 0;
 
-	for (unsigned int op = 0; op < 256; op++) {
-		unsigned int transport = op & FP_TRANSPORT_MASK;
-
-		if (!(opcodes[op >> 6] & (1ULL << (op & 63))))
-			continue;
-		if (op == FP_OPCODE_CNP) {
-			classes |= IPFIX_OPC_CNP;
-			continue;
-		}
-		/* Past XRC the transports are reserved or the manufacturer's (IBTA 9.2). */
-		if (transport == FP_TRANSPORT_CNP || transport > FP_TRANSPORT_XRC) {
-			classes |= IPFIX_OPC_OTHER;
-			continue;
-		}
-		/* The low five bits are the operation whatever the transport. */
-		switch (op & FP_OP_MASK) {
-		case FP_OP_SEND_FIRST ... FP_OP_SEND_ONLY_IMM:
-		case FP_OP_SEND_LAST_INV:
-		case FP_OP_SEND_ONLY_INV:
-			classes |= IPFIX_OPC_SEND;
-			break;
-		case FP_OP_WRITE_FIRST ... FP_OP_WRITE_ONLY_IMM:
-			classes |= IPFIX_OPC_WRITE;
-			break;
-		case FP_OP_READ_REQ:
-			classes |= IPFIX_OPC_READ_REQ;
-			break;
-		case FP_OP_READ_RESP_FIRST ... FP_OP_READ_RESP_ONLY:
-			classes |= IPFIX_OPC_READ_RESP;
-			break;
-		case FP_OP_ACK:
-			classes |= IPFIX_OPC_ACK;
-			break;
-		case FP_OP_ATOMIC_ACK:
-		case FP_OP_CMP_SWAP:
-		case FP_OP_FETCH_ADD:
-			classes |= IPFIX_OPC_ATOMIC;
-			break;
-		default:
-			classes |= IPFIX_OPC_OTHER;
-		}
-	}
+	/* Only the opcodes seen (a flow has a handful): this runs once per record. */
+	for (unsigned int word = 0; word < 4; word++)
+		for (__u64 bits = opcodes[word]; bits; bits &= bits - 1)
+			classes |= opcode_class(word * 64 + __builtin_ctzll(bits));
 	return classes;
 }
 

@@ -1,0 +1,375 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `fabprobe export --ipfix` end to end, on loopback and one veth pair:
+# recordings replayed through export at full speed and at a pace, their
+# IPFIX records collected by nfcapd (nfdump prints the standard fields),
+# ipfixDump (the RoCE enterprise fields, with the element file) and tshark,
+# and every flow's records summed against `fabprobe replay --json` of the
+# same file (or, live, against what the generator sent). Then TCP over
+# IPv6, a flow table that evicts, a collector that is not there, the
+# fabprobe_ipfix_* metrics, a 100,000-flow burst, and bad options.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+ipfix_init
+FABPROBE=${FABPROBE:-$IPFIX_TOP/build/fabprobe}
+PCAPS=${PCAPS:-$(cd "$IPFIX_TOP/.." && pwd)/shared/pcaps}
+MKPCAP="python3 $IPFIX_TOP/tests/ipfix/mkpcap.py"
+INJECT="python3 $IPFIX_TOP/tests/lib/inject.py"
+NS=fpx-ipfix-$$
+
+cleanup_all() {
+	ip netns del "$NS" 2>/dev/null
+	ipfix_cleanup
+}
+trap cleanup_all EXIT
+
+# run_check NAME OUT.json ARGS...: ipfix_check.py, its summary kept in OUT.json.
+run_check() {
+	local name=$1 out=$2
+	shift 2
+	if $IPFIX_CHECK "$@" >"$out" 2>"$out.err"; then
+		return 0
+	fi
+	echo "  $name: $(jq -c 'del(.names)' "$out" 2>/dev/null || cat "$out")"
+	sed 's/^/  /' "$out.err" | head -20
+	return 1
+}
+
+is() { # is FILE JQ-EXPR: the expression is true of the JSON in FILE
+	[ "$(jq -r "$2" "$1")" = true ] || {
+		echo "  not ($2) in $(jq -c 'del(.names)' "$1")"
+		return 1
+	}
+}
+
+# start_export NAME ARGS...: fabprobe export in the background (stderr in
+# $TMP/NAME.err); sets EXP_PID. In the namespace when NETNS is set.
+start_export() {
+	local name=$1
+	shift
+	${NETNS:+ip netns exec "$NETNS"} "$FABPROBE" export "$@" >"$TMP/$name.out" \
+		2>"$TMP/$name.err" &
+	EXP_PID=$!
+	IPFIX_PIDS+=("$EXP_PID")
+}
+
+# wait_stderr NAME TEXT: until export NAME says TEXT (60 s at most).
+wait_stderr() {
+	local i
+	for i in $(seq 600); do
+		grep -q "$2" "$TMP/$1.err" && return 0
+		kill -0 "$EXP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "  export $1 never said '$2': $(cat "$TMP/$1.err")"
+	return 1
+}
+
+# stop_export NAME: SIGINT (a forced end for what remains), then its exit status 0.
+stop_export() {
+	kill -INT "$EXP_PID" 2>/dev/null
+	wait "$EXP_PID"
+	local rc=$?
+	[ "$rc" -eq 0 ] || {
+		echo "  export $1 exited $rc: $(cat "$TMP/$1.err")"
+		return 1
+	}
+}
+
+# metric PORT NAME: one sample's value from /metrics.
+metric() {
+	curl -s -m 5 "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 == n { print $2 }'
+}
+
+truth() { # truth OUT ARGS...: the replay's JSON report, the ground truth
+	local out=$1
+	shift
+	"$FABPROBE" replay --json "$@" >"$out" 2>"$out.err" || {
+		echo "  replay failed: $(cat "$out.err")"
+		return 1
+	}
+}
+
+# ---- options: every bad value is one line and exit 2, before anything runs ----
+bad() { # bad RC ARGS...: export with ARGS exits RC with one line on stderr
+	local want=$1 rc
+	shift
+	"$FABPROBE" export --pcap "$PCAPS/rdma_write_bw.pcap" "$@" >/dev/null 2>"$TMP/bad.err"
+	rc=$?
+	[ "$rc" -eq "$want" ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] || {
+		echo "  $*: exit $rc, stderr: $(cat "$TMP/bad.err")"
+		return 1
+	}
+}
+for v in "" 127.0.0.1: 127.0.0.1:0 127.0.0.1:70000 127.0.0.1:http :4739 ::1:4739 '[::1' \
+	'[::1]4739' '[zz::1]:4739'; do
+	check "--ipfix '$v' is a usage error" bad 2 --ipfix "$v"
+done
+for o in "--ipfix-interval 0" "--ipfix-interval 1x" "--ipfix-interval 100000" "--ipfix-pen 0" \
+	"--ipfix-pen 4294967296" "--ipfix-domain -1" "--ipfix-mtu 511" "--ipfix-mtu 65536"; do
+	# shellcheck disable=SC2086
+	check "$o is a usage error" bad 2 --ipfix 127.0.0.1:4739 $o
+done
+check "--ipfix-tcp without --ipfix is a usage error" bad 2 --ipfix-tcp
+check "--ipfix-domain without --ipfix is a usage error" bad 2 --ipfix-domain 7
+check "--listen none without --ipfix is a usage error" bad 2 --listen none
+check "a collector name that does not resolve fails (exit 1)" \
+	bad 1 --ipfix no-such-host.invalid:4739 --listen none
+
+# ---- a shared capture at full speed: nfcapd, tshark and ipfixDump, one run ----
+cap=$PCAPS/nccl_nccl_node0.pcap
+check "replay --json of $(basename "$cap") (the truth)" truth "$TMP/nccl.truth" "$cap"
+port=$(free_port udp)
+check "nfcapd listens on 127.0.0.1:$port" start_nfcapd "$TMP/nf" "$port"
+check "dumpcap captures udp port $port on lo" start_capture udp "$port" "$TMP/nccl.pcapng"
+start_export nccl --pcap "$cap" --speed 0 --listen none --ipfix "127.0.0.1:$port" \
+	--ipfix-interval 2 -r 1
+check "export reads the capture at --speed 0 and keeps running" wait_stderr nccl "has been read"
+sleep 0.5
+check "export stops on SIGINT, exit 0" stop_export nccl
+stop_capture
+check "nfcapd writes its file" stop_nfcapd "$TMP/nf"
+check "nfcapd: no sequence errors, no bad packets" \
+	grep -q "Flows: [1-9][0-9]*, .*Sequence Errors: 0, Bad Packets: 0" "$TMP/nf.log"
+check "nfdump: per-flow packets, bytes, DSCP, addresses, ports equal replay --json" \
+	run_check nfdump "$TMP/nccl-nf.out" nfdump "$TMP/nf" --truth "$TMP/nccl.truth"
+check "tshark (CFLOW): no malformed, every field equal, no payload above 1400" \
+	run_check tshark "$TMP/nccl-ts.out" tshark "$TMP/nccl.pcapng" --port "$port" \
+	--truth "$TMP/nccl.truth" --mtu 1400
+check "the datagrams of the capture as an IPFIX file" \
+	capture_to_ipfix "$TMP/nccl.pcapng" "$port" "$TMP/nccl.ipfix"
+check "ipfixDump: QP, ECN, CNP, ACK, NAK, retransmit and PSN-gap sums equal replay --json" \
+	run_check ipfixdump "$TMP/nccl-ix.out" ipfixdump "$TMP/nccl.ipfix" \
+	--elements "$IPFIX_XML" --truth "$TMP/nccl.truth" --mtu 1400
+check "the bursts 10 s apart are separate records, idle-timed-out (flowEndReason 1)" \
+	is "$TMP/nccl-ix.out" '.end_reasons == {"1": 8} and .max_records_per_flow == 2 and .flows == 4'
+check "the three collectors saw the same number of records" \
+	bash -c "[ \$(jq .flow_records '$TMP/nccl-nf.out') -eq \$(jq .flow_records '$TMP/nccl-ix.out') ] &&
+		[ \$(jq .flow_records '$TMP/nccl-ts.out') -eq \$(jq .flow_records '$TMP/nccl-ix.out') ]"
+jq '.flows[0].packets += 1' "$TMP/nccl.truth" >"$TMP/nccl.bad"
+check "a truth one packet off is caught (the comparison can fail)" \
+	bash -c "! $IPFIX_CHECK ipfixdump '$TMP/nccl.ipfix' -e '$IPFIX_XML' --truth '$TMP/nccl.bad' >/dev/null 2>&1"
+
+# ---- every shared capture, and one as an uplink (interfaceName) ----
+for cap in "$PCAPS"/*.pcap; do
+	name=$(basename "$cap" .pcap)
+	truth "$TMP/$name.truth" "$cap" || continue
+	start_recv udp 127.0.0.1 "$TMP/$name.ipfix" || continue
+	start_export "$name" --pcap "$cap" --speed 0 --listen none --ipfix "127.0.0.1:$RECV_PORT"
+	wait_stderr "$name" "has been read" && stop_export "$name"
+	stop_recv
+	check "$name: ipfixDump's per-flow sums equal replay --json" \
+		run_check "$name" "$TMP/$name.out" ipfixdump "$TMP/$name.ipfix" \
+		--elements "$IPFIX_XML" --truth "$TMP/$name.truth"
+done
+cap=$PCAPS/rdma_write_bw.pcap
+truth "$TMP/up.truth" --path "up1=$cap"
+start_recv udp 127.0.0.1 "$TMP/up.ipfix"
+start_export up --pcap "up1=$cap" --speed 0 --listen none --ipfix "127.0.0.1:$RECV_PORT"
+wait_stderr up "has been read" && stop_export up
+stop_recv
+check "--pcap up1=FILE: interfaceName is the path up1, sums equal replay --path" \
+	run_check up "$TMP/up.out" ipfixdump "$TMP/up.ipfix" --elements "$IPFIX_XML" \
+	--truth "$TMP/up.truth"
+check "the truth had a path to compare" is "$TMP/up.truth" '[.flows[].path] | all(. == "up1")'
+
+# ---- seconds of traffic at a pace: active, idle and forced records ----
+$MKPCAP long "$TMP/long.pcap"
+check "replay --json of the 3-second synthetic capture" truth "$TMP/long.truth" "$TMP/long.pcap"
+check "a UDP receiver starts" start_recv udp 127.0.0.1 "$TMP/long.ipfix"
+start_export long --pcap "$TMP/long.pcap" --speed 2 --listen none \
+	--ipfix "127.0.0.1:$RECV_PORT" --ipfix-interval 1 -r 0.5 --ipfix-domain 77
+check "export plays the capture at --speed 2" wait_stderr long "has been read"
+check "export stops" stop_export long
+stop_recv
+check "--speed 2: every flow's records sum to replay --json (IPv4, IPv6, VXLAN, ECN, CNP, NAK...)" \
+	run_check long "$TMP/long.out" ipfixdump "$TMP/long.ipfix" --elements "$IPFIX_XML" \
+	--truth "$TMP/long.truth" --mtu 1400
+check "active-timeout records every interval, one idle end, forced ends at the recording's end" \
+	is "$TMP/long.out" '.end_reasons["2"] >= 12 and .end_reasons["1"] == 1 and .end_reasons["4"] == 6 and .max_records_per_flow >= 3'
+check "the truth has retransmits, PSN gaps, CE, CNPs, NAKs, IPv6 and a VNI to compare" \
+	is "$TMP/long.truth" '([.flows[].retransmits] | add) > 0 and ([.flows[].psn_gaps] | add) > 0 and ([.flows[].ecn.ce] | add) > 0 and ([.flows[].cnp] | add) > 0 and ([.flows[].naks] | add) > 0 and any(.flows[]; .vni == 5001) and any(.flows[]; .src == "fd00::1")'
+check "the observation domain is the one asked for" \
+	bash -c "ipfixDump -i '$TMP/long.ipfix' | grep -q 'observation domain id: 77'"
+
+# ---- TCP to an IPv6 collector: templates once, withdrawn at the end ----
+check "a TCP receiver starts on ::1" start_recv tcp ::1 "$TMP/t.ipfix"
+check "dumpcap captures the TCP session" start_capture tcp "$RECV_PORT" "$TMP/t.pcapng"
+start_export tcp --pcap "$TMP/long.pcap" --speed 0 --listen none \
+	--ipfix "[::1]:$RECV_PORT" --ipfix-tcp --ipfix-interval 1 -r 0.5 --ipfix-mtu 4000
+check "export over TCP reads the capture" wait_stderr tcp "has been read"
+sleep 0.5
+check "export over TCP stops" stop_export tcp
+stop_capture
+stop_recv
+check "TCP over IPv6: ipfixDump's sums equal replay --json" \
+	run_check tcp "$TMP/t.out" ipfixdump "$TMP/t.ipfix" --elements "$IPFIX_XML" \
+	--truth "$TMP/long.truth" --mtu 4000
+check "TCP: templates once, the 8 data templates withdrawn at the end" \
+	is "$TMP/t.out" '.templates == 9 and .withdrawals == 8'
+check "tshark decodes the TCP session: no malformed, records equal" \
+	run_check tcp-tshark "$TMP/tt.out" tshark "$TMP/t.pcapng" --tcp --port "$RECV_PORT" \
+	--truth "$TMP/long.truth"
+check "one TCP connection, closed by the exporter" \
+	is "$TMP/t.ipfix.json" '.connections == 1 and .closed_connections == 1'
+
+# ---- a flow the table evicts and takes back ----
+$MKPCAP evict "$TMP/evict.pcap"
+truth "$TMP/evict.truth" "$TMP/evict.pcap"
+truth "$TMP/evict2.truth" --flows 2 "$TMP/evict.pcap"
+check "with --flows 2, replay loses flow A's first half (the table evicts)" \
+	is "$TMP/evict2.truth" '.totals.flow_evictions >= 1 and ([.flows[] | select(.sport == 52000) | .packets] == [50])'
+hp=$(free_port tcp)
+start_recv udp 127.0.0.1 "$TMP/ev.ipfix"
+start_export evict --pcap "$TMP/evict.pcap" --speed 0 --flows 2 --listen "127.0.0.1:$hp" \
+	--ipfix "127.0.0.1:$RECV_PORT" --ipfix-interval 10 -r 0.25
+wait_stderr evict "has been read"
+sleep 0.5
+check "/metrics counts the evictions" test "$(metric "$hp" fabprobe_flow_evictions_total)" -ge 1
+check "fabprobe_ipfix_records_total counts the 4 records" \
+	test "$(metric "$hp" fabprobe_ipfix_records_total)" -eq 4
+check "export stops" stop_export evict
+stop_recv
+check "--flows 2: IPFIX sums equal the whole truth (A's records before and after eviction)" \
+	run_check evict "$TMP/ev.out" ipfixdump "$TMP/ev.ipfix" --elements "$IPFIX_XML" \
+	--truth "$TMP/evict.truth" --records 4
+check "A's first half left with the table (idle), its return ended with the recording (forced)" \
+	is "$TMP/ev.out" '.end_reasons["1"] == 2 and .end_reasons["4"] == 2'
+
+# ---- the metrics: valid exposition, and what the collector got ----
+hp=$(free_port tcp)
+start_recv udp 127.0.0.1 "$TMP/m.ipfix"
+start_export metrics --pcap "$TMP/long.pcap" --speed 0 --listen "127.0.0.1:$hp" \
+	--ipfix "127.0.0.1:$RECV_PORT" --ipfix-interval 1 -r 0.5
+wait_stderr metrics "has been read"
+sleep 0.5
+curl -s -m 5 "http://127.0.0.1:$hp/metrics" >"$TMP/m.prom"
+curl -s -m 5 -H 'Accept: application/openmetrics-text; version=1.0.0' \
+	"http://127.0.0.1:$hp/metrics" >"$TMP/m.om"
+check "fabprobe_ipfix_* families in /metrics, promtool finds nothing to say" \
+	bash -c "grep -q '^fabprobe_ipfix_records_total ' '$TMP/m.prom' &&
+		[ -z \"\$(promtool check metrics <'$TMP/m.prom' 2>&1)\" ]"
+check "OpenMetrics: the families there too, ending in # EOF" \
+	bash -c "grep -q '^# TYPE fabprobe_ipfix_records counter' '$TMP/m.om' && tail -1 '$TMP/m.om' | grep -q '^# EOF$'"
+check "connected 1 (UDP), nothing dropped, lost or waiting" \
+	bash -c "grep -qx 'fabprobe_ipfix_connected 1' '$TMP/m.prom' &&
+		grep -qx 'fabprobe_ipfix_records_dropped_total 0' '$TMP/m.prom' &&
+		grep -qx 'fabprobe_ipfix_records_lost_total 0' '$TMP/m.prom' &&
+		grep -qx 'fabprobe_ipfix_records_waiting 0' '$TMP/m.prom'"
+check "export stops" stop_export metrics
+stop_recv
+run_check metrics "$TMP/m.out" ipfixdump "$TMP/m.ipfix" --elements "$IPFIX_XML" \
+	--truth "$TMP/long.truth" >/dev/null
+check "fabprobe_ipfix_records_total is what ipfixDump read" \
+	test "$(awk '$1 == "fabprobe_ipfix_records_total" {print $2}' "$TMP/m.prom")" \
+	-eq "$(jq .flow_records "$TMP/m.out")"
+
+# ---- no collector: export keeps serving, the errors are counted ----
+dead=$(free_port udp)
+hp=$(free_port tcp)
+start_export down --pcap "$TMP/long.pcap" --speed 1 --listen "127.0.0.1:$hp" \
+	--ipfix "127.0.0.1:$dead" --ipfix-interval 1 -r 0.5
+sleep 2
+e1=$(metric "$hp" fabprobe_ipfix_send_errors_total)
+wait_stderr down "has been read"
+sleep 1.5
+e2=$(metric "$hp" fabprobe_ipfix_send_errors_total)
+check "UDP, nobody listening: send errors grow while it runs ($e1 -> $e2)" \
+	test "${e1:-0}" -gt 0 -a "${e2:-0}" -gt "${e1:-0}"
+check "UDP, nobody listening: the records are counted lost" \
+	test "$(metric "$hp" fabprobe_ipfix_records_lost_total)" -gt 0
+check "UDP, nobody listening: /healthz is 200 and /metrics answers" \
+	bash -c "curl -sf -m 5 http://127.0.0.1:$hp/healthz >/dev/null && curl -sf -m 5 http://127.0.0.1:$hp/metrics | grep -q '^fabprobe_refreshes_total [1-9]'"
+check "export stops" stop_export down
+
+dead=$(free_port tcp)
+hp=$(free_port tcp)
+start_export tdown --pcap "$TMP/long.pcap" --speed 0 --listen "127.0.0.1:$hp" \
+	--ipfix "127.0.0.1:$dead" --ipfix-tcp --ipfix-interval 1 -r 0.5
+wait_stderr tdown "has been read"
+sleep 1.5
+check "TCP, nobody listening: not connected, connects fail, the records wait" \
+	bash -c "curl -s -m 5 http://127.0.0.1:$hp/metrics >'$TMP/td.prom' &&
+		grep -qx 'fabprobe_ipfix_connected 0' '$TMP/td.prom' &&
+		awk '\$1 == \"fabprobe_ipfix_send_errors_total\" && \$2 >= 1 {ok=1} END {exit !ok}' '$TMP/td.prom' &&
+		awk '\$1 == \"fabprobe_ipfix_queue_records\" && \$2 > 0 {ok=1} END {exit !ok}' '$TMP/td.prom' &&
+		grep -qx 'fabprobe_ipfix_records_total 0' '$TMP/td.prom'"
+t0=$(date +%s)
+check "TCP, nobody listening: export stops anyway" stop_export tdown
+check "... within the close timeout, saying what it dropped" \
+	bash -c "[ \$(( \$(date +%s) - $t0 )) -le 6 ] && grep -q 'ipfix: 0 records .* [1-9][0-9]* dropped' '$TMP/tdown.err'"
+
+# ---- a burst of 100,000 flows: paced, nothing dropped, scrapes answered ----
+$MKPCAP many 100000 "$TMP/many.pcap"
+port=$(free_port udp)
+hp=$(free_port tcp)
+check "nfcapd listens for the burst" start_nfcapd "$TMP/nfb" "$port"
+start_export burst --pcap "$TMP/many.pcap" --speed 0 --flows 262144 --listen "127.0.0.1:$hp" \
+	--ipfix "127.0.0.1:$port"
+check "export reads the 200,000 frames" wait_stderr burst "has been read"
+t0=$(date +%s.%N)
+scrapes=0 done_at=""
+for i in $(seq 240); do
+	n=$(metric "$hp" fabprobe_ipfix_records_total) && scrapes=$((scrapes + 1))
+	if [ "${n:-0}" -ge 100000 ]; then
+		done_at=$(date +%s.%N)
+		break
+	fi
+	sleep 0.25
+done
+check "scrapes answered while the burst drained ($scrapes)" test "$scrapes" -ge 2
+check "all 100000 records sent, none dropped or waiting" \
+	bash -c "[ '$(metric "$hp" fabprobe_ipfix_records_dropped_total)' = 0 ] &&
+		[ '$(metric "$hp" fabprobe_ipfix_records_waiting)' = 0 ] && [ -n '$done_at' ]"
+[ -n "$done_at" ] && echo "     (100000 records out in $(echo "$done_at - $t0" | bc) s after the refresh)"
+check "export stops" stop_export burst
+check "nfcapd writes the burst" stop_nfcapd "$TMP/nfb"
+check "nfcapd: 100000 flows, 200000 packets, no sequence errors" \
+	grep -q "Flows: 100000, Packets: 200000, .*Sequence Errors: 0, Bad Packets: 0" "$TMP/nfb.log"
+
+# ---- live: a veth pair, frames from the generator, active timeouts and a forced end ----
+if ip netns add "$NS" 2>/dev/null; then
+	ip -n "$NS" link set lo up
+	ip -n "$NS" link add fpx-a type veth peer name fpx-b
+	ip -n "$NS" link set fpx-a up
+	ip -n "$NS" link set fpx-b up
+	NETNS=$NS
+	rm -f "$TMP/live.ipfix.port"
+	ip netns exec "$NS" $IPFIX_RECV --udp 127.0.0.1 --port-file "$TMP/live.ipfix.port" \
+		--out "$TMP/live.ipfix" --summary "$TMP/live.ipfix.json" &
+	LRECV=$!
+	IPFIX_PIDS+=("$LRECV")
+	for i in $(seq 50); do
+		[ -s "$TMP/live.ipfix.port" ] && break
+		sleep 0.1
+	done
+	start_export live -i fpx-b --hook xdp --listen none \
+		--ipfix "127.0.0.1:$(cat "$TMP/live.ipfix.port")" --ipfix-interval 1 -r 0.5
+	check "live: export attaches to fpx-b" wait_stderr live "sending IPFIX"
+	sleep 0.5
+	ip netns exec "$NS" $INJECT fpx-a 3000 --rate 1000 --qp 77 --sport 50123 \
+		>"$TMP/inject.json"
+	sleep 0.3
+	check "live: export stops on SIGINT (forced end)" stop_export live
+	unset NETNS
+	kill "$LRECV" 2>/dev/null
+	wait "$LRECV" 2>/dev/null
+	jq '{flows: [{src: "10.99.0.1", dst: "10.99.0.2", sport: 50123, dport: 4791, dest_qp: 77,
+		dir: "ingress", packets: .frames, bytes: .bytes}]}' "$TMP/inject.json" >"$TMP/live.truth"
+	check "live: the records sum to the generator's frames and bytes" \
+		run_check live "$TMP/live.out" ipfixdump "$TMP/live.ipfix" --elements "$IPFIX_XML" \
+		--truth "$TMP/live.truth"
+	# The last active timeout may or may not have taken the last packets.
+	check "live: active-timeout records while it sent, then at most a forced end" \
+		is "$TMP/live.out" '.end_reasons["2"] >= 2 and (.end_reasons["4"] // 0) <= 1 and .end_reasons["2"] + (.end_reasons["4"] // 0) == .flow_records'
+else
+	check "a network namespace for the live test" false
+fi
+
+# What the collectors got, for the log.
+for f in nccl-ix long t ev m live; do
+	[ -f "$TMP/$f.out" ] &&
+		echo "     $f: $(jq -c '{flow_records, end_reasons, max_records_per_flow, flows}' "$TMP/$f.out")"
+done
+echo "ipfix export: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flow_export.c - per-flow delta bookkeeping: baselines by flow key,
+ * pending counts, and the idle, active and forced expiries of flow records
+ * (flow_export.h). Each observe compacts the flows, rebuilds the index and
+ * walks the snapshot once; emit walks the flows from where it stopped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/flow_export.h"
+
+struct fx_flow {
+	struct flow_key key;		   /* at offset 0, for kindex */
+	struct flow_counters last;	   /* cumulative, as of the last snapshot that had it */
+	struct flow_export_counts pending; /* counted since the flow's previous record */
+	__u64 open_ns;			   /* first packet of the pending counts (estimated) */
+	__u64 seen_ns;			   /* taken_ns of the last snapshot that had it */
+	__u64 observe;			   /* ... and its number */
+	__u64 grew;			   /* the number of the last one with new packets */
+	__u8 due;			   /* enum flow_end, 0 when no record is due */
+	bool gone;			   /* left the flow table */
+	bool done;			   /* gone and recorded: dropped at the next observe */
+};
+
+void flow_export_init(struct flow_export *fx, __u64 active_ns, __u64 idle_ns, size_t max_waiting)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx->active_ns = active_ns;
+	fx->idle_ns = idle_ns;
+	fx->max_waiting = max_waiting;
+}
+
+/* The record's counts of cumulative counters (outer ECN: Not-ECT, ECT(1), ECT(0), CE). */
+static void counts_of(const struct flow_counters *c, struct flow_export_counts *out)
+{
+	out->v[FX_PACKETS] = c->packets;
+	out->v[FX_BYTES] = c->bytes;
+	out->v[FX_NOT_ECT] = c->ecn[0];
+	out->v[FX_ECT1] = c->ecn[1];
+	out->v[FX_ECT0] = c->ecn[2];
+	out->v[FX_CE] = c->ecn[3];
+	out->v[FX_CNP] = c->cnp;
+	out->v[FX_ACKS] = c->acks;
+	out->v[FX_NAKS] = c->naks;
+	out->v[FX_RNR_NAKS] = c->rnr_naks;
+	out->v[FX_RETRANSMITS] = c->retransmits;
+	out->v[FX_PSN_GAPS] = c->psn_gaps;
+}
+
+static bool counts_zero(const struct flow_export_counts *c)
+{
+	for (int i = 0; i < FX_COUNT_MAX; i++)
+		if (c->v[i])
+			return false;
+	return true;
+}
+
+static void set_due(struct flow_export *fx, struct fx_flow *f, enum flow_end reason)
+{
+	if (!f->due)
+		fx->st.due++;
+	f->due = reason;
+}
+
+/*
+ * Drop the flows that left the table and have been recorded; past
+ * max_waiting flows gone and still waiting, the oldest are given up
+ * (counted). The cursor keeps pointing at the same flow, or the next.
+ */
+static void compact(struct flow_export *fx, size_t max_waiting)
+{
+	size_t waiting = 0, over = 0, j = 0, cursor = 0;
+
+	for (size_t i = 0; i < fx->n_flows; i++)
+		waiting += fx->flows[i].gone && !fx->flows[i].done;
+	if (waiting > max_waiting)
+		over = waiting - max_waiting;
+	for (size_t i = 0; i < fx->n_flows; i++) {
+		struct fx_flow *f = &fx->flows[i];
+
+		if (i == fx->cursor)
+			cursor = j;
+		if (f->gone && !f->done && over) {
+			over--;
+			fx->st.dropped++;
+			fx->st.dropped_packets += f->pending.v[FX_PACKETS];
+			if (f->due)
+				fx->st.due--;
+			f->due = 0;
+			f->done = true;
+		}
+		if (f->done)
+			continue;
+		if (j != i)
+			fx->flows[j] = *f;
+		j++;
+	}
+	fx->n_flows = j;
+	fx->n_done = 0;
+	fx->cursor = cursor < j ? cursor : 0;
+}
+
+static int reindex(struct flow_export *fx, size_t extra)
+{
+	size_t want = fx->n_flows + extra;
+	int err;
+
+	if (want > fx->cap_flows) {
+		size_t cap = fx->cap_flows ? fx->cap_flows : 1024;
+		struct fx_flow *p;
+
+		while (cap < want)
+			cap *= 2;
+		p = realloc(fx->flows, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		fx->flows = p;
+		fx->cap_flows = cap;
+	}
+	err = kindex_reset(&fx->index, want);
+	if (err)
+		return err;
+	for (size_t i = 0; i < fx->n_flows; i++)
+		*kindex_slot(&fx->index, &fx->flows[i].key, sizeof(fx->flows[i].key), fx->flows,
+			     sizeof(*fx->flows)) = i + 1;
+	return 0;
+}
+
+/*
+ * One flow in a new snapshot: what it did since the previous one goes into
+ * its pending counts. A flow whose first packet time changed, or whose
+ * packets went down, was evicted and inserted again in between: the new
+ * incarnation counts from zero (what the old one did after the previous
+ * snapshot was never seen by any snapshot).
+ */
+static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_counters *c,
+		   bool fresh, __u64 now_ns)
+{
+	struct flow_export_counts cur, base = {};
+	bool was_zero = counts_zero(&f->pending), grew = false;
+
+	if (!fresh && (c->first_seen_ns != f->last.first_seen_ns || c->packets < f->last.packets)) {
+		fresh = true;
+		fx->st.incarnations++;
+	}
+	counts_of(c, &cur);
+	if (!fresh)
+		counts_of(&f->last, &base);
+	for (int i = 0; i < FX_COUNT_MAX; i++) {
+		/* Counters never go down within an incarnation; a race is clamped, not wrapped. */
+		__u64 d = cur.v[i] > base.v[i] ? cur.v[i] - base.v[i] : 0;
+
+		f->pending.v[i] += d;
+		grew |= d != 0;
+	}
+	if (grew && was_zero) {
+		/*
+		 * The pending record starts with the first packet after the
+		 * previous snapshot; the probe keeps no time of it, so the
+		 * snapshot's time stands in (within the flow's own span).
+		 */
+		__u64 open = fresh ? c->first_seen_ns : f->seen_ns;
+
+		if (open < c->first_seen_ns)
+			open = c->first_seen_ns;
+		if (open > c->last_seen_ns)
+			open = c->last_seen_ns;
+		f->open_ns = open;
+	}
+	if (grew)
+		f->grew = fx->observes;
+	f->last = *c;
+	f->seen_ns = now_ns;
+	f->observe = fx->observes;
+	f->gone = false;
+}
+
+/*
+ * Which expiry, if any, makes a present flow's pending record due at now_ns.
+ * The active timeout ends a record of a flow still sending; one that had
+ * no packet since the previous snapshot has stopped, as far as the probe
+ * can tell, and waits for its idle timeout instead, so that a flow's last
+ * record says how it ended (its start is only known to a snapshot's
+ * precision, which would fire the active timer early).
+ */
+static void expire(struct flow_export *fx, struct fx_flow *f, __u64 now_ns)
+{
+	if (counts_zero(&f->pending) || f->due == FLOW_END_IDLE || f->due == FLOW_END_FORCED)
+		return;
+	if ((__s64)(now_ns - f->last.last_seen_ns) >= (__s64)fx->idle_ns)
+		set_due(fx, f, FLOW_END_IDLE);
+	else if (f->grew == fx->observes && (__s64)(now_ns - f->open_ns) >= (__s64)fx->active_ns)
+		set_due(fx, f, FLOW_END_ACTIVE);
+}
+
+int flow_export_observe(struct flow_export *fx, const struct snapshot *s)
+{
+	size_t max_waiting = fx->max_waiting ? fx->max_waiting : s->flow_capacity;
+	__u64 now = s->taken_ns;
+	int err;
+
+	compact(fx, max_waiting ? max_waiting : 1);
+	err = reindex(fx, s->n_flows);
+	if (err)
+		return err;
+	fx->observes++;
+	for (size_t i = 0; i < s->n_flows; i++) {
+		const struct flow_record *r = &s->flows[i];
+		__u32 *slot =
+		    kindex_slot(&fx->index, &r->key, sizeof(r->key), fx->flows, sizeof(*fx->flows));
+		struct fx_flow *f;
+		bool fresh = !*slot;
+
+		if (fresh) {
+			f = &fx->flows[fx->n_flows];
+			memset(f, 0, sizeof(*f));
+			f->key = r->key;
+			*slot = ++fx->n_flows;
+		} else {
+			f = &fx->flows[*slot - 1];
+		}
+		update(fx, f, &r->c, fresh, now);
+		expire(fx, f, now);
+	}
+	for (size_t i = 0; i < fx->n_flows; i++) {
+		struct fx_flow *f = &fx->flows[i];
+
+		if (f->observe == fx->observes || f->gone)
+			continue;
+		/* Left the table: its last counts are final. */
+		f->gone = true;
+		fx->st.left_table++;
+		if (counts_zero(&f->pending)) {
+			f->done = true;
+			fx->n_done++;
+		} else {
+			set_due(fx, f, FLOW_END_IDLE);
+		}
+	}
+	return 0;
+}
+
+void flow_export_force(struct flow_export *fx)
+{
+	for (size_t i = 0; i < fx->n_flows; i++) {
+		struct fx_flow *f = &fx->flows[i];
+
+		if (!f->done && !f->due && !counts_zero(&f->pending))
+			set_due(fx, f, FLOW_END_FORCED);
+	}
+}
+
+size_t flow_export_emit(struct flow_export *fx, flow_export_emit_fn emit, void *ctx)
+{
+	size_t taken = 0, n = fx->n_flows, i = fx->cursor;
+
+	for (size_t k = 0; k < n && fx->st.due; k++, i = i + 1 == n ? 0 : i + 1) {
+		struct fx_flow *f = &fx->flows[i];
+		struct flow_export_record r;
+
+		if (!f->due)
+			continue;
+		r = (struct flow_export_record){
+		    .key = &f->key,
+		    .last = &f->last,
+		    .delta = f->pending,
+		    .start_ns = f->open_ns,
+		    .end_ns = f->last.last_seen_ns,
+		    .reason = f->due,
+		};
+		if (emit(ctx, &r)) {
+			fx->st.refused++;
+			fx->cursor = i;
+			return taken;
+		}
+		memset(&f->pending, 0, sizeof(f->pending));
+		f->due = 0;
+		fx->st.due--;
+		fx->st.records++;
+		if (f->gone) {
+			f->done = true;
+			fx->n_done++;
+		}
+		taken++;
+	}
+	fx->cursor = n ? i : 0;
+	return taken;
+}
+
+void flow_export_get_stats(const struct flow_export *fx, struct flow_export_stats *st)
+{
+	*st = fx->st;
+	st->flows = fx->n_flows - fx->n_done;
+}
+
+void flow_export_free(struct flow_export *fx)
+{
+	free(fx->flows);
+	kindex_free(&fx->index);
+	memset(fx, 0, sizeof(*fx));
+}
