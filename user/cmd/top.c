@@ -25,9 +25,12 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: fabprobe top -i IF[,IF...] [--uplinks IF,...] [OPTIONS]\n"
 		"       fabprobe top --pcap FILE [--speed X] [OPTIONS]\n"
+		"       fabprobe top --nic | --nic-root DIR [OPTIONS]\n"
 		"\n"
 		"RoCE flows, paths and alerts, refreshed every interval: live on this host's\n"
-		"interfaces, or played back from a capture.\n"
+		"interfaces, or played back from a capture. With --nic (or --nic-root) the\n"
+		"RDMA NICs' counters, PFC per priority and QPs too, in the NIC view, and each\n"
+		"flow of a local QP names its process; alone, they are the whole picture.\n"
 		"\n"
 		"Options:\n"
 		"  -r, --interval SECONDS  refresh interval (default 1)\n"

@@ -25,7 +25,7 @@ void table_layout(struct column *c, int n, int width, int natural)
 	int flex = -1, others, shown;
 
 	for (int i = 0; i < n; i++) {
-		c[i].on = true;
+		c[i].on = !c[i].hide;
 		if (!c[i].width)
 			flex = i;
 	}
@@ -357,6 +357,14 @@ void flags_text(char *buf, const struct ui *u, int f)
 	if (u->marks[f] & MARK_PREDICTED)
 		buf[n++] = 'P';
 	buf[n] = 0;
+}
+
+/* The process owning flow f's local QP (--nic), "-" when none. */
+const char *owner_of(const struct ui *u, int f, char *buf, size_t len)
+{
+	const struct nic_qp *q = u->ss->nic && f >= 0 ? nic_flow_owner(&u->ss->nic->now, f) : NULL;
+
+	return q ? nic_owner_text(buf, len, q) : "-";
 }
 
 enum role flags_role(const struct ui *u, int f)
