@@ -107,6 +107,11 @@ const struct nic_qp *nic_flow_owner(const struct nic_picture *p, size_t flow)
 	return q >= 0 && (size_t)q < p->st.n_qps ? &p->st.qps[q] : NULL;
 }
 
+bool nic_alert_type(enum alert_type t)
+{
+	return t >= ALERT_PFC_STORM && t <= ALERT_NIC_RNR_RETRIES;
+}
+
 const char *nic_owner_text(char *buf, size_t len, const struct nic_qp *q)
 {
 	if (q->has_pid)

@@ -80,6 +80,8 @@ void session_nic_free(struct session_nic *n);
 int nic_picture_match(const struct nic_picture *p, const struct flow_key *k, bool *outgoing);
 /* The QP owning flow i of the snapshot last matched, or NULL. */
 const struct nic_qp *nic_flow_owner(const struct nic_picture *p, size_t flow);
+/* An alert type core/nic_detect.c raises. */
+bool nic_alert_type(enum alert_type t);
 /* "ib_write_bw[41001]", "ib_core" (kernel, no pid): a QP's owner in few columns. */
 const char *nic_owner_text(char *buf, size_t len, const struct nic_qp *q);
 

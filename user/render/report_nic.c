@@ -5,6 +5,7 @@
  * are over the interval between the picture's last two reads, and a
  * counter read once has a value and no rate.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/report_nic.h"
@@ -270,6 +271,21 @@ void report_nic_qp_owner(struct json *j, const struct nic_picture *p, size_t flo
 	json_obj_end(j);
 }
 
+/* The NIC alerts of an analysis, as the JSON report writes alerts. */
+static void nic_alerts_json(struct json *j, const struct analysis *a)
+{
+	struct analysis only = *a;
+	struct alert *kept = calloc(a->n_alerts + 1, sizeof(*kept));
+
+	only.n_alerts = 0;
+	for (size_t i = 0; kept && i < a->n_alerts; i++)
+		if (nic_alert_type(a->alerts[i].type))
+			kept[only.n_alerts++] = a->alerts[i];
+	only.alerts = kept;
+	report_json_alerts(j, &only);
+	free(kept);
+}
+
 void report_nic_doc(FILE *out, const struct report *r)
 {
 	struct json j;
@@ -281,7 +297,7 @@ void report_nic_doc(FILE *out, const struct report *r)
 	if (r->nic)
 		report_nic_json(&j, r->nic);
 	if (r->an)
-		report_json_alerts(&j, r->an);
+		nic_alerts_json(&j, r->an);
 	json_obj_end(&j);
 }
 
