@@ -36,7 +36,7 @@
 #define LINE_MAX_BYTES 2048
 #define FILTER_LEN     96
 #define FILTER_TERMS   8
-#define MAX_COLS       16
+#define MAX_COLS       24
 #define MAX_VIEWS      8
 #define ELLIPSIS       "\xe2\x80\xa6"
 

@@ -27,6 +27,8 @@ enum {
 	FL_MAX,
 };
 
+_Static_assert(FL_MAX <= MAX_COLS, "raise MAX_COLS (table.c copies the columns)");
+
 static const struct column cols[FL_MAX] = {
     [FL_FLOW] = {.title = "FLOW (src > dst)", .min = 15},
     [FL_SPORT] = {.title = "SPORT", .width = 5, .right = true, .drop = 3},

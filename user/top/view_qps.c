@@ -27,6 +27,8 @@ enum {
 	QC_MAX,
 };
 
+_Static_assert(QC_MAX <= MAX_COLS, "raise MAX_COLS (table.c copies the columns)");
+
 static const struct column cols[QC_MAX] = {
     [QC_PAIR] = {.title = "QUEUE PAIR (req > resp)", .min = 15},
     [QC_VNI] = {.title = "VNI", .width = 3, .right = true, .drop = 20},
