@@ -101,7 +101,8 @@ static void render_pfc(struct mw *w, const struct nic_state *s)
 				snprintf(prio, sizeof(prio), "%d", p);
 				l[0] = (struct label){"netdev", s->netdevs[i].name};
 				l[1] = (struct label){"priority", prio};
-				/* Prometheus' base unit is the second; drivers count microseconds. */
+				/* Prometheus' base unit is the second; drivers count microseconds.
+				 */
 				if (f == NIC_PFC_RX_PAUSE_US || f == NIC_PFC_TX_PAUSE_US)
 					mw_sample_double(w, l, 2, c->value / 1e6);
 				else
