@@ -31,7 +31,7 @@ expect() {
 }
 
 # Usage errors: 2, whichever command.
-for c in top capture export replay; do
+for c in top capture export replay nic; do
 	expect 2 "$c --bogus" "$FABPROBE" "$c" --bogus
 	expect 2 "$c with a stray argument" "$FABPROBE" "$c" stray -i lo
 done
@@ -54,12 +54,15 @@ expect 1 "capture on a missing interface" "$FABPROBE" capture -i nosuch0 -d 1 -o
 expect 1 "export on a missing interface" "$FABPROBE" export -i nosuch0 --listen 127.0.0.1:19981
 expect 1 "replay of a missing file" "$FABPROBE" replay "$tmp/nosuch.pcap"
 expect 1 "top --pcap of a missing file" "$FABPROBE" top --pcap "$tmp/nosuch.pcap" --once
+expect 1 "nic --nic-root of a missing directory" "$FABPROBE" nic --nic-root "$tmp/nosuch"
+expect 1 "top --nic-root of a missing directory" "$FABPROBE" top --nic-root "$tmp/nosuch" --once
 expect 1 "capture into a missing directory" "$FABPROBE" capture --pcap "$good" -o "$tmp/no/dir.tar.gz"
 # Done: 0.
 expect 0 "replay" "$FABPROBE" replay "$good"
 expect 0 "top --once over a capture" "$FABPROBE" top --pcap "$good" --once
+expect 0 "nic over a recorded tree" "$FABPROBE" nic --nic-root tests/fixtures/nic/mlx5 -r 0.2
 expect 0 "capture from a capture" "$FABPROBE" capture --pcap "$good" -o "$tmp/ok.tar.gz"
-for c in top capture export replay; do
+for c in top capture export replay nic; do
 	expect 0 "$c --help" "$FABPROBE" "$c" --help
 done
 # A capture cut short: the report, one line, 3.

@@ -121,7 +121,7 @@ check "80x24: a legend line" matches "$(tail -2 <<<"$small" | head -1)" "E eleph
 keys 2
 check "a key after the end: 2 shows Paths" wait_screen "^PATH +SPEED +LOAD" 1
 keys h
-check "h: help, written from the key table" wait_screen "^ 1-5 F P Q V A +Flows, Paths, QPs" 1
+check "h: help, written from the key table" wait_screen "^ 1-6 F P Q V A N +Flows, Paths, QPs" 1
 keys x
 check "q exits 0 after the end" eq "$(quit_rc)" 0
 check "nothing on stderr" eq "$(cat "$TMP/top.err")" ""

@@ -18,6 +18,7 @@
 #include "render/bundle.h"
 #include "render/html.h"
 #include "render/report.h"
+#include "render/report_nic.h"
 #include "render/samples_pcapng.h"
 #include "render/summary.h"
 #include "source/hostinfo.h"
@@ -32,6 +33,7 @@ static void usage(FILE *out)
 	    out,
 	    "Usage: fabprobe capture -i IF[,IF...] [--uplinks IF,...] -d SECONDS -o FILE.tar.gz\n"
 	    "       fabprobe capture --pcap FILE -o FILE.tar.gz\n"
+	    "       fabprobe capture --nic | --nic-root DIR -d SECONDS -o FILE.tar.gz\n"
 	    "\n"
 	    "Watch the interfaces for a while (or read a capture) and write a diagnostic\n"
 	    "bundle for a ticket, a gzip'ed tar (mode 0600) holding:\n"
@@ -40,6 +42,10 @@ static void usage(FILE *out)
 	    "  report.html     the same with charts (inline SVG; opens offline)\n"
 	    "  samples.pcapng  the first packets of each flow that raised an alert\n"
 	    "  host.txt        kernel, interfaces, sysctls, RDMA and PFC counters\n"
+	    "and with --nic or --nic-root (docs/nic.md):\n"
+	    "  nic.json        the NIC counters, PFC, QPs and NIC alerts over the run\n"
+	    "  nic/            the NIC state at the end as a recorded tree:\n"
+	    "                  fabprobe nic --nic-root DIR/nic reads it back\n"
 	    "Ctrl-C ends early and still writes a complete bundle.\n"
 	    "\n"
 	    "Options:\n"
@@ -193,6 +199,23 @@ static void render_host(FILE *out, const void *arg)
 	hostinfo_text(out, f->host);
 }
 
+static void render_nic_json(FILE *out, const void *arg)
+{
+	const struct final_report *f = arg;
+
+	report_nic_doc(out, &f->r);
+}
+
+/* One file of the NIC tree, under nic/ in the bundle. */
+static int put_nic_file(void *ctx, const char *path, const void *data, size_t len)
+{
+	char name[4096];
+
+	if (snprintf(name, sizeof(name), "nic/%s", path) >= (int)sizeof(name))
+		return -ENAMETOOLONG;
+	return bundle_add(ctx, name, data, len);
+}
+
 static int write_bundle(struct bundle *b, const struct final_report *f)
 {
 	int err = add_rendered(b, "report.json", render_json, f);
@@ -205,6 +228,10 @@ static int write_bundle(struct bundle *b, const struct final_report *f)
 		err = add_rendered(b, "samples.pcapng", render_samples, f);
 	if (!err)
 		err = add_rendered(b, "host.txt", render_host, f);
+	if (!err && f->r.nic)
+		err = add_rendered(b, "nic.json", render_nic_json, f);
+	if (!err && f->r.nic)
+		err = nic_record(&f->r.nic->st, put_nic_file, b);
 	return err;
 }
 
@@ -267,7 +294,8 @@ int cmd_capture(int argc, char **argv)
 	if (!err) {
 		struct final_report f = {.host = &host, .samples = &ss.samples};
 
-		samples_poll(ss.src->probe, 0);
+		if (ss.src->probe)
+			samples_poll(ss.src->probe, 0);
 		/* Findings over the whole capture: one analysis without a previous refresh. */
 		err = session_refresh(&ss);
 		if (!err)
@@ -275,6 +303,8 @@ int cmd_capture(int argc, char **argv)
 		f.r = report_of(&ss);
 		f.r.an = &whole;
 		f.r.series = &series;
+		/* The NIC over the whole run, read again by session_whole(). */
+		f.r.nic = ss.nic ? &ss.nic->whole : NULL;
 		f.duration_s = ss.desc.clock_s;
 		hostinfo_end(&host);
 		if (!err)

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "cmd/cli.h"
+#include "source/nic_source.h"
 #include "probe/samples.h"
 #include "util/log.h"
 #include "util/options.h"
@@ -164,7 +165,7 @@ int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
 		return opt_parse_seconds("--speed", arg, 0, 1e6, &cs->pcap.speed) ?: 1;
 	default:
 		return opt_parse_sflow(&cs->sflow, opt, arg)
-			   ?: opt_parse_probe(&cs->popts, opt, arg);
+			   ?: opt_parse_probe(&cs->popts, opt, arg) ?: cli_parse_nic(cs, opt, arg);
 	}
 }
 
@@ -179,6 +180,9 @@ int cli_parse_common(struct cli_source *cs, struct analysis_opts *ao, int opt, c
 		return FP_EXIT_USAGE;
 	return err ? 0 : opt_bad(cs->cmd, opt, argv);
 }
+
+static const struct nic_opts *nic_beside(struct cli_source *cs);
+static struct source *nic_only_source(struct cli_source *cs);
 
 struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_code)
 {
@@ -204,9 +208,11 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 			return NULL;
 		}
 	}
-	if (!recording && !sflow && !cs->live.n_ifaces && !cs->live.n_uplinks) {
-		fp_err("%s: nothing to watch: use -i IF[,IF...], --pcap FILE or --sflow PORT",
-		       cs->cmd);
+	if (!recording && !sflow && !cs->live.n_ifaces && !cs->live.n_uplinks &&
+	    (!cs->nic_given || cs->live_given)) {
+		fp_err(
+		    "%s: nothing to watch: use -i IF[,IF...], --pcap FILE, --sflow PORT or --nic",
+		    cs->cmd);
 		return NULL;
 	}
 	if (cs->speed_given && !recording) {
@@ -225,9 +231,59 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 		po->sample_max_per_cpu = SAMPLES_MAX;
 	}
 	*exit_code = FP_EXIT_FAIL;
+	if (!recording && !sflow && !cs->live_given)
+		return nic_only_source(cs);
 	src = recording ? pcap_source_new(&cs->pcap)
 	      : sflow	? sflow_source_new(&cs->sflow)
 			: live_source_new(&cs->live);
+	if (!src)
+		fp_err("out of memory");
+	else if (cs->nic_given)
+		src->nic = nic_beside(cs);
+	return src;
+}
+
+/* ---- NIC counters beside the flows -------------------------------------- */
+
+int cli_parse_nic(struct cli_source *cs, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_NIC:
+		cs->nic_given = true;
+		return 1;
+	case OPT_NIC_ROOT:
+		if (!arg[0]) {
+			fp_err("--nic-root: empty directory name");
+			return -EINVAL;
+		}
+		cs->nic_given = true;
+		cs->nic.root = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The NIC options: the netdevs of -i and --uplinks, when named, and only those. */
+static const struct nic_opts *nic_beside(struct cli_source *cs)
+{
+	struct nic_opts *o = &cs->nic;
+	const struct live_opts *lo = &cs->live;
+
+	o->n_netdevs = 0;
+	for (int i = 0; i < lo->n_ifaces; i++)
+		cs->nic_netdevs[o->n_netdevs++] = lo->ifaces[i];
+	for (int i = 0; i < lo->n_uplinks; i++)
+		cs->nic_netdevs[o->n_netdevs++] = lo->uplinks[i];
+	o->netdevs = cs->nic_netdevs;
+	o->only_named = o->n_netdevs > 0;
+	return o;
+}
+
+static struct source *nic_only_source(struct cli_source *cs)
+{
+	struct source *src = nic_source_new(nic_beside(cs));
+
 	if (!src)
 		fp_err("out of memory");
 	return src;

@@ -13,6 +13,7 @@
 
 #include "core/analysis.h"
 #include "source/live.h"
+#include "source/nic.h"
 #include "source/pcap.h"
 #include "source/sflow.h"
 
@@ -112,7 +113,7 @@ enum {
 	    {"pcap", required_argument, NULL, OPT_PCAP},                                           \
 	    {"speed", required_argument, NULL, OPT_SPEED},                                         \
 	    {"mirror-port-drop", no_argument, NULL, OPT_MIRROR_PORT_DROP}, OPT_SFLOW_LONG_OPTS,    \
-	    OPT_PROBE_LONG_OPTS
+	    OPT_PROBE_LONG_OPTS, OPT_NIC_LONG_OPTS
 #define OPT_SOURCE_HELP                                                                            \
 	"Input: this host's interfaces (live), a recording, or sFlow:\n"                           \
 	"  -i, --interfaces IF,...  interfaces to attach to\n"                                     \
@@ -128,7 +129,8 @@ enum {
 	"                           NAME=, the capture of uplink NAME (repeat for each\n"          \
 	"                           uplink of one ECMP group; merged in time order)\n"             \
 	"      --speed X            with --pcap: play at X times the recorded pace, or 0 for\n"    \
-	"                           as fast as frames run\n" OPT_SFLOW_HELP OPT_PROBE_HELP
+	"                           as fast as frames run\n" OPT_SFLOW_HELP OPT_PROBE_HELP         \
+	    OPT_NIC_HELP
 
 struct cli_source {
 	const char *cmd;
@@ -139,6 +141,10 @@ struct cli_source {
 	bool live_given;	 /* an interface option was given */
 	double default_speed;
 	bool speed_given;
+	/* NIC counters beside the flows (the block below) */
+	bool nic_given;
+	struct nic_opts nic; /* what the session reads: src->nic points here */
+	const char *nic_netdevs[2 * LIVE_MAX_IFACES];
 };
 
 void cli_source_init(struct cli_source *cs, const char *cmd, double default_speed);
@@ -168,5 +174,35 @@ int cli_parse_common(struct cli_source *cs, struct analysis_opts *ao, int opt, c
  * NULL with one line on stderr; *exit_code says why (usage or failure).
  */
 struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_code);
+
+/*
+ * ---- NIC counters beside the flows (issue 16) ----------------------------
+ * --nic reads this host's RDMA NICs (hw_counters, ethtool statistics with
+ * PFC per priority, the QP table): all of them, or with -i/--uplinks only
+ * those on the named interfaces, whose ethtool statistics are read too.
+ * --nic-root DIR reads a recorded tree (source/nic.h) instead, re-read every
+ * refresh. Given alone, they are the whole input (source/nic_source.h).
+ * The session does the rest (core/session_nic.h); every watching command
+ * takes them through OPT_SOURCE_LONG_OPTS.
+ */
+enum {
+	OPT_NIC = OPT_CMD_FIRST - 32,
+	OPT_NIC_ROOT,
+};
+
+#define OPT_NIC_LONG_OPTS                                                                          \
+	{"nic", no_argument, NULL, OPT_NIC},                                                       \
+	{                                                                                          \
+		"nic-root", required_argument, NULL, OPT_NIC_ROOT                                  \
+	}
+#define OPT_NIC_HELP                                                                               \
+	"NIC counters beside the flows (alone: the whole input):\n"                                \
+	"      --nic                this host's RDMA NICs (those on -i/--uplinks when given):\n"   \
+	"                           hw_counters, ethtool and PFC per priority, the QP table\n"     \
+	"      --nic-root DIR       a recorded NIC tree instead (docs/nic.md), re-read at\n"       \
+	"                           every refresh; a bundle's nic/ directory is one\n"
+
+/* --nic, --nic-root: 1 handled, 0 not ours, -EINVAL bad value. */
+int cli_parse_nic(struct cli_source *cs, int opt, const char *arg);
 
 #endif /* __FP_CLI_H */

@@ -7,5 +7,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_nic(int argc, char **argv);
 
 #endif /* __FP_COMMANDS_H */

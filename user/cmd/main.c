@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {"capture", cmd_capture, "watch for a while and write a diagnostic bundle (.tar.gz)"},
     {"export", cmd_export, "serve Prometheus metrics (/metrics) for scraping"},
     {"replay", cmd_replay, "run pcap/pcapng captures through the BPF parser and report"},
+    {"nic", cmd_nic, "RDMA NIC counters, PFC per priority and QP owners over an interval"},
 };
 
 static void usage(FILE *out)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,23 @@
 #include "probe/probe.h"
 #include "util/log.h"
 #include "util/stop.h"
+
+/* The source's description, and the NIC state beside it. */
+static void describe(struct session *ss)
+{
+	ss->src->ops->describe(ss->src, &ss->desc);
+	ss->desc.nic = ss->nic ? &ss->nic->now.st : NULL;
+}
+
+/* Scripts wait for this line as for "attached to"; nothing to read is the front end's to say. */
+static void announce_nic(const struct nic_state *s)
+{
+	if (!s->n_ports && !s->n_netdevs)
+		return;
+	fprintf(stderr, "fabprobe: reading NIC counters: %zu RDMA port%s, %zu netdev%s%s%s\n",
+		s->n_ports, s->n_ports == 1 ? "" : "s", s->n_netdevs, s->n_netdevs == 1 ? "" : "s",
+		s->info[0] ? "; " : "", s->info);
+}
 
 int session_start(struct session *ss, struct source *src, const struct analysis_opts *ao,
 		  bool samples)
@@ -24,13 +42,21 @@ int session_start(struct session *ss, struct source *src, const struct analysis_
 	fp_stop_on_signals();
 	ss->src = src;
 	err = src->ops->start(src);
-	if (!err && samples)
+	if (!err && samples && src->probe) /* a NIC-only source has no packets to sample */
 		err = samples_open(src->probe, &ss->samples);
 	if (err) {
 		session_stop(ss);
 		return err;
 	}
-	src->ops->describe(src, &ss->desc);
+	if (src->nic) {
+		err = session_nic_start(&ss->nic, src->nic, ao);
+		if (err) {
+			session_stop(ss);
+			return err;
+		}
+		announce_nic(&ss->nic->now.st);
+	}
+	describe(ss);
 	return 0;
 }
 
@@ -62,7 +88,7 @@ int session_refresh(struct session *ss)
 	err = src->ops->collect(src, &ss->snap);
 	if (err)
 		return err;
-	src->ops->describe(src, &ss->desc);
+	describe(ss);
 	seq = ss->desc.event_seq;
 	report_event(ss, seq);
 	snapshot_sort_by_bytes(&ss->snap);
@@ -71,6 +97,11 @@ int session_refresh(struct session *ss)
 	if (err) {
 		fp_err("analysis failed: %s", fp_strerror(err));
 		return err;
+	}
+	if (ss->nic) {
+		err = session_nic_refresh(ss->nic, &ss->snap, &ss->an);
+		if (err)
+			return err;
 	}
 	alert_log_note(ss->log, &ss->an, ss->desc.clock_s);
 	ss->refreshes++;
@@ -83,6 +114,8 @@ int session_whole(struct session *ss, struct analysis *whole)
 
 	if (err)
 		fp_err("analysis failed: %s", fp_strerror(err));
+	if (!err && ss->nic)
+		err = session_nic_whole(ss->nic, &ss->snap, whole);
 	return err;
 }
 
@@ -107,6 +140,8 @@ void session_stop(struct session *ss)
 		ss->src->ops->destroy(ss->src);
 	ss->src = NULL;
 	samples_free(&ss->samples);
+	session_nic_free(ss->nic);
+	ss->nic = NULL;
 	analysis_free(&ss->an);
 	snapshot_free(&ss->snap);
 	free(ss->log);

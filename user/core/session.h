@@ -4,7 +4,11 @@
  * the analysis and the alert log, and moves them one way:
  *
  *   source (advance, collect) -> snapshot -> analysis -> detect -> alert log
+ *                                   NIC counters (source.nic) -^
  *
+ * NIC counters ride beside any source (core/session_nic.h): the session
+ * re-reads them at every refresh, matches the flows to local QPs and adds
+ * the NIC alerts to the analysis'.
  * Front ends hold a session and render what it holds; they never know
  * which source feeds it.
  */
@@ -15,6 +19,7 @@
 
 #include "core/alert_log.h"
 #include "core/analysis.h"
+#include "core/session_nic.h"
 #include "probe/collect.h"
 #include "probe/samples.h"
 #include "source/source.h"
@@ -31,6 +36,7 @@ struct session {
 	bool ended;		     /* a finite source has been read to its end */
 	unsigned int event_seq;	     /* of the last event printed */
 	__u64 refreshes;
+	struct session_nic *nic; /* NIC counters beside the flows (src->nic), or NULL */
 };
 
 /*

@@ -94,6 +94,34 @@ static int write_all(struct bundle *b, const void *data, size_t len)
 	return 0;
 }
 
+/*
+ * A name longer than the 100 bytes of ustar's name field goes into prefix
+ * and name, split at a '/' (prefix at most 155 bytes): the NIC tree's
+ * counter paths can be that long.
+ */
+static int split_name(struct ustar_header *h, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len <= sizeof(h->name)) {
+		memcpy(h->name, name, len);
+		return 0;
+	}
+	for (size_t cut = len - 1; cut > 0; cut--) {
+		if (name[cut] != '/')
+			continue;
+		if (len - cut - 1 > sizeof(h->name) || !(len - cut - 1))
+			break;
+		if (cut > sizeof(h->prefix))
+			continue;
+		memcpy(h->prefix, name, cut);
+		memcpy(h->name, name + cut + 1, len - cut - 1);
+		return 0;
+	}
+	fp_err("bundle: '%s' is too long for a tar member name", name);
+	return -ENAMETOOLONG;
+}
+
 int bundle_add(struct bundle *b, const char *name, const void *data, size_t len)
 {
 	static const char zeros[TAR_BLOCK];
@@ -104,7 +132,9 @@ int bundle_add(struct bundle *b, const char *name, const void *data, size_t len)
 	if (b->failed)
 		return -EIO;
 	memset(&h, 0, sizeof(h));
-	snprintf(h.name, sizeof(h.name), "%s", name);
+	err = split_name(&h, name);
+	if (err)
+		return err;
 	snprintf(h.mode, sizeof(h.mode), "%07o", 0600);
 	snprintf(h.uid, sizeof(h.uid), "%07o", 0);
 	snprintf(h.gid, sizeof(h.gid), "%07o", 0);

@@ -152,15 +152,18 @@ static void findings(FILE *out, const struct analysis *a)
 	fprintf(out, "</ol>\n");
 }
 
-static void flows_table(FILE *out, const struct snapshot *s, const struct analysis *a)
+static void flows_table(FILE *out, const struct report *rep)
 {
-	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN], rate[32], bytes[32];
+	const struct snapshot *s = rep->snap;
+	const struct analysis *a = rep->an;
+	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN], rate[32], bytes[32], who[NIC_COMM_LEN + 16];
 
 	fprintf(out,
 		"<h2>Top flows</h2>\n<p>rate: over the whole capture; packets to gaps: since the "
 		"flow entered the table</p>\n<table><tr><th>src:sport</th><th>dst</th><th>VNI</th>"
 		"<th>QP</th><th>path</th><th>rate</th><th>packets</th><th>bytes</th><th>CE</th>"
-		"<th>CNP</th><th>ACK</th><th>NAK</th><th>rtx</th><th>gaps</th></tr>\n");
+		"<th>CNP</th><th>ACK</th><th>NAK</th><th>rtx</th><th>gaps</th>%s</tr>\n",
+		rep->nic ? "<th>local QP owner</th>" : "");
 	for (size_t i = 0; i < s->n_flows && i < TOP_FLOWS; i++) {
 		const struct flow_record *r = &s->flows[i];
 		const struct flow_view *v = &a->flows[i];
@@ -179,13 +182,21 @@ static void flows_table(FILE *out, const struct snapshot *s, const struct analys
 		fprintf(out,
 			"</td><td>%s</td><td>%llu</td><td>%s</td><td>%llu</td><td>%llu</"
 			"td><td>%llu</td>"
-			"<td>%llu</td><td>%llu</td><td>%llu</td></tr>\n",
+			"<td>%llu</td><td>%llu</td><td>%llu</td>",
 			fmt_si(rate, sizeof(rate), v->bps, "b/s"), (unsigned long long)r->c.packets,
 			fmt_si(bytes, sizeof(bytes), r->c.bytes, "B"),
 			(unsigned long long)flow_ce(&r->c), (unsigned long long)r->c.cnp,
 			(unsigned long long)r->c.acks,
 			(unsigned long long)(r->c.naks + r->c.rnr_naks),
 			(unsigned long long)r->c.retransmits, (unsigned long long)r->c.psn_gaps);
+		if (rep->nic) {
+			const struct nic_qp *q = nic_flow_owner(rep->nic, i);
+
+			fprintf(out, "<td style='text-align:left'>");
+			fmt_markup(out, q ? nic_owner_text(who, sizeof(who), q) : "-");
+			fprintf(out, "</td>");
+		}
+		fprintf(out, "</tr>\n");
 	}
 	fprintf(out, "</table>\n");
 }
@@ -253,6 +264,8 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 	line_chart(out, series, &ecn);
 	flows_chart(out, a);
 	paths_table(out, a);
-	flows_table(out, s, a);
+	flows_table(out, r);
+	if (r->nic)
+		html_nic(out, r->nic);
 	fprintf(out, "</body></html>\n");
 }

@@ -16,133 +16,10 @@
 
 #include "core/counters.h"
 #include "render/metrics.h"
+#include "render/metrics_write.h"
 #include "util/format.h"
 
-enum mtype {
-	MT_COUNTER,
-	MT_GAUGE,
-	MT_INFO,
-};
-
-/* The family being written: samples take its name. */
-struct mw {
-	FILE *out;
-	enum metrics_format fmt;
-	char name[128];
-};
-
-struct label {
-	const char *name;
-	const char *value;
-};
-
 static const char *const dir_names[2] = {"ingress", "egress"};
-
-void metrics_escape_label(FILE *out, const char *value)
-{
-	for (const char *p = value; *p; p++) {
-		if (*p == '\\')
-			fputs("\\\\", out);
-		else if (*p == '"')
-			fputs("\\\"", out);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*p, out);
-	}
-}
-
-/* HELP text: 0.0.4 escapes \\ and \n; OpenMetrics also \" (its help is a quoted-string grammar). */
-static void escape_help(FILE *out, const char *help, enum metrics_format fmt)
-{
-	for (const char *p = help; *p; p++) {
-		if (*p == '\\')
-			fputs("\\\\", out);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '"' && fmt == METRICS_OPENMETRICS)
-			fputs("\\\"", out);
-		else
-			fputc(*p, out);
-	}
-}
-
-/*
- * Counters are named without _total in OpenMetrics' TYPE/HELP lines and
- * with it in 0.0.4; samples always carry it (OpenMetrics 1.0, "Counter").
- * An info family is "X" in OpenMetrics with the sample X_info; 0.0.4 has
- * no info type, so it is the gauge X_info there.
- */
-static void family(struct mw *w, const char *base, enum mtype type, const char *help)
-{
-	bool om = w->fmt == METRICS_OPENMETRICS;
-	const char *suffix = type == MT_COUNTER ? "_total" : type == MT_INFO ? "_info" : "";
-	const char *type_name = type == MT_COUNTER	? "counter"
-				: type == MT_INFO && om ? "info"
-							: "gauge";
-	const char *fam;
-
-	snprintf(w->name, sizeof(w->name), "%s%s", base, suffix);
-	fam = om ? base : w->name;
-	fprintf(w->out, "# HELP %s ", fam);
-	escape_help(w->out, help, w->fmt);
-	fprintf(w->out, "\n# TYPE %s %s\n", fam, type_name);
-}
-
-static void labels(struct mw *w, const struct label *l, int n)
-{
-	if (!n)
-		return;
-	fputc('{', w->out);
-	for (int i = 0; i < n; i++) {
-		fprintf(w->out, "%s%s=\"", i ? "," : "", l[i].name);
-		metrics_escape_label(w->out, l[i].value);
-		fputc('"', w->out);
-	}
-	fputc('}', w->out);
-}
-
-static void sample_u64(struct mw *w, const struct label *l, int n, __u64 v)
-{
-	fputs(w->name, w->out);
-	labels(w, l, n);
-	fprintf(w->out, " %llu\n", (unsigned long long)v);
-}
-
-static void put_double(FILE *out, double v)
-{
-	if (isnan(v))
-		fputs("NaN", out);
-	else if (isinf(v))
-		fputs(v > 0 ? "+Inf" : "-Inf", out);
-	else
-		fprintf(out, "%.15g", v);
-}
-
-static void sample_double(struct mw *w, const struct label *l, int n, double v)
-{
-	fputs(w->name, w->out);
-	labels(w, l, n);
-	fputc(' ', w->out);
-	put_double(w->out, v);
-	fputc('\n', w->out);
-}
-
-void metrics_render_gauge(FILE *out, const char *name, const char *help, double value)
-{
-	fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n%s ", name, help, name, name);
-	put_double(out, value);
-	fputc('\n', out);
-}
-
-void metrics_render_counter(FILE *out, enum metrics_format fmt, const char *base, const char *help,
-			    __u64 value)
-{
-	struct mw w = {.out = out, .fmt = fmt};
-
-	family(&w, base, MT_COUNTER, help);
-	sample_u64(&w, NULL, 0, value);
-}
 
 /* ---- accumulators ---- */
 
@@ -286,27 +163,27 @@ static void render_self(struct mw *w, const struct metrics_view *v)
 	const struct metrics_self *s = v->self;
 	struct label ver = {"version", s->version ? s->version : "unknown"};
 
-	family(w, "fabprobe_build", MT_INFO, "fabprobe's version");
-	sample_u64(w, &ver, 1, 1);
-	family(w, "fabprobe_start_time_seconds", MT_GAUGE,
-	       "UNIX time the probe was attached, in seconds");
-	sample_double(w, NULL, 0, s->start_time_s);
-	family(w, "fabprobe_last_refresh_timestamp_seconds", MT_GAUGE,
-	       "UNIX time of the last successful refresh of the maps, 0 before the first");
-	sample_double(w, NULL, 0, s->last_refresh_time_s);
-	family(w, "fabprobe_refresh_interval_seconds", MT_GAUGE,
-	       "How often the probe's maps are read (--interval)");
-	sample_double(w, NULL, 0, s->interval_s);
-	family(w, "fabprobe_refresh_duration_seconds", MT_GAUGE,
-	       "Time the last refresh took to read the maps and analyse them");
-	sample_double(w, NULL, 0, s->refresh_duration_s);
-	family(w, "fabprobe_render_duration_seconds", MT_GAUGE,
-	       "Time the previous rendering of this metrics text took");
-	sample_double(w, NULL, 0, s->render_duration_s);
-	family(w, "fabprobe_refreshes", MT_COUNTER, "Successful refreshes of the maps");
-	sample_u64(w, NULL, 0, s->refreshes);
-	family(w, "fabprobe_refresh_errors", MT_COUNTER, "Refreshes that failed");
-	sample_u64(w, NULL, 0, s->refresh_errors);
+	mw_family(w, "fabprobe_build", MT_INFO, "fabprobe's version");
+	mw_sample_u64(w, &ver, 1, 1);
+	mw_family(w, "fabprobe_start_time_seconds", MT_GAUGE,
+		  "UNIX time the probe was attached, in seconds");
+	mw_sample_double(w, NULL, 0, s->start_time_s);
+	mw_family(w, "fabprobe_last_refresh_timestamp_seconds", MT_GAUGE,
+		  "UNIX time of the last successful refresh of the maps, 0 before the first");
+	mw_sample_double(w, NULL, 0, s->last_refresh_time_s);
+	mw_family(w, "fabprobe_refresh_interval_seconds", MT_GAUGE,
+		  "How often the probe's maps are read (--interval)");
+	mw_sample_double(w, NULL, 0, s->interval_s);
+	mw_family(w, "fabprobe_refresh_duration_seconds", MT_GAUGE,
+		  "Time the last refresh took to read the maps and analyse them");
+	mw_sample_double(w, NULL, 0, s->refresh_duration_s);
+	mw_family(w, "fabprobe_render_duration_seconds", MT_GAUGE,
+		  "Time the previous rendering of this metrics text took");
+	mw_sample_double(w, NULL, 0, s->render_duration_s);
+	mw_family(w, "fabprobe_refreshes", MT_COUNTER, "Successful refreshes of the maps");
+	mw_sample_u64(w, NULL, 0, s->refreshes);
+	mw_family(w, "fabprobe_refresh_errors", MT_COUNTER, "Refreshes that failed");
+	mw_sample_u64(w, NULL, 0, s->refresh_errors);
 }
 
 static void render_totals(struct mw *w, const struct metrics_view *v)
@@ -319,8 +196,8 @@ static void render_totals(struct mw *w, const struct metrics_view *v)
 		if (!d->metric)
 			continue;
 		snprintf(name, sizeof(name), "fabprobe_%s", d->metric);
-		family(w, name, d->kind == CK_COUNTER ? MT_COUNTER : MT_GAUGE, d->help);
-		sample_u64(w, NULL, 0, v->snap->totals[d->id]);
+		mw_family(w, name, d->kind == CK_COUNTER ? MT_COUNTER : MT_GAUGE, d->help);
+		mw_sample_u64(w, NULL, 0, v->snap->totals[d->id]);
 	}
 }
 
@@ -341,11 +218,11 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 	char name[128], buf[32];
 	struct label l[2];
 
-	family(w, "fabprobe_interface_uplink", MT_GAUGE,
-	       "1 for each interface of the ECMP group (--uplinks), 0 for the others");
+	mw_family(w, "fabprobe_interface_uplink", MT_GAUGE,
+		  "1 for each interface of the ECMP group (--uplinks), 0 for the others");
 	for (int i = 0; i < src->n_points; i++) {
 		l[0] = (struct label){"interface", src->points[i].name};
-		sample_u64(w, l, 1, src->points[i].uplink);
+		mw_sample_u64(w, l, 1, src->points[i].uplink);
 	}
 
 	for (size_t i = 0; i < v->snap->n_flows; i++) {
@@ -355,13 +232,13 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 			if (src->points[j].id == k->ifindex)
 				flows[j][k->dir & 1]++;
 	}
-	family(w, "fabprobe_interface_flows", MT_GAUGE,
-	       "Flows in the flow table now, per interface and direction");
+	mw_family(w, "fabprobe_interface_flows", MT_GAUGE,
+		  "Flows in the flow table now, per interface and direction");
 	for (int i = 0; i < src->n_points && i < METRICS_MAX_IFACES; i++) {
 		for (int d = 0; d < 2; d++) {
 			l[0] = (struct label){"interface", src->points[i].name};
 			l[1] = (struct label){"direction", dir_names[d]};
-			sample_u64(w, l, 2, flows[i][d]);
+			mw_sample_u64(w, l, 2, flows[i][d]);
 		}
 	}
 
@@ -374,14 +251,14 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 		if (!(flow_defs[f].flags & FF_IFACE))
 			continue;
 		snprintf(name, sizeof(name), "fabprobe_interface_%s", flow_defs[f].metric);
-		family(w, name, MT_COUNTER, flow_defs[f].help);
+		mw_family(w, name, MT_COUNTER, flow_defs[f].help);
 		for (int i = 0; i < src->n_points; i++) {
 			const struct metrics_iface_acc *a = find_iface_acc(acc, src->points[i].id);
 
 			for (int d = 0; d < 2; d++) {
 				l[0] = (struct label){"interface", src->points[i].name};
 				l[1] = (struct label){"direction", dir_names[d]};
-				sample_u64(w, l, 2, (a ? &a->dir[d] : &zero)->v[f]);
+				mw_sample_u64(w, l, 2, (a ? &a->dir[d] : &zero)->v[f]);
 			}
 		}
 		for (int i = 0; i < acc->n_ifaces; i++) {
@@ -392,7 +269,7 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 				    "interface",
 				    iface_label(src, acc->ifaces[i].ifindex, buf, sizeof(buf))};
 				l[1] = (struct label){"direction", dir_names[d]};
-				sample_u64(w, l, 2, acc->ifaces[i].dir[d].v[f]);
+				mw_sample_u64(w, l, 2, acc->ifaces[i].dir[d].v[f]);
 			}
 		}
 	}
@@ -408,28 +285,28 @@ static void render_classes(struct mw *w, const struct metrics_view *v)
 		if (!(flow_defs[f].flags & FF_DSCP))
 			continue;
 		snprintf(name, sizeof(name), "fabprobe_dscp_%s", flow_defs[f].metric);
-		family(w, name, MT_COUNTER, flow_defs[f].help);
+		mw_family(w, name, MT_COUNTER, flow_defs[f].help);
 		for (int d = 0; d < 64; d++) {
 			if (!(acc->dscp_seen & (1ULL << d)))
 				continue;
 			snprintf(val, sizeof(val), "%d", d);
 			l = (struct label){"dscp", val};
-			sample_u64(w, &l, 1, acc->dscp[d].v[f]);
+			mw_sample_u64(w, &l, 1, acc->dscp[d].v[f]);
 		}
 	}
 	for (int f = 0; f < FC_MAX; f++) {
 		if (!(flow_defs[f].flags & FF_VNI))
 			continue;
 		snprintf(name, sizeof(name), "fabprobe_vni_%s", flow_defs[f].metric);
-		family(w, name, MT_COUNTER, flow_defs[f].help);
+		mw_family(w, name, MT_COUNTER, flow_defs[f].help);
 		for (int n = 0; n < acc->n_vnis; n++) {
 			snprintf(val, sizeof(val), "%u", acc->vnis[n].vni);
 			l = (struct label){"vni", val};
-			sample_u64(w, &l, 1, acc->vnis[n].c.v[f]);
+			mw_sample_u64(w, &l, 1, acc->vnis[n].c.v[f]);
 		}
 		if (acc->have_vni_other) {
 			l = (struct label){"vni", "other"};
-			sample_u64(w, &l, 1, acc->vni_other.v[f]);
+			mw_sample_u64(w, &l, 1, acc->vni_other.v[f]);
 		}
 	}
 }
@@ -455,7 +332,7 @@ static void render_ports(struct mw *w, const struct analysis *a)
 	for (int i = 0; i < a->n_paths; i++)
 		any |= a->paths[i].counters != NULL;
 	for (size_t f = 0; any && f < sizeof(fams) / sizeof(fams[0]); f++) {
-		family(w, fams[f].name, MT_GAUGE, fams[f].help);
+		mw_family(w, fams[f].name, MT_GAUGE, fams[f].help);
 		for (int i = 0; i < a->n_paths; i++) {
 			const struct port_counters *pc = a->paths[i].counters;
 			double v[] = {pc ? pc->out_bps / 8 : 0, pc ? pc->out_discards_per_s : 0,
@@ -467,7 +344,7 @@ static void render_ports(struct mw *w, const struct analysis *a)
 			l[1] = (struct label){"group", a->paths[i].group >= 0
 							   ? a->groups[a->paths[i].group].name
 							   : ""};
-			sample_double(w, l, 2, v[f]);
+			mw_sample_double(w, l, 2, v[f]);
 		}
 	}
 }
@@ -480,13 +357,13 @@ static void render_paths(struct mw *w, const struct metrics_view *v)
 
 #define PATH_GAUGE(base, help, field, as_double)                                                   \
 	do {                                                                                       \
-		family(w, base, MT_GAUGE, help);                                                   \
+		mw_family(w, base, MT_GAUGE, help);                                                \
 		for (int i = 0; i < a->n_paths; i++) {                                             \
 			l[0] = (struct label){"interface", a->paths[i].name};                      \
 			if (as_double)                                                             \
-				sample_double(w, l, 1, (double)a->paths[i].field);                 \
+				mw_sample_double(w, l, 1, (double)a->paths[i].field);              \
 			else                                                                       \
-				sample_u64(w, l, 1, (__u64)a->paths[i].field);                     \
+				mw_sample_u64(w, l, 1, (__u64)a->paths[i].field);                  \
 		}                                                                                  \
 	} while (0)
 
@@ -509,17 +386,17 @@ static void render_paths(struct mw *w, const struct metrics_view *v)
 #undef PATH_GAUGE
 	render_ports(w, a);
 
-	family(w, "fabprobe_uplink_imbalance_ratio", MT_GAUGE,
-	       "Busiest uplink over the group's mean, by rate or by flow count (0: fewer than "
-	       "two uplinks or no traffic)");
+	mw_family(w, "fabprobe_uplink_imbalance_ratio", MT_GAUGE,
+		  "Busiest uplink over the group's mean, by rate or by flow count (0: fewer than "
+		  "two uplinks or no traffic)");
 	l[0] = (struct label){"by", "rate"};
-	sample_double(w, l, 1, a->imbalance_bytes);
+	mw_sample_double(w, l, 1, a->imbalance_bytes);
 	l[0] = (struct label){"by", "flows"};
-	sample_double(w, l, 1, a->imbalance_flows);
+	mw_sample_double(w, l, 1, a->imbalance_flows);
 
-	family(w, "fabprobe_elephant_threshold_bytes_per_second", MT_GAUGE,
-	       "Rate above which a flow is an elephant");
-	sample_double(w, NULL, 0, a->elephant_bps / 8);
+	mw_family(w, "fabprobe_elephant_threshold_bytes_per_second", MT_GAUGE,
+		  "Rate above which a flow is an elephant");
+	mw_sample_double(w, NULL, 0, a->elephant_bps / 8);
 
 	for (size_t i = 0; i < a->n_collisions; i++) {
 		if (a->collisions[i].predicted)
@@ -527,13 +404,13 @@ static void render_paths(struct mw *w, const struct metrics_view *v)
 		else
 			observed++;
 	}
-	family(w, "fabprobe_elephant_collisions", MT_GAUGE,
-	       "Uplinks with two or more elephants while another has room, seen now or "
-	       "predicted by the hash model");
+	mw_family(w, "fabprobe_elephant_collisions", MT_GAUGE,
+		  "Uplinks with two or more elephants while another has room, seen now or "
+		  "predicted by the hash model");
 	l[0] = (struct label){"kind", "observed"};
-	sample_u64(w, l, 1, observed);
+	mw_sample_u64(w, l, 1, observed);
 	l[0] = (struct label){"kind", "predicted"};
-	sample_u64(w, l, 1, predicted);
+	mw_sample_u64(w, l, 1, predicted);
 }
 
 static void render_alerts(struct mw *w, const struct metrics_view *v)
@@ -549,12 +426,12 @@ static void render_alerts(struct mw *w, const struct metrics_view *v)
 			count[al->type][al->severity]++;
 	}
 	/* Every type and severity, 0 when quiet: alert rules see a series either way. */
-	family(w, "fabprobe_alerts", MT_GAUGE, "Alerts raised by the last analysis");
+	mw_family(w, "fabprobe_alerts", MT_GAUGE, "Alerts raised by the last analysis");
 	for (int t = 0; t < ALERT_TYPE_MAX; t++) {
 		for (int s = 0; s < 3; s++) {
 			l[0] = (struct label){"type", alert_type_name(t)};
 			l[1] = (struct label){"severity", severity_name(sevs[s])};
-			sample_u64(w, l, 2, count[t][sevs[s]]);
+			mw_sample_u64(w, l, 2, count[t][sevs[s]]);
 		}
 	}
 }
@@ -718,7 +595,7 @@ static void render_flows(struct mw *w, const struct metrics_view *v)
 	}
 
 	for (size_t m = 0; m < sizeof(fams) / sizeof(fams[0]); m++) {
-		family(w, fams[m].base, fams[m].type, fams[m].help);
+		mw_family(w, fams[m].base, fams[m].type, fams[m].help);
 		for (size_t i = 0; i < kept; i++) {
 			const struct flow_view *f = &a->flows[fl[i].idx];
 			const struct flow_counters *c = &f->r->c;
@@ -726,25 +603,25 @@ static void render_flows(struct mw *w, const struct metrics_view *v)
 
 			switch (m) {
 			case 0:
-				sample_double(w, l, nl, f->bps / 8);
+				mw_sample_double(w, l, nl, f->bps / 8);
 				break;
 			case 1:
-				sample_u64(w, l, nl, c->bytes);
+				mw_sample_u64(w, l, nl, c->bytes);
 				break;
 			case 2:
-				sample_u64(w, l, nl, c->packets);
+				mw_sample_u64(w, l, nl, c->packets);
 				break;
 			case 3:
-				sample_u64(w, l, nl, flow_ce(c));
+				mw_sample_u64(w, l, nl, flow_ce(c));
 				break;
 			case 4:
-				sample_u64(w, l, nl, c->cnp);
+				mw_sample_u64(w, l, nl, c->cnp);
 				break;
 			case 5:
-				sample_u64(w, l, nl, c->retransmits);
+				mw_sample_u64(w, l, nl, c->retransmits);
 				break;
 			default:
-				sample_u64(w, l, nl, f->elephant);
+				mw_sample_u64(w, l, nl, f->elephant);
 			}
 		}
 	}
@@ -763,6 +640,8 @@ void metrics_render(FILE *out, enum metrics_format fmt, const struct metrics_vie
 	render_paths(&w, v);
 	render_alerts(&w, v);
 	render_flows(&w, v);
+	if (v->src->nic)
+		metrics_render_nic(&w, v->src->nic);
 	if (eof && fmt == METRICS_OPENMETRICS)
 		fputs("# EOF\n", out);
 }

@@ -5,6 +5,7 @@
 #include "core/counters.h"
 #include "core/series.h"
 #include "render/report.h"
+#include "render/report_nic.h"
 #include "util/format.h"
 #include "util/json.h"
 
@@ -12,7 +13,10 @@
 
 struct report report_of(const struct session *ss)
 {
-	return (struct report){.snap = &ss->snap, .an = &ss->an, .src = &ss->desc};
+	return (struct report){.snap = &ss->snap,
+			       .an = &ss->an,
+			       .src = &ss->desc,
+			       .nic = ss->nic ? &ss->nic->now : NULL};
 }
 
 static void json_ecn(struct json *j, const char *key, const __u64 ecn[4])
@@ -210,6 +214,7 @@ static void json_flow(struct json *j, const struct report *rep, const struct flo
 		else
 			json_null(j);
 	}
+	report_nic_qp_owner(j, rep->nic, r - rep->snap->flows);
 	json_obj_end(j);
 }
 
@@ -405,7 +410,7 @@ static void json_entropy(struct json *j, const struct analysis *a)
 	json_arr_end(j);
 }
 
-static void json_alerts(struct json *j, const struct analysis *a)
+void report_json_alerts(struct json *j, const struct analysis *a)
 {
 	json_key(j, "alerts");
 	json_arr_begin(j);
@@ -458,8 +463,10 @@ void report_json(FILE *out, const struct report *r)
 		json_elephants(&j, a);
 		json_collisions(&j, a);
 		json_entropy(&j, a);
-		json_alerts(&j, a);
+		report_json_alerts(&j, a);
 	}
+	if (r->nic)
+		report_nic_json(&j, r->nic);
 	if (r->series)
 		series_json(&j, r->series);
 	json_obj_end(&j);
@@ -555,20 +562,13 @@ static void text_paths(FILE *out, const struct analysis *a)
 	}
 }
 
-static void text_alerts(FILE *out, const struct analysis *a)
+/* After the flows: the NIC counters beside them. */
+static void text_nic(FILE *out, const struct report *rep)
 {
-	if (!a->n_alerts) {
-		fprintf(out, "no alerts\n\n");
+	if (!rep->nic)
 		return;
-	}
-	fprintf(out, "ALERTS\n");
-	for (size_t i = 0; i < a->n_alerts; i++) {
-		const struct alert *al = &a->alerts[i];
-
-		fprintf(out, "  %-8s %-20s %s\n  %-8s %-20s %s\n", severity_name(al->severity),
-			alert_type_name(al->type), al->message, "", "", al->evidence);
-	}
-	fprintf(out, "\n");
+	fprintf(out, "\nNIC COUNTERS (%s)\n", rep->nic->st.root ? rep->nic->st.root : "this host");
+	report_nic_text(out, rep->nic, rep->max_flows);
 }
 
 void report_text(FILE *out, const struct report *rep)
@@ -578,13 +578,21 @@ void report_text(FILE *out, const struct report *rep)
 	size_t n = s->n_flows;
 	char ep[128], bytes[32], vni[16], op[32];
 
+	/* A NIC-only session has no flows to speak of: its alerts, then the NIC. */
+	if (rep->nic && !strcmp(rep->src->mode, "nic")) {
+		if (a)
+			report_alerts_text(out, a);
+		report_nic_text(out, rep->nic, rep->max_flows);
+		return;
+	}
 	text_totals(out, s);
 	if (a) {
-		text_alerts(out, a);
+		report_alerts_text(out, a);
 		text_paths(out, a);
 	}
 	if (!n) {
 		fprintf(out, "no RoCE flows\n");
+		text_nic(out, rep);
 		return;
 	}
 	if (rep->max_flows && rep->max_flows < n)
@@ -635,4 +643,5 @@ void report_text(FILE *out, const struct report *rep)
 	}
 	if (n < s->n_flows)
 		fprintf(out, "... %zu more flows (--json shows all)\n", s->n_flows - n);
+	text_nic(out, rep);
 }

@@ -12,6 +12,8 @@
 
 #include "core/session.h"
 
+struct json;
+struct nic_picture;
 struct series;
 
 /* One picture to render: what a session holds, or a capture's whole-run analysis. */
@@ -19,8 +21,9 @@ struct report {
 	const struct snapshot *snap;
 	const struct analysis *an; /* NULL: counters only */
 	const struct source_desc *src;
-	const struct series *series; /* a capture's time series, or NULL */
-	size_t max_flows;	     /* text: flow rows, 0 = all */
+	const struct series *series;   /* a capture's time series, or NULL */
+	size_t max_flows;	       /* text: flow rows, 0 = all */
+	const struct nic_picture *nic; /* NIC counters beside the flows, or NULL */
 };
 
 /* The session's current picture. */
@@ -28,5 +31,7 @@ struct report report_of(const struct session *ss);
 
 void report_json(FILE *out, const struct report *r);
 void report_text(FILE *out, const struct report *r);
+/* The "alerts" key of the JSON report, for documents that embed it (render/report_nic.h). */
+void report_json_alerts(struct json *j, const struct analysis *a);
 
 #endif /* __FP_REPORT_H */

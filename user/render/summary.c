@@ -39,6 +39,27 @@ static const char *const advice[ALERT_TYPE_MAX] = {
 			"(ERSPAN/VXLAN) the collector receives.",
     [ALERT_FLOW_TABLE_PRESSURE] =
 	"Raise --flows, or narrow what the probe sees (interfaces, mirror filters).",
+    [ALERT_PFC_STORM] =
+	"When this NIC sends the pause, look at the host first (PCIe, memory, a stuck "
+	"process not draining its receive queues); when it receives it, at the congested "
+	"switch queue and where its pause comes from; check the PFC watchdog settings.",
+    [ALERT_PFC_WRONG_PRIORITY] =
+	"Compare the PFC-enabled priorities of the NIC (mlnx_qos, dcb pfc) and of the "
+	"switch port with the plan: pause belongs to the lossless priority only.",
+    [ALERT_LOSSLESS_DISCARDS] =
+	"Check that PFC is enabled for this priority on both ends, that the buffer's "
+	"headroom fits the cable length, and that the traffic really uses the priority.",
+    [ALERT_NIC_CNP_MISMATCH] =
+	"Check that DCQCN (ECN) is enabled for the priority on the NIC (mlx5: "
+	"/sys/class/net/IF/ecn/roce_np/enable/N and roce_rp/enable/N) and the CNPs' DSCP "
+	"and priority.",
+    [ALERT_NIC_SEQ_ERRORS] =
+	"Look for drops between the peers: switch discards, PFC on the right priority, "
+	"link errors; the peers' retransmits.",
+    [ALERT_NIC_ACK_TIMEOUTS] = "Look for the same drops, or a peer that went away; each "
+			       "timeout stalls its QP for the whole transport timeout.",
+    [ALERT_NIC_RNR_RETRIES] = "The receiving process does not post receives fast enough: its "
+			      "receive queue depth and CPU.",
 };
 
 const char *alert_advice(enum alert_type t)

@@ -263,6 +263,7 @@ static __u64 monotonic_ns(void)
 int nic_init(struct nic_state *s, const struct nic_opts *o)
 {
 	memset(s, 0, sizeof(*s));
+	s->only_named = o && o->only_named;
 	if (o && o->root && o->root[0]) {
 		s->root = strdup(o->root);
 		if (!s->root)
@@ -386,7 +387,7 @@ static int netdev_names(const struct nic_state *s, char ***names, size_t *n)
 		err = name_add(names, n, &cap, s->ports[i].netdev);
 	for (int i = 0; !err && i < s->n_extra_netdevs; i++)
 		err = name_add(names, n, &cap, s->extra_netdevs[i]);
-	if (!err && s->root) {
+	if (!err && s->root && !s->only_named) {
 		char path[PATH_MAX];
 		struct dirent *de;
 		DIR *d = NULL;
@@ -451,6 +452,32 @@ static int refresh_netdevs(struct nic_state *s, double interval_s)
 	return 0;
 }
 
+static bool named(const struct nic_state *s, const char *netdev)
+{
+	for (int i = 0; i < s->n_extra_netdevs; i++)
+		if (!strcmp(s->extra_netdevs[i], netdev))
+			return true;
+	return false;
+}
+
+/* With only_named, the ports on other netdevs go (before their deltas are taken). */
+static void keep_named_ports(const struct nic_state *s, struct nic_port *ports, size_t *n)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		if (!named(s, ports[i].netdev)) {
+			nic_counters_free(&ports[i].hw);
+			nic_counters_free(&ports[i].pma);
+			continue;
+		}
+		if (out != i)
+			ports[out] = ports[i];
+		out++;
+	}
+	*n = out;
+}
+
 static int refresh_ports(struct nic_state *s, double interval_s)
 {
 	char ib_dir[PATH_MAX], net_dir[PATH_MAX];
@@ -468,6 +495,8 @@ static int refresh_ports(struct nic_state *s, double interval_s)
 		nic_ports_free(fresh, n);
 		return err;
 	}
+	if (s->only_named)
+		keep_named_ports(s, fresh, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct nic_port *old = nic_port_get(s, fresh[i].device, fresh[i].port);
 
@@ -478,8 +507,24 @@ static int refresh_ports(struct nic_state *s, double interval_s)
 	s->ports = fresh;
 	s->n_ports = n;
 	s->cap_ports = cap;
-	snprintf(s->info, sizeof(s->info), "%s", devices ? "" : NIC_NO_RDMA);
+	snprintf(s->info, sizeof(s->info), "%s", devices && n ? "" : NIC_NO_RDMA);
 	return 0;
+}
+
+/* With only_named, the QPs of devices that have no port left. */
+static void keep_named_qps(struct nic_state *s)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < s->n_qps; i++) {
+		bool kept = false;
+
+		for (size_t p = 0; p < s->n_ports && !kept; p++)
+			kept = !strcmp(s->ports[p].device, s->qps[i].device);
+		if (kept)
+			s->qps[out++] = s->qps[i];
+	}
+	s->n_qps = out;
 }
 
 static int refresh_qps(struct nic_state *s)
@@ -504,6 +549,8 @@ static int refresh_qps(struct nic_state *s)
 		s->n_qps = 0;
 	if (err == -ENOMEM)
 		return err;
+	if (s->only_named)
+		keep_named_qps(s);
 	for (size_t i = 0; i < s->n_qps; i++) {
 		struct nic_qp *q = &s->qps[i];
 		const struct nic_port *p = nic_port_get(s, q->device, q->port);

@@ -149,12 +149,18 @@ struct nic_opts {
 	const char *root;	    /* NULL or "": the live system */
 	const char *const *netdevs; /* more netdevs to read statistics of */
 	int n_netdevs;
+	/*
+	 * Only these netdevs: RDMA ports on other netdevs (and their QPs) are
+	 * left out, and a recorded tree's other ethtool files are not read.
+	 */
+	bool only_named;
 };
 
 struct nic_state {
 	char *root; /* NULL when live */
 	char **extra_netdevs;
 	int n_extra_netdevs;
+	bool only_named; /* nic_opts.only_named */
 
 	struct nic_port *ports; /* sorted by device, port */
 	size_t n_ports, cap_ports;

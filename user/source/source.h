@@ -18,6 +18,8 @@
 #define FP_NAME_LEN	  64
 #define SOURCE_MAX_POINTS 64
 
+struct nic_opts;
+struct nic_state;
 struct probe;
 struct snapshot;
 struct source;
@@ -76,6 +78,12 @@ struct source_desc {
 	__u64 frames;		/* frames (or datagrams) a recording has read so far */
 	char event[160];	/* the latest thing an operator should know, or "" */
 	unsigned int event_seq; /* changes with each new event */
+	/*
+	 * The NIC counters read beside this source (source/nic.h), as of the
+	 * last refresh, or NULL: the session sets it after describe(), so
+	 * renderers given only a description (metrics) see them too.
+	 */
+	const struct nic_state *nic;
 };
 
 struct source_ops {
@@ -98,6 +106,12 @@ struct source_ops {
 struct source {
 	const struct source_ops *ops;
 	struct probe *probe; /* the BPF probe the input runs through, after start */
+	/*
+	 * NIC counters the session reads beside this input (--nic,
+	 * --nic-root), or NULL. Set by whoever builds the source; must outlive
+	 * session_start(), which copies it.
+	 */
+	const struct nic_opts *nic;
 };
 
 /* The point with this id, or NULL. */

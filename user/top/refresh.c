@@ -32,7 +32,6 @@ double cpu_s(void)
 	       ru.ru_stime.tv_usec / 1e6;
 }
 
-
 static int mark_flows(struct ui *u)
 {
 	const struct analysis *a = u->an;

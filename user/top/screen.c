@@ -26,7 +26,7 @@
 #define POLL_MS 200
 
 const struct view *const views[] = {
-    &view_flows, &view_paths, &view_qps, &view_vnis, &view_alerts,
+    &view_flows, &view_paths, &view_qps, &view_vnis, &view_alerts, &view_nic,
 };
 const int n_views = sizeof(views) / sizeof(views[0]);
 

@@ -371,6 +371,14 @@ void flags_text(char *buf, const struct ui *u, int f)
 	buf[n] = 0;
 }
 
+/* The process owning flow f's local QP (--nic), "-" when none. */
+const char *owner_of(const struct ui *u, int f, char *buf, size_t len)
+{
+	const struct nic_qp *q = u->ss->nic && f >= 0 ? nic_flow_owner(&u->ss->nic->now, f) : NULL;
+
+	return q ? nic_owner_text(buf, len, q) : "-";
+}
+
 enum role flags_role(const struct ui *u, int f)
 {
 	return u->marks[f] & MARK_COLLISION ? R_CRIT

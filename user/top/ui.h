@@ -14,7 +14,8 @@
  *   filter.c  filter parsing and matching
  *   refresh.c per-refresh bookkeeping (marks, representatives, CPU)
  *   history.c per-flow path history
- *   view_*.c  one view each; views[] in screen.c lists the tabs
+ *   view_*.c  one view each; views[] in screen.c lists the tabs (view_nic.c:
+ *             the NIC counters, PFC and QPs beside the flows, --nic)
  */
 #ifndef __FP_TOP_UI_H
 #define __FP_TOP_UI_H
@@ -36,7 +37,7 @@
 #define LINE_MAX_BYTES 2048
 #define FILTER_LEN     96
 #define FILTER_TERMS   8
-#define MAX_COLS       16
+#define MAX_COLS       24
 #define MAX_VIEWS      8
 #define ELLIPSIS       "\xe2\x80\xa6"
 
@@ -71,7 +72,8 @@ struct column {
 	int max;     /* never wider (0: no limit) */
 	bool right;  /* numbers */
 	int drop;    /* narrow terminals hide the highest first; 0: always shown */
-	bool hidden; /* a view's fit() hides a column its source has nothing for */
+	bool hidden; /* not shown: its source has nothing for it (RTX when sampled, OWNER without
+			--nic) */
 	bool on;     /* set by table_layout() */
 	int x;	     /* set by table_layout() */
 };
@@ -180,7 +182,7 @@ struct view {
 /* The tabs, in order; adding a view is a file and a line there (screen.c). */
 extern const struct view *const views[];
 extern const int n_views;
-extern const struct view view_flows, view_paths, view_qps, view_vnis, view_alerts;
+extern const struct view view_flows, view_paths, view_qps, view_vnis, view_alerts, view_nic;
 /* Overlays: they replace the view until closed. */
 extern const struct view view_detail, view_help;
 
@@ -273,6 +275,9 @@ double flow_age_s(const struct ui *u, const struct flow_view *v);
 void flags_text(char *buf, const struct ui *u, int f);
 enum role rate_cell(char *buf, size_t len, double per_s);
 enum role flags_role(const struct ui *u, int f);
+/* The process owning flow f's local QP (--nic), "-" when none. */
+const char *owner_of(const struct ui *u, int f, char *buf, size_t len);
+#define OWNER_LEN (NIC_COMM_LEN + 16)
 
 /* keys.c */
 void key(struct ui *u, int ch);

@@ -23,8 +23,11 @@ enum {
 	FL_DSCP,
 	FL_AGE,
 	FL_FLAGS,
+	FL_OWNER,
 	FL_MAX,
 };
+
+_Static_assert(FL_MAX <= MAX_COLS, "raise MAX_COLS (table.c copies the columns)");
 
 static const struct column cols[FL_MAX] = {
     [FL_FLOW] = {.title = "FLOW (src > dst)", .min = 15},
@@ -44,6 +47,8 @@ static const struct column cols[FL_MAX] = {
     [FL_DSCP] = {.title = "DSCP", .width = 4, .right = true, .drop = 9},
     [FL_AGE] = {.title = "AGE", .width = 6, .right = true, .drop = 12},
     [FL_FLAGS] = {.title = "FLG", .width = 3},
+    /* with --nic: the local QP's process; the first to go on a narrow terminal */
+    [FL_OWNER] = {.title = "OWNER", .width = 5, .max = 24, .drop = 21},
 };
 
 static const struct flow_view *flow(const struct ui *u, const void *row)
@@ -117,6 +122,11 @@ static int cmp(const struct ui *u, int col, const void *x, const void *y)
 		return cmp_num(flag_rank(u, j), flag_rank(u, i));
 	case FL_BYTES:
 		return cmp_num(q->r->c.bytes, p->r->c.bytes);
+	case FL_OWNER: {
+		char a[OWNER_LEN], b[OWNER_LEN];
+
+		return strcmp(owner_of(u, i, a, sizeof(a)), owner_of(u, j, b, sizeof(b)));
+	}
 	default: /* the tie-break: most bytes first, then as collected */
 		return cmp_num(q->r->c.bytes, p->r->c.bytes) ?: cmp_num(i, j);
 	}
@@ -127,8 +137,16 @@ static int fit(const struct ui *u, struct column *c, const void *row)
 	const struct flow_view *v;
 	const struct flow_key *k;
 
-	if (!row)
+	if (!row) {
+		c[FL_OWNER].hidden = !u->ss->nic;
 		return 0;
+	}
+	if (u->ss->nic && nic_flow_owner(&u->ss->nic->now, *(const int *)row)) {
+		char o[OWNER_LEN];
+
+		c[FL_OWNER].drop = 2;
+		grow_width(&c[FL_OWNER], strlen(owner_of(u, *(const int *)row, o, sizeof(o))));
+	}
 	v = flow(u, row);
 	k = &v->r->key;
 	grow_width(&c[FL_QP], digits(k->dest_qp));
@@ -203,6 +221,12 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 		flags_text(buf, u, f);
 		*role = flags_role(u, f);
 		break;
+	case FL_OWNER: {
+		char o[OWNER_LEN];
+
+		snprintf(buf, len, "%s", owner_of(u, f, o, sizeof(o)));
+		break;
+	}
 	default:
 		buf[0] = 0;
 	}

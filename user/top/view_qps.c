@@ -23,8 +23,11 @@ enum {
 	QC_RTX,
 	QC_NAK,
 	QC_FLAGS,
+	QC_OWNER,
 	QC_MAX,
 };
+
+_Static_assert(QC_MAX <= MAX_COLS, "raise MAX_COLS (table.c copies the columns)");
 
 static const struct column cols[QC_MAX] = {
     [QC_PAIR] = {.title = "QUEUE PAIR (req > resp)", .min = 15},
@@ -39,6 +42,8 @@ static const struct column cols[QC_MAX] = {
     [QC_RTX] = {COL_COUNTER(FC_RTX, "/s"), .width = 5, .right = true, .drop = 6},
     [QC_NAK] = {COL_COUNTER(FC_NAKS, "/s"), .width = 5, .right = true, .drop = 7},
     [QC_FLAGS] = {.title = "FLG", .width = 3},
+    /* with --nic: the process of the local QP either side belongs to */
+    [QC_OWNER] = {.title = "OWNER", .width = 5, .max = 24, .drop = 21},
 };
 
 struct qp_row {
@@ -121,6 +126,14 @@ static double value(const struct ui *u, const struct qp_row *r, int col)
 	return 0;
 }
 
+/* The owner of the pair's local QP: through its data side, else its ACK side. */
+static const char *pair_owner(const struct ui *u, const struct qp_row *r, char *buf, size_t len)
+{
+	const char *o = owner_of(u, r->data, buf, len);
+
+	return strcmp(o, "-") ? o : owner_of(u, r->ack, buf, len);
+}
+
 static int flow_of(const struct ui *u, const void *row)
 {
 	const struct qp_row *r = row;
@@ -140,6 +153,11 @@ static int cmp(const struct ui *u, int col, const void *px, const void *py)
 		return cmp_key_ends(&p->r->key, &q->r->key);
 	case QC_PATH:
 		return strcmp(path_name(u->an, p->path), path_name(u->an, q->path));
+	case QC_OWNER: {
+		char a[OWNER_LEN], b[OWNER_LEN];
+
+		return strcmp(pair_owner(u, x, a, sizeof(a)), pair_owner(u, y, b, sizeof(b)));
+	}
 	case QC_VNI:
 	case QC_QP:
 	case QC_PEER:
@@ -157,9 +175,16 @@ static int fit(const struct ui *u, struct column *c, const void *row)
 {
 	const struct qp_row *q = row;
 	const struct flow_view *d, *k, *v;
+	char o[OWNER_LEN];
 
-	if (!q)
+	if (!q) {
+		c[QC_OWNER].hidden = !u->ss->nic;
 		return 0;
+	}
+	if (strcmp(pair_owner(u, q, o, sizeof(o)), "-")) {
+		c[QC_OWNER].drop = 2;
+		grow_width(&c[QC_OWNER], strlen(o));
+	}
 	d = side(u, q->data);
 	k = side(u, q->ack);
 	v = d ? d : k;
@@ -225,6 +250,12 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 			*role = flags_role(u, q->data);
 		}
 		break;
+	case QC_OWNER: {
+		char o[OWNER_LEN];
+
+		snprintf(buf, len, "%s", pair_owner(u, q, o, sizeof(o)));
+		break;
+	}
 	}
 }
 
