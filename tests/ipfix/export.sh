@@ -173,6 +173,28 @@ check "--pcap up1=FILE: interfaceName is the path up1, sums equal replay --path"
 	--truth "$TMP/up.truth"
 check "the truth had a path to compare" is "$TMP/up.truth" '[.flows[].path] | all(. == "up1")'
 
+# ---- a mirror session (crafted ERSPAN II copies): the mirror template, the session, its name ----
+python3 - "$TMP/mir.pcap" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+frames = [inject.erspan2(inject.write_only("10.99.0.1", "10.99.0.2", 49200, 17, i), 101, i,
+                         "10.98.0.1", "10.98.0.2") for i in range(20)]
+with open(sys.argv[1], "wb") as out:
+    out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i, f in enumerate(frames):
+        out.write(struct.pack("<IIII", 1700000000, i * 1000, len(f), len(f)) + f)
+PY
+start_recv udp 127.0.0.1 "$TMP/mir.ipfix"
+start_export mir --pcap "$TMP/mir.pcap" --speed 0 --listen none --ipfix "127.0.0.1:$RECV_PORT" \
+	--mirror-session 101=leaf1:eth49
+wait_stderr mir "has been read" && stop_export mir
+stop_recv
+ipfixDump -e "$IPFIX_XML" -d -i "$TMP/mir.ipfix" >"$TMP/mir.dump" 2>&1
+check "mirror copies: a record with fabprobeMirrorSession 101" grep -q "fabprobeMirrorSession : 101" "$TMP/mir.dump"
+check "... whose interfaceName is the session's name" grep -q "interfaceName : (len: 11) leaf1:eth49" "$TMP/mir.dump"
+check "... and the 20 mirrored packets" grep -q "packetDeltaCount : 20" "$TMP/mir.dump"
+
 # ---- seconds of traffic at a pace: active, idle and forced records ----
 $MKPCAP long "$TMP/long.pcap"
 check "replay --json of the 3-second synthetic capture" truth "$TMP/long.truth" "$TMP/long.pcap"

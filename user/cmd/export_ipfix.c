@@ -26,6 +26,7 @@ struct export_ipfix {
 	struct flow_export fx;
 	struct export_ipfix_opts o;
 	const struct source_desc *desc; /* the session's: observation points, for paths */
+	const struct session *ss;	/* its flows' paths, sampling rates, mirror sessions */
 	__s64 clock_offset_ns;		/* flows' clock to UNIX time, from the last snapshot */
 	/* What scrapes show, copied at each pump (HTTP threads read it). */
 	pthread_mutex_t lock;
@@ -160,6 +161,7 @@ int export_ipfix_open(struct export_ipfix **out, const struct export_ipfix_opts 
 void export_ipfix_observe(struct export_ipfix *xi, const struct session *ss)
 {
 	xi->desc = &ss->desc;
+	xi->ss = ss;
 	xi->clock_offset_ns = ss->snap.clock_offset_ns;
 	/* Out of memory skips this snapshot; the next one carries its counts. */
 	if (flow_export_observe(&xi->fx, &ss->snap))
@@ -184,12 +186,27 @@ static __u64 unix_ms(const struct export_ipfix *xi, __u64 ns)
  * mirror_session). The sFlow and ERSPAN sources attach these to the flow;
  * this is where they become the record's.
  */
-static void flow_origin(struct ipfix_flow *f, const struct flow_key *k,
-			const struct flow_counters *c)
+static void flow_origin(const struct export_ipfix *xi, struct ipfix_flow *f,
+			const struct flow_key *k)
 {
-	(void)f;
-	(void)k;
-	(void)c;
+	const struct analysis *a = xi->ss ? &xi->ss->an : NULL;
+	int i = a ? analysis_find(a, k) : -1;
+	const struct flow_view *v = i >= 0 ? &a->flows[i] : NULL;
+
+	if (k->mirror) {
+		f->flags |= IPFIX_FLOW_MIRROR;
+		f->mirror_session = k->mirror_id;
+	}
+	/* The analysis' path: an uplink, a mirror session, an sFlow port. */
+	if (v && v->path >= 0)
+		f->path = a->paths[v->path].name;
+	if (xi->desc && !xi->desc->every_packet) {
+		f->flags |= IPFIX_FLOW_SAMPLED;
+		if (v && v->r->rate) {
+			f->sampling_rate = v->r->rate;
+			f->samples = f->packets / v->r->rate;
+		}
+	}
 }
 
 static int emit_record(void *ctx, const struct flow_export_record *r)
@@ -239,7 +256,7 @@ static int emit_record(void *ctx, const struct flow_export_record *r)
 		f.flags |= IPFIX_FLOW_VXLAN;
 		f.vni = k->vni;
 	}
-	flow_origin(&f, k, c);
+	flow_origin(xi, &f, k);
 	return ipfix_add(xi->x, &f);
 }
 

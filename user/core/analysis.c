@@ -682,6 +682,13 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 
 int analysis_find(const struct analysis *a, const struct flow_key *k)
 {
+	/* After an update prev[] is this snapshot, in its order, and indexed by key. */
+	if (a->have_prev && a->n_prev == a->n_flows && a->prev_index.size) {
+		__u32 slot = *kindex_slot((struct kindex *)&a->prev_index, k, sizeof(*k), a->prev,
+					  sizeof(*a->prev));
+
+		return slot ? (int)slot - 1 : -1;
+	}
 	for (size_t i = 0; i < a->n_flows; i++)
 		if (!memcmp(&a->flows[i].r->key, k, sizeof(*k)))
 			return i;
