@@ -86,7 +86,7 @@ check "summary.txt says so in words" grep -q "share uplink leaf1:eth49 while lea
 ip netns exec "$NS" tcpdump -U -i vb -n -w "$TMP/vb.pcap" 2>/dev/null &
 dump=$!
 sleep 1
-ip netns exec "$NS" "$FABPROBE" top -i vb --mirror-port-drop --once -r 3 --json \
+ip netns exec "$NS" "$FABPROBE" top -i vb --mirror-port-drop --once -r 6 --json \
 	>"$TMP/drop.json" 2>"$TMP/drop.err" &
 top=$!
 wait_attached "$TMP/drop.err"
