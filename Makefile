@@ -7,6 +7,7 @@
 #   make bench      build and run the benchmarks (bench/, BENCHMARKS.md), as root
 #   WERROR=1        warnings are errors (CI)
 #   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (use another BUILD)
+#   SANITIZE=thread ThreadSanitizer (use another BUILD)
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
@@ -24,6 +25,9 @@ endif
 
 ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+ifeq ($(SANITIZE),thread)
+SAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 endif
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)

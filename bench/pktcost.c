@@ -78,14 +78,6 @@ static int load_fabprobe(struct probe *p, __u32 flows)
 	return probe_load(p, &opts);
 }
 
-/* replay_* are what `fabprobe replay` sets before each frame. */
-static void set_replay(struct probe *p, __u32 wire_len)
-{
-	p->skel->bss->replay_now_ns = 1000000000ULL;
-	p->skel->bss->replay_ifindex = 1;
-	p->skel->bss->replay_wire_len = wire_len;
-}
-
 static __u64 read_total(struct probe *p, enum fp_counter c)
 {
 	size_t stride = (sizeof(struct fp_totals) + 7) & ~(size_t)7;
@@ -145,7 +137,6 @@ static int run_update(int empty_fd, double *empty_med)
 		f->ecn = 2;
 		cases[i].len = bench_frame_build(cases[i].buf, f);
 	}
-	set_replay(&p, 0);
 	for (t = 0; t < trials; t++) {
 		err = test_run(empty_fd, cases[0].buf, cases[0].len, &ns);
 		if (err)
@@ -224,7 +215,6 @@ static int run_insert(int empty_fd, double update_ns)
 	err = load_fabprobe(&small, full_flows);
 	if (err)
 		return err;
-	set_replay(&small, 0);
 	/* Fill the small table (and the PSN table) before timing anything. */
 	err = test_run(bpf_program__fd(small.skel->progs.fp_xdp), buf, len, &ns);
 	if (err)
@@ -241,7 +231,6 @@ static int run_insert(int empty_fd, double update_ns)
 		err = load_fabprobe(&big, fresh_flows);
 		if (err)
 			goto out_small;
-		set_replay(&big, 0);
 		err = test_run(bpf_program__fd(big.skel->progs.fp_xdp), buf, len, &ns);
 		inserts += read_total(&big, FP_CNT_FLOW_NEW);
 		fails += read_total(&big, FP_CNT_FLOW_INSERT_FAIL);

@@ -85,26 +85,37 @@ if ! skipped replay; then
 		echo "$FRAMES $t0 $t1" | awk '{printf "%.0f\n", $1 / (($3 - $2) / 1e9)}'
 	}
 	declare -A pps
-	for tool in fabprobe tcpdump tshark; do
+	tools="fabprobe fabprobe-1 read tcpdump tshark"
+	for tool in $tools; do
 		: >"$OUT/replay-$tool.pps"
 	done
+	cores=$(nproc)
 	for t in $(seq $TRIALS); do
-		log "replay: trial $t of $TRIALS (fabprobe, tcpdump, tshark)"
+		log "replay: trial $t of $TRIALS (fabprobe on $cores threads and on 1, libpcap's read, tcpdump, tshark)"
 		pps_of "$FP" replay "$pcap" >>"$OUT/replay-fabprobe.pps"
+		pps_of "$FP" replay --threads 1 "$pcap" >>"$OUT/replay-fabprobe-1.pps"
+		pps_of tcpdump -r "$pcap" -w /dev/null >>"$OUT/replay-read.pps"
 		pps_of tcpdump -n -r "$pcap" >>"$OUT/replay-tcpdump.pps"
 		pps_of tshark -n -r "$pcap" >>"$OUT/replay-tshark.pps"
 	done
-	for tool in fabprobe tcpdump tshark; do
+	for tool in $tools; do
 		pps[$tool]=$(median <"$OUT/replay-$tool.pps")
 	done
 	"$FP" replay "$pcap" >"$OUT/replay-full.txt"
 	head -2 "$OUT/replay-full.txt" >"$OUT/replay-report.txt"
 	fmt_pps() { awk -v v="$1" 'BEGIN {printf "%.0f k/s", v / 1000}'; }
-	ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+	verdict() { awk -v r="$1" -v t="$2" -v le="$3" 'BEGIN {print ((le ? r <= t : r >= t) ? "met" : "MISSED")}'; }
+	r=$(ratio "${pps[fabprobe]}" "${pps[fabprobe-1]}")
+	row "replay ($FRAMES frames)" "fabprobe replay, $cores threads (default)" "$(fmt_pps "${pps[fabprobe]}")" \
+		"$(fmt_pps "${pps[fabprobe-1]}") on 1 thread" "${r}x one thread" ">= 1.8x" "$(verdict "$r" 1.8 0)"
+	r=$(ratio "${pps[read]}" "${pps[fabprobe]}")
+	row "replay ($FRAMES frames)" "fabprobe replay, time against reading the file" "-" \
+		"$(fmt_pps "${pps[read]}") tcpdump -r F -w /dev/null" "${r}x the read's time" "<= 5x" \
+		"$(verdict "$r" 5 1)"
 	r=$(ratio "${pps[fabprobe]}" "${pps[tshark]}")
-	row "replay ($FRAMES frames)" "fabprobe replay" "$(fmt_pps "${pps[fabprobe]}")" \
-		"$(fmt_pps "${pps[tshark]}") tshark -n -r" "${r}x tshark" ">= 20x tshark" \
-		"$(awk -v r="$r" 'BEGIN {print (r >= 20 ? "met" : "MISSED")}')"
+	row "replay ($FRAMES frames)" "fabprobe replay against tshark" "-" \
+		"$(fmt_pps "${pps[tshark]}") tshark -n -r" "${r}x tshark" ">= 20x tshark" "$(verdict "$r" 20 0)"
 	row "replay ($FRAMES frames)" "tcpdump -n -r" "$(fmt_pps "${pps[tcpdump]}")" \
 		"$(fmt_pps "${pps[tshark]}") tshark -n -r" \
 		"$(ratio "${pps[tcpdump]}" "${pps[tshark]}")x tshark" "-" "-"

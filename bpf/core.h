@@ -25,14 +25,6 @@ const volatile __u32 sample_max_per_cpu = 0;
 /* --mirror-port-drop: XDP drops the frames decoded as mirror copies, after counting them. */
 const volatile __u8 mirror_drop = 0;
 
-/*
- * Replay: userspace sets the capture's clock, path and the frame's length
- * on the wire (a capture may hold fewer bytes) before each frame.
- */
-__u64 replay_now_ns = 0;
-__u32 replay_ifindex = 0;
-__u32 replay_wire_len = 0;
-
 static const struct flow_counters zero_counters;
 
 enum fp_class {
@@ -412,10 +404,14 @@ static __always_inline void account_mirror(const struct fp_pkt *p, struct fp_tot
  * Parse, classify, account. data/data_end cover the linear part of the
  * frame. p is the caller's, so that the XDP entry point can see whether
  * the frame was a mirror copy (FP_ENCAP_MIRROR) without a verdict threaded
- * through every return here.
+ * through every return here. In replay the entry point has already taken
+ * frame_len and ifindex from the frame's fp_replay_meta, and replay_ts is
+ * its capture clock; live, replay_ts is unused and the clock is read here,
+ * for RoCE only.
  */
 static __always_inline void fp_process(void *ctx, struct fp_pkt *p, void *data, void *data_end,
-				       __u32 frame_len, __u32 ifindex, __u8 dir, bool xdp)
+				       __u32 frame_len, __u32 ifindex, __u8 dir, bool xdp,
+				       __u64 replay_ts)
 {
 	struct cursor c = {.pos = data, .start = data, .end = data_end};
 	struct flow_counters *fs;
@@ -425,8 +421,6 @@ static __always_inline void fp_process(void *ctx, struct fp_pkt *p, void *data, 
 	int class;
 
 	__builtin_memset(p, 0, __builtin_offsetof(struct fp_pkt, key));
-	if (replay_mode && replay_wire_len > frame_len)
-		frame_len = replay_wire_len;
 	t = bpf_map_lookup_elem(&fp_totals, &zero);
 	if (!t)
 		return;
@@ -453,12 +447,7 @@ static __always_inline void fp_process(void *ctx, struct fp_pkt *p, void *data, 
 	if (p->opcode == FP_OPCODE_CNP)
 		t->cnt[FP_CNT_CNP]++;
 
-	if (replay_mode) {
-		now = replay_now_ns;
-		ifindex = replay_ifindex;
-	} else {
-		now = bpf_ktime_get_ns();
-	}
+	now = replay_mode ? replay_ts : bpf_ktime_get_ns();
 	p->key.ifindex = ifindex;
 	p->key.dir = dir;
 #ifdef FP_BENCH_NEW_FLOW

@@ -33,12 +33,24 @@ int fp_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u32 len = data_end - data;
+	__u32 len = data_end - data, ifindex = ctx->ingress_ifindex;
 	struct fp_pkt p;
+	__u64 ts = 0;
 
 	if (len >= FP_FRAGS_MIN_LINEAR)
 		len = bpf_xdp_get_buff_len(ctx);
-	fp_process(ctx, &p, data, data_end, len, ctx->ingress_ifindex, FP_DIR_INGRESS, true);
+	if (replay_mode) {
+		struct fp_replay_meta *m = (void *)(long)ctx->data_meta;
+
+		/* A frame run without metadata is still counted, at time 0. */
+		if ((void *)(m + 1) <= data) {
+			ts = m->ts_ns;
+			ifindex = m->path_id;
+			if (m->wire_len > len)
+				len = m->wire_len;
+		}
+	}
+	fp_process(ctx, &p, data, data_end, len, ifindex, FP_DIR_INGRESS, true, ts);
 	/*
 	 * --mirror-port-drop, the one exception: the operator says this port
 	 * receives nothing but mirror copies. Off, the verifier removes it.
@@ -55,6 +67,15 @@ static __always_inline void fp_skb(struct __sk_buff *skb, __u8 dir)
 	struct fp_pkt p;
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
+	__u64 ts = 0;
+
+	/* Replay through tc (the tests): fp_replay_meta in cb[0..3]. */
+	if (replay_mode) {
+		ts = (__u64)skb->cb[1] << 32 | skb->cb[0];
+		ifindex = skb->cb[2];
+		if (skb->cb[3] > len)
+			len = skb->cb[3];
+	}
 
 	/* Non-linear skbs: make the headers readable; the bytes do not change. */
 	if (data + want > data_end) {
@@ -62,7 +83,7 @@ static __always_inline void fp_skb(struct __sk_buff *skb, __u8 dir)
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 	}
-	fp_process(skb, &p, data, data_end, len, ifindex, dir, false);
+	fp_process(skb, &p, data, data_end, len, ifindex, dir, false, ts);
 }
 
 /* Loaded with expected attach type BPF_TCX_INGRESS / BPF_TCX_EGRESS. */

@@ -16,6 +16,20 @@
 #define FP_VXLAN_PORT_DEFAULT 4789
 #define FP_FLOWS_DEFAULT      65536
 
+/*
+ * Replay: what userspace hands the program ahead of each frame, as XDP
+ * metadata (BPF_PROG_TEST_RUN's ctx_in data offset) or, for tc, in the
+ * skb's cb[0..3]. Each frame carries its own, so any number of threads can
+ * run frames at once. ts_ns is the capture clock, path_id the frame's
+ * observation point (flow_key.ifindex), wire_len its length on the wire
+ * (a capture may hold fewer bytes).
+ */
+struct fp_replay_meta {
+	__u64 ts_ns;
+	__u32 path_id;
+	__u32 wire_len;
+};
+
 /* EtherTypes and IP protocol numbers the parser needs. */
 #define FP_ETH_P_IP	    0x0800
 #define FP_ETH_P_IPV6	    0x86DD

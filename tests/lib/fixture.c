@@ -287,32 +287,37 @@ void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigne
 }
 
 /*
- * One frame through a tc program, with the replay clock and path set as
- * probe_run_frame() sets them for XDP. Returns the program's verdict.
+ * One frame through a tc program, with the replay clock, path and length
+ * it carries as probe_run_frame() passes them to XDP. Returns the verdict.
  */
-int run_tc(struct probe *p, struct bpf_program *prog, const struct frame *f, void *out,
-	   __u32 *out_len)
+int run_tc(struct bpf_program *prog, const struct frame *f, void *out, __u32 *out_len)
 {
+	/* fp_replay_meta in cb[0..3], where the tc entry points read it in replay. */
+	struct __sk_buff ctx = {
+	    .cb = {(__u32)f->ts_ns, (__u32)(f->ts_ns >> 32), f->path_id, fr_wire_len(f)}};
 	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = f->data, .data_size_in = f->len,
-		    .data_out = out, .data_size_out = out ? *out_len : 0, .repeat = 1);
+		    .data_out = out, .data_size_out = out ? *out_len : 0, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = 1);
 
-	p->skel->bss->replay_now_ns = f->ts_ns;
-	p->skel->bss->replay_ifindex = f->path_id;
-	p->skel->bss->replay_wire_len = fr_wire_len(f);
 	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(prog), &topts), 0);
 	if (out_len)
 		*out_len = topts.data_size_out;
 	return topts.retval;
 }
 
+/* As probe_run_frame() runs it, but returning the verdict itself. */
 int run_xdp(struct probe *p, const struct frame *f)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = f->data, .data_size_in = f->len,
-		    .repeat = 1);
+	struct fp_replay_meta meta = {
+	    .ts_ns = f->ts_ns, .path_id = f->path_id, .wire_len = fr_wire_len(f)};
+	static __u8 buf[sizeof(meta) + FR_MAX_LEN];
+	struct xdp_md ctx = {.data = sizeof(meta), .data_end = sizeof(meta) + f->len};
+	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = buf, .data_size_in = ctx.data_end,
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
 
-	p->skel->bss->replay_now_ns = f->ts_ns;
-	p->skel->bss->replay_ifindex = f->path_id;
-	p->skel->bss->replay_wire_len = fr_wire_len(f);
+	assert_true(f->len <= FR_MAX_LEN);
+	memcpy(buf, &meta, sizeof(meta));
+	memcpy(buf + sizeof(meta), f->data, f->len);
 	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(p->skel->progs.fp_xdp), &topts), 0);
 	return topts.retval;
 }
@@ -355,7 +360,7 @@ void run_fixture(const struct fixture *fx, enum fx_prog prog)
 							 f->ts_ns, f->path_id),
 					 0);
 		else
-			assert_int_equal(run_tc(&g_probe, tc, f, NULL, NULL), TC_ACT_OK_);
+			assert_int_equal(run_tc(tc, f, NULL, NULL), TC_ACT_OK_);
 	}
 	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
 	check_totals(&g_snap, fx->totals);
@@ -402,8 +407,7 @@ void test_unmodified(void **state)
 		if (f->len > 3000)
 			continue;
 		memset(out, 0xA5, sizeof(out));
-		assert_int_equal(
-		    run_tc(&g_probe, g_probe.skel->progs.fp_tc_ingress, f, out, &out_len), 0);
+		assert_int_equal(run_tc(g_probe.skel->progs.fp_tc_ingress, f, out, &out_len), 0);
 		assert_int_equal(out_len, f->len);
 		assert_memory_equal(out, f->data, f->len);
 	}

@@ -226,8 +226,7 @@ void check_flows(const struct snapshot *s, const struct fixture *fx, __u8 dir);
 /* A probe of fx's configuration (NULL: the defaults) with the hooks given, maps empty. */
 void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks);
 /* One frame through a tc program; returns the verdict. */
-int run_tc(struct probe *p, struct bpf_program *prog, const struct frame *f, void *out,
-	   __u32 *out_len);
+int run_tc(struct bpf_program *prog, const struct frame *f, void *out, __u32 *out_len);
 /* One frame through XDP with the replay clock and path; returns the verdict. */
 int run_xdp(struct probe *p, const struct frame *f);
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The userspace test suite again, built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (any report fails the run): unit and BPF
-# tests, bad input, and replay of every shared capture.
+# tests, bad input, and replay of every shared capture; then replay on
+# several threads with ThreadSanitizer.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -36,5 +37,18 @@ run replay-tshark python3 tests/replay/tshark_check.py $san/fabprobe "$PCAPS"/*.
 # The sFlow source: a crafted fabric (replay and listener) and the shared sFlow captures.
 run sflow-scenario python3 tests/sflow/scenario.py $san/fabprobe $san/tools
 run sflow-captures python3 tests/sflow/captures.py $san/fabprobe $san/tools
+# The replay workers (probe/runpool.c) under ThreadSanitizer: no data race
+# while three threads run the frames of many flows, of captures and sFlow.
+tsan=build/tsan
+if make -s BUILD=$tsan SANITIZE=thread ${WERROR:+WERROR=$WERROR} $tsan/fabprobe >/dev/null; then
+	export TSAN_OPTIONS=halt_on_error=1:exitcode=66
+	run tsan-replay $tsan/fabprobe replay --json --threads 3 "$PCAPS"/nccl_nccl_node0.pcap
+	run tsan-replay-path $tsan/fabprobe replay --threads 3 --path a="$PCAPS"/nccl_ring2_node0.pcap \
+		--path b="$PCAPS"/nccl_ring2_node1.pcap
+	run tsan-replay-sflow $tsan/fabprobe replay --threads 3 --sflow "$PCAPS"/ext/sflow_expanded.pcap
+else
+	fail=$((fail + 1))
+	echo "FAIL ThreadSanitizer build"
+fi
 echo "sanitizers: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

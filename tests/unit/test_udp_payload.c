@@ -2,7 +2,8 @@
 /*
  * source/udp_payload.c: the UDP payload of captured frames built with
  * tests/lib/frames.c, for every link type and header stack it handles,
- * and cut or lying frames.
+ * and cut or lying frames; and source/shard.c, the replay workers' RSS
+ * over what it finds.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <pcap/dlt.h>
 
 #include "frames.h"
+#include "source/shard.h"
 #include "source/udp_payload.h"
 
 static const __u8 sflow_bytes[] = {0, 0, 0, 5, 0, 0, 0, 1, 192, 0, 2, 1};
@@ -240,6 +242,67 @@ static void test_not_udp(void **state)
 	assert_int_equal(udp_payload(DLT_IEEE802_11, f.data, f.len, &u), UDP_PAYLOAD_NOT_UDP);
 }
 
+/* A RoCE frame of one queue pair: PSN and payload vary, the shard does not. */
+static __u32 roce_shard(const char *src, __u16 sport, __u32 psn, __u32 payload, int tags)
+{
+	struct frame f;
+
+	fr_init(&f);
+	if (tags) {
+		fr_eth(&f, 0x8100);
+		fr_vlan(&f, 3, 100, 0x0800);
+	} else {
+		fr_eth(&f, 0x0800);
+	}
+	fr_ipv4(&f, &(struct fr_ip){.src = src, .dst = "10.0.0.2", .ecn = FR_ECT0});
+	fr_udp(&f, sport, 4791);
+	fr_bth(&f, &(struct fr_bth){.opcode = 0x0A, .dest_qp = 17, .psn = psn});
+	fr_payload(&f, payload);
+	fr_finish(&f);
+	return frame_shard(DLT_EN10MB, f.data, f.len);
+}
+
+static void test_shard(void **state)
+{
+	__u32 seen[4] = {}, s0 = roce_shard("10.0.0.1", 49152, 0, 64, 0);
+	struct frame a, b;
+
+	(void)state;
+	/* One flow, one shard, whatever its PSN, length or VLAN tag. */
+	assert_int_equal(roce_shard("10.0.0.1", 49152, 77, 1024, 0), s0);
+	assert_int_equal(roce_shard("10.0.0.1", 49152, 78, 0, 1), s0);
+	/* Source ports spread over four workers, as RSS spreads them over queues. */
+	for (__u16 p = 0; p < 64; p++)
+		seen[roce_shard("10.0.0.1", 49152 + p, 0, 64, 0) % 4]++;
+	for (int w = 0; w < 4; w++)
+		assert_true(seen[w] >= 4);
+	/* A fragment goes where the datagram's first fragment went. */
+	udp_v4(&a, 0, FR_IP_MF);
+	udp_v4(&b, 0, 185);
+	assert_int_equal(frame_shard(DLT_EN10MB, a.data, a.len),
+			 frame_shard(DLT_EN10MB, b.data, b.len));
+	/* GRE (a mirror copy): by its address pair, whatever it carries. */
+	fr_init(&a);
+	fr_eth(&a, 0x0800);
+	fr_ipv4(&a, &(struct fr_ip){.src = "192.0.2.1", .dst = "192.0.2.100", .proto = 47});
+	fr_payload(&a, 40);
+	fr_finish(&a);
+	fr_init(&b);
+	fr_eth(&b, 0x0800);
+	fr_ipv4(&b, &(struct fr_ip){.src = "192.0.2.1", .dst = "192.0.2.100", .proto = 47});
+	fr_payload(&b, 400);
+	fr_finish(&b);
+	assert_int_equal(frame_shard(DLT_EN10MB, a.data, a.len),
+			 frame_shard(DLT_EN10MB, b.data, b.len));
+	assert_int_not_equal(frame_shard(DLT_EN10MB, a.data, a.len), 0);
+	/* Not IP: shard 0. */
+	fr_init(&a);
+	fr_eth(&a, 0x0806);
+	fr_payload(&a, 28);
+	assert_int_equal(frame_shard(DLT_EN10MB, a.data, a.len), 0);
+	assert_int_equal(frame_shard(DLT_EN10MB, a.data, 3), 0);
+}
+
 /* Linux cooked captures (v1 and v2) and raw IP. */
 static void test_other_link_types(void **state)
 {
@@ -280,6 +343,7 @@ int main(void)
 	    cmocka_unit_test(test_lying_lengths),
 	    cmocka_unit_test(test_not_udp),
 	    cmocka_unit_test(test_other_link_types),
+	    cmocka_unit_test(test_shard),
 	};
 
 	return cmocka_run_group_tests_name("udp_payload", tests, NULL, NULL);

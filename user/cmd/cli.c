@@ -6,6 +6,7 @@
 
 #include "cmd/cli.h"
 #include "source/nic_source.h"
+#include "probe/runpool.h"
 #include "probe/samples.h"
 #include "util/log.h"
 #include "util/options.h"
@@ -37,14 +38,19 @@ int opt_parse_probe(struct probe_opts *po, int opt, const char *arg)
 	}
 }
 
-static int parse_int_into(const char *opt, const char *arg, __u32 max, int *out)
+static int parse_int_into(const char *opt, const char *arg, __u32 min, __u32 max, int *out)
 {
 	__u32 v;
-	int err = opt_parse_u32(opt, arg, 0, max, &v);
+	int err = opt_parse_u32(opt, arg, min, max, &v);
 
 	if (!err)
 		*out = v;
 	return err;
+}
+
+int opt_parse_threads(const char *arg, int *threads)
+{
+	return parse_int_into("--threads", arg, 1, RUNPOOL_MAX_THREADS, threads) ?: 1;
 }
 
 int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg)
@@ -53,13 +59,13 @@ int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg)
 	case OPT_ELEPHANT_RATE:
 		return opt_parse_rate("--elephant-rate", arg, &ao->elephant_bps) ?: 1;
 	case OPT_DATA_DSCP:
-		return parse_int_into("--data-dscp", arg, 63, &ao->data_dscp) ?: 1;
+		return parse_int_into("--data-dscp", arg, 0, 63, &ao->data_dscp) ?: 1;
 	case OPT_CNP_DSCP:
-		return parse_int_into("--cnp-dscp", arg, 63, &ao->cnp_dscp) ?: 1;
+		return parse_int_into("--cnp-dscp", arg, 0, 63, &ao->cnp_dscp) ?: 1;
 	case OPT_DATA_PCP:
-		return parse_int_into("--data-pcp", arg, 7, &ao->data_pcp) ?: 1;
+		return parse_int_into("--data-pcp", arg, 0, 7, &ao->data_pcp) ?: 1;
 	case OPT_CNP_PCP:
-		return parse_int_into("--cnp-pcp", arg, 7, &ao->cnp_pcp) ?: 1;
+		return parse_int_into("--cnp-pcp", arg, 0, 7, &ao->cnp_pcp) ?: 1;
 	case OPT_HASH_MODEL:
 		if (hash_model_parse(arg, &ao->hash.model)) {
 			fp_err(
@@ -163,6 +169,9 @@ int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
 	case OPT_SPEED:
 		cs->speed_given = true;
 		return opt_parse_seconds("--speed", arg, 0, 1e6, &cs->pcap.speed) ?: 1;
+	case OPT_THREADS:
+		cs->threads_given = true;
+		return opt_parse_threads(arg, &cs->pcap.threads);
 	default:
 		return opt_parse_sflow(&cs->sflow, opt, arg)
 			   ?: opt_parse_probe(&cs->popts, opt, arg) ?: cli_parse_nic(cs, opt, arg);
@@ -215,8 +224,9 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 		    cs->cmd);
 		return NULL;
 	}
-	if (cs->speed_given && !recording) {
-		fp_err("%s: --speed applies to --pcap only", cs->cmd);
+	if ((cs->speed_given || cs->threads_given) && !recording) {
+		fp_err("%s: --%s applies to --pcap only", cs->cmd,
+		       cs->speed_given ? "speed" : "threads");
 		return NULL;
 	}
 	if (!cs->speed_given)

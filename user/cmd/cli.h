@@ -40,6 +40,7 @@ enum {
 	OPT_SPEED,
 	OPT_MIRROR_SESSION,
 	OPT_MIRROR_PORT_DROP,
+	OPT_THREADS,
 	OPT_CMD_FIRST = 384, /* a command's own long options start here */
 };
 
@@ -106,12 +107,17 @@ enum {
 	"                            GRE key): its copies are the path NAME (repeatable;\n"        \
 	"                            default erspan:ID, gre:KEY or gre)\n"
 
+#define OPT_THREADS_HELP                                                                           \
+	"      --threads N          with --pcap: run frames on N threads, each flow's frames\n"    \
+	"                           in order on one (default: one per online CPU)\n"
+
 /* What to watch: the live interfaces, or recordings. */
 #define OPT_SOURCE_LONG_OPTS                                                                       \
 	{"interfaces", required_argument, NULL, 'i'}, {"uplinks", required_argument, NULL, 'U'},   \
 	    {"hook", required_argument, NULL, 'H'}, {"xdp-mode", required_argument, NULL, 'M'},    \
 	    {"pcap", required_argument, NULL, OPT_PCAP},                                           \
 	    {"speed", required_argument, NULL, OPT_SPEED},                                         \
+	    {"threads", required_argument, NULL, OPT_THREADS},                                     \
 	    {"mirror-port-drop", no_argument, NULL, OPT_MIRROR_PORT_DROP}, OPT_SFLOW_LONG_OPTS,    \
 	    OPT_PROBE_LONG_OPTS, OPT_NIC_LONG_OPTS
 #define OPT_SOURCE_HELP                                                                            \
@@ -129,8 +135,8 @@ enum {
 	"                           NAME=, the capture of uplink NAME (repeat for each\n"          \
 	"                           uplink of one ECMP group; merged in time order)\n"             \
 	"      --speed X            with --pcap: play at X times the recorded pace, or 0 for\n"    \
-	"                           as fast as frames run\n" OPT_SFLOW_HELP OPT_PROBE_HELP         \
-	    OPT_NIC_HELP
+	"                           as fast as frames run\n" OPT_THREADS_HELP OPT_SFLOW_HELP       \
+	    OPT_PROBE_HELP OPT_NIC_HELP
 
 struct cli_source {
 	const char *cmd;
@@ -141,6 +147,7 @@ struct cli_source {
 	bool live_given;	 /* an interface option was given */
 	double default_speed;
 	bool speed_given;
+	bool threads_given;
 	/* NIC counters beside the flows (the block below) */
 	bool nic_given;
 	struct nic_opts nic; /* what the session reads: src->nic points here */
@@ -156,6 +163,9 @@ int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg);
 
 /* One of OPT_SFLOW_LONG_OPTS (and replay's --sflow-port): 1 handled, 0 not ours, -EINVAL. */
 int opt_parse_sflow(struct sflow_opts *so, int opt, const char *arg);
+
+/* --threads N into *threads: 1 handled, -EINVAL bad value. */
+int opt_parse_threads(const char *arg, int *threads);
 
 /* One of OPT_SOURCE_LONG_OPTS: 1 handled, 0 not ours, -EINVAL bad value. */
 int cli_parse_source(struct cli_source *cs, int opt, const char *arg);

@@ -35,6 +35,9 @@ static void usage(FILE *out)
 		"  -p, --path NAME=FILE   a capture taken on uplink NAME; repeat for each uplink\n"
 		"                         of one ECMP group (flows report \"path\": NAME)\n"
 		"  -n, --rows N           table rows to print (default 50, 0 = all)\n"
+		"  -T, --threads N        run frames on N threads, each flow's frames in order\n"
+		"                         on one (default: one per online CPU; the report is\n"
+		"                         the same for any N)\n"
 		"      --sflow            FILE is a capture of sFlow v5 datagrams sent to a\n"
 		"                         collector: their sampled headers run through the\n"
 		"                         parser, counts are estimates (docs/sflow.md)\n"
@@ -65,6 +68,7 @@ int cmd_replay(int argc, char **argv)
 	    {"json", no_argument, NULL, 'j'},
 	    {"path", required_argument, NULL, 'p'},
 	    {"rows", required_argument, NULL, 'n'},
+	    {"threads", required_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"sflow", no_argument, NULL, OPT_SFLOW},
 	    {"sflow-port", required_argument, NULL, OPT_SFLOW_PORT},
@@ -91,7 +95,7 @@ int cmd_replay(int argc, char **argv)
 	analysis_opts_default(&aopts);
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":jp:n:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":jp:n:T:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -111,6 +115,11 @@ int cmd_replay(int argc, char **argv)
 			if (opt_parse_u32("--rows", optarg, 0, UINT32_MAX, &rows))
 				return FP_EXIT_USAGE;
 			max_flows = rows;
+			break;
+		case 'T':
+			if (opt_parse_threads(optarg, &po.threads) < 0)
+				return FP_EXIT_USAGE;
+			so.threads = po.threads;
 			break;
 		case 'h':
 			usage(stdout);

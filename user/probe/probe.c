@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -136,23 +137,52 @@ void probe_destroy(struct probe *p)
 	p->skel = NULL;
 }
 
-int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire_len, __u64 ts_ns,
-		    __u32 path_id)
+int probe_run_fd(const struct probe *p)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = frame, .data_size_in = caplen,
-		    .repeat = 1);
-	int err;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(p->skel->progs.fp_xdp);
 
-	p->skel->bss->replay_now_ns = ts_ns;
-	p->skel->bss->replay_ifindex = path_id;
-	p->skel->bss->replay_wire_len = wire_len;
-	err = bpf_prog_test_run_opts(bpf_program__fd(p->skel->progs.fp_xdp), &topts);
-	if (err)
+	int own = -1;
+
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		own = bpf_prog_get_fd_by_id(info.id);
+	/* That takes CAP_SYS_ADMIN; with CAP_BPF alone, a shared file will do. */
+	if (own < 0)
+		own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return own < 0 ? -errno : own;
+}
+
+int probe_run_prepared(const struct probe *p, int fd, const void *buf, __u32 len)
+{
+	/* The metadata is the first ctx.data bytes of data_in; the frame follows. */
+	struct xdp_md ctx = {.data = sizeof(struct fp_replay_meta), .data_end = len};
+	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = buf, .data_size_in = len, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = 1);
+
+	if (len < sizeof(struct fp_replay_meta) ||
+	    len > sizeof(struct fp_replay_meta) + PROBE_FRAME_MAX)
+		return -EINVAL;
+	if (bpf_prog_test_run_opts(fd, &topts))
 		return -errno;
 	/* An observer: anything but XDP_PASS is a bug that would drop traffic. */
 	if (topts.retval != FP_XDP_PASS && !(p->mirror_drop && topts.retval == FP_XDP_DROP))
 		return -EPROTO;
 	return 0;
+}
+
+int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire_len, __u64 ts_ns,
+		    __u32 path_id)
+{
+	static __thread __u8 buf[sizeof(struct fp_replay_meta) + PROBE_FRAME_MAX];
+	struct fp_replay_meta meta = {.ts_ns = ts_ns, .path_id = path_id, .wire_len = wire_len};
+
+	if (caplen > PROBE_FRAME_MAX)
+		return -EINVAL;
+	memcpy(buf, &meta, sizeof(meta));
+	memcpy(buf + sizeof(meta), frame, caplen);
+	return probe_run_prepared(p, bpf_program__fd(p->skel->progs.fp_xdp), buf,
+				  sizeof(meta) + caplen);
 }
 
 bool probe_is_ours(const char *prog_name)

@@ -92,13 +92,31 @@ bool probe_is_ours(const char *prog_name);
 /* 1 if the interface is up, 0 if down, negative errno if it cannot be asked. */
 int probe_iface_up(const char *ifname);
 
+/* The longest frame replay runs (the kernel lays out no longer one). */
+#define PROBE_FRAME_MAX 65536
+
 /*
  * Run one captured frame through the XDP program (BPF_PROG_TEST_RUN).
  * caplen bytes are present; wire_len is the frame's length on the wire.
- * Returns 0, or a negative errno when the kernel refused the frame or the
- * program did not pass it (dropping is allowed only with mirror_drop).
+ * The clock, path and length travel with the frame as XDP metadata, so
+ * threads may run frames at once (the kernel runs each on the caller's
+ * CPU with preemption off, as the per-CPU maps need). Returns 0, or a
+ * negative errno: -EINVAL when the kernel refused the frame (longer than
+ * PROBE_FRAME_MAX, say), -EPROTO when the program did not pass it
+ * (dropping is allowed only with mirror_drop).
  */
 int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire_len, __u64 ts_ns,
 		    __u32 path_id);
+
+/*
+ * For replay threads (probe/runpool.c). probe_run_fd: a file of the thread's
+ * own for the XDP program (close it): threads that share one file bounce its
+ * reference count between CPUs on every BPF_PROG_TEST_RUN (without
+ * CAP_SYS_ADMIN, a duplicate of the shared one). probe_run_prepared:
+ * probe_run_frame() of buf, a struct fp_replay_meta and the frame after it,
+ * len bytes in all, through fd.
+ */
+int probe_run_fd(const struct probe *p);
+int probe_run_prepared(const struct probe *p, int fd, const void *buf, __u32 len);
 
 #endif /* __FP_PROBE_H */

@@ -12,14 +12,15 @@
 #include <string.h>
 
 #include "probe/collect.h"
+#include "probe/runpool.h"
 #include "probe/samples.h"
 #include "source/pcap.h"
+#include "source/shard.h"
 #include "util/log.h"
 #include "util/stop.h"
 
 /* Ethernet header the adapters prepend to cooked and raw-IP frames. */
 #define ETH_HLEN_ 14
-#define FRAME_MAX 65536
 /* As fast as it reads: hand control back this often, so front ends show progress. */
 #define BUDGET_NS 250000000ULL
 /* Drain the sample ring this often while frames run. */
@@ -42,6 +43,7 @@ struct pcap_source {
 	struct source base;
 	struct pcap_opts o;
 	struct probe probe;
+	struct runpool *pool;
 	struct pcap_file files[PCAP_MAX_FILES];
 	int n_files;
 	struct obs_point points[PCAP_MAX_FILES];
@@ -193,7 +195,7 @@ static int pcap_start(struct source *s)
 			pt->uplink = true;
 		}
 	}
-	ps->frame = malloc(FRAME_MAX);
+	ps->frame = malloc(PROBE_FRAME_MAX);
 	if (!ps->frame) {
 		fp_err("out of memory");
 		return -ENOMEM;
@@ -202,6 +204,12 @@ static int pcap_start(struct source *s)
 	if (err)
 		return err;
 	s->probe = &ps->probe;
+	ps->pool = runpool_new(&ps->probe, ps->o.threads);
+	if (!ps->pool) {
+		err = -errno;
+		fp_err("cannot start the replay threads: %s", fp_strerror(err));
+		return err;
+	}
 	for (int i = 0; i < ps->n_files; i++) {
 		struct pcap_file *f = &ps->files[i];
 
@@ -227,11 +235,33 @@ static struct pcap_file *earliest(struct pcap_source *ps)
 	return best;
 }
 
-/* Frames the kernel would not run are counted as skipped, never dropped silently. */
+/* A worker's failure, said once with the file and frame it came from. */
+static int failed(struct pcap_source *ps, int err)
+{
+	__u64 tag = 0;
+
+	if (!runpool_failed(ps->pool, &err, &tag))
+		return err;
+	fp_err("%s: frame %llu: BPF_PROG_TEST_RUN failed: %s", ps->files[tag >> 48].path,
+	       (unsigned long long)(tag & ((1ULL << 48) - 1)), fp_strerror(err));
+	return err;
+}
+
+/*
+ * Queue one frame to run. Frames the kernel would not run (no Ethernet
+ * header, longer than it lays out) are counted as skipped, never dropped
+ * silently.
+ */
 static int run_frame(struct pcap_source *ps, struct pcap_file *f)
 {
-	size_t len = replay_to_ethernet(f->dlt, f->data, f->hdr->caplen, ps->frame, FRAME_MAX);
+	/* Ethernet runs as read (the pool copies it once); the others are re-framed. */
+	bool eth = f->dlt == DLT_EN10MB;
+	const __u8 *frame = eth ? f->data : ps->frame;
+	size_t len =
+	    eth ? f->hdr->caplen
+		: replay_to_ethernet(f->dlt, f->data, f->hdr->caplen, ps->frame, PROBE_FRAME_MAX);
 	__u32 wire = (__u32)(f->hdr->len - f->hdr->caplen + len);
+	__u32 shard = 0;
 	int err;
 
 	ps->frames++;
@@ -239,16 +269,20 @@ static int run_frame(struct pcap_source *ps, struct pcap_file *f)
 		ps->skipped++;
 		return 0;
 	}
-	err = probe_run_frame(&ps->probe, ps->frame, len, wire, f->ts_ns, f->point_id);
-	if (err == -EINVAL) {
-		/* The kernel refuses frames it cannot lay out (e.g. > 64 KiB). */
-		ps->skipped++;
-		return 0;
-	}
-	if (err)
-		fp_err("%s: frame %llu: BPF_PROG_TEST_RUN failed: %s", f->path,
-		       (unsigned long long)f->index, fp_strerror(err));
-	return err;
+	if (runpool_threads(ps->pool) > 1)
+		shard = frame_shard(DLT_EN10MB, frame, len);
+	err = runpool_submit(ps->pool, shard, frame, (__u32)len, wire, f->ts_ns, f->point_id,
+			     (__u64)(f - ps->files) << 48 | f->index);
+	return err ? failed(ps, err) : 0;
+}
+
+/* Every frame queued has run; the maps hold them. */
+static int drain(struct pcap_source *ps)
+{
+	int err = runpool_drain(ps->pool);
+
+	samples_poll(&ps->probe, 0);
+	return err ? failed(ps, err) : 0;
 }
 
 static __u64 offset_of(const struct pcap_source *ps, __u64 ts_ns)
@@ -287,14 +321,15 @@ static int pcap_advance(struct source *s, double seconds)
 			ps->clock_ns = target;
 			if (ps->o.speed > 0)
 				wait_until_due(ps, target);
-			samples_poll(&ps->probe, 0);
-			return 0;
+			return drain(ps);
 		}
 		if (ps->o.speed > 0 && !wait_until_due(ps, off))
 			break;
 		err = run_frame(ps, f);
-		if (err)
+		if (err) {
+			runpool_drain(ps->pool);
 			return err;
+		}
 		if (off > ps->last_ns)
 			ps->last_ns = off;
 		if (off > ps->clock_ns)
@@ -303,10 +338,12 @@ static int pcap_advance(struct source *s, double seconds)
 		if (++n % SAMPLE_DRAIN_FRAMES == 0) {
 			samples_poll(&ps->probe, 0);
 			if (fp_stopping || (ps->o.speed <= 0 && fp_mono_ns() > budget_end))
-				return 0;
+				return drain(ps);
 		}
 	}
-	samples_poll(&ps->probe, 0);
+	err = drain(ps);
+	if (err)
+		return err;
 	if (fp_stopping && earliest(ps))
 		return 0;
 	ps->ended = true;
@@ -324,7 +361,7 @@ static int pcap_collect(struct source *s, struct snapshot *snap)
 	/* Flows carry capture timestamps: the snapshot is taken at capture time too. */
 	snap->taken_ns = ps->t0_ns + ps->clock_ns;
 	snap->clock_offset_ns = 0;
-	snap->totals[SNAP_CNT_SKIPPED] = ps->skipped;
+	snap->totals[SNAP_CNT_SKIPPED] = ps->skipped + runpool_refused(ps->pool);
 	return 0;
 }
 
@@ -365,6 +402,7 @@ static void pcap_destroy(struct source *s)
 {
 	struct pcap_source *ps = PCAPS(s);
 
+	runpool_free(ps->pool);
 	probe_destroy(&ps->probe);
 	for (int i = 0; i < ps->n_files; i++)
 		if (ps->files[i].pcap)

@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include "probe/collect.h"
+#include "probe/runpool.h"
 #include "probe/samples.h"
 #include "source/pcap.h"
+#include "source/shard.h"
 #include "source/sflow.h"
 #include "source/sflow_decode.h"
 #include "source/sflow_ports.h"
@@ -30,7 +32,6 @@
 #include "util/options.h"
 #include "util/stop.h"
 
-#define FRAME_MAX   65536
 #define RX_BATCH    64
 #define RX_BUF	    65536 /* a UDP payload's most: nothing is cut */
 #define SEQ_STREAMS 4096  /* (agent, sub-agent) pairs whose loss is tracked */
@@ -46,6 +47,7 @@ struct sflow_src {
 	struct source base;
 	struct sflow_opts o;
 	struct probe probe;
+	struct runpool *pool;
 	struct sflow_ports ports;
 	struct sflow_seq_track seq;
 	struct sflow_stats stats;
@@ -163,7 +165,8 @@ static void on_sampled_header(void *ctx, const struct sflow_flow_sample *s,
 	int err;
 
 	len = dlt < 0 ? 0
-		      : replay_to_ethernet(dlt, h->header, h->header_length, fs->frame, FRAME_MAX);
+		      : replay_to_ethernet(dlt, h->header, h->header_length, fs->frame,
+					   PROBE_FRAME_MAX);
 	id =
 	    sflow_ports_rate_id(&fs->ports, &s->datagram->agent, &s->output, s->sampling_rate ?: 1);
 	if (len < ETH_HLEN_ || !id || fs->err) {
@@ -172,11 +175,9 @@ static void on_sampled_header(void *ctx, const struct sflow_flow_sample *s,
 	}
 	/* On the wire it was orig bytes, the header plus what the agent did not copy. */
 	wire = orig > h->header_length ? orig - h->header_length + (__u32)len : (__u32)len;
-	err = probe_run_frame(&fs->probe, fs->frame, len, wire, fs->now_ns, id);
-	if (err == -EINVAL) {
-		fs->skipped++;
-		return;
-	}
+	err = runpool_submit(
+	    fs->pool, runpool_threads(fs->pool) > 1 ? frame_shard(DLT_EN10MB, fs->frame, len) : 0,
+	    fs->frame, len, wire, fs->now_ns, id, fs->headers_run);
 	if (err) {
 		fp_err("sFlow: BPF_PROG_TEST_RUN failed: %s", fp_strerror(err));
 		fs->err = err;
@@ -420,7 +421,7 @@ static int sflow_start(struct source *s)
 	int err;
 
 	if (sflow_ports_init(&fs->ports) || sflow_seq_init(&fs->seq, SEQ_STREAMS) ||
-	    !(fs->frame = malloc(FRAME_MAX))) {
+	    !(fs->frame = malloc(PROBE_FRAME_MAX))) {
 		fp_err("out of memory");
 		return -ENOMEM;
 	}
@@ -441,6 +442,12 @@ static int sflow_start(struct source *s)
 	if (err)
 		return err;
 	s->probe = &fs->probe;
+	fs->pool = runpool_new(&fs->probe, fs->o.threads);
+	if (!fs->pool) {
+		err = -errno;
+		fp_err("cannot start the sFlow threads: %s", fp_strerror(err));
+		return err;
+	}
 	return 0;
 }
 
@@ -455,8 +462,14 @@ static int sflow_collect(struct source *s, struct snapshot *snap)
 {
 	struct sflow_src *fs = SFS(s);
 	__u64 *t = snap->totals;
-	int err = collect_snapshot(&fs->probe, snap);
+	int err = runpool_drain(fs->pool);
 
+	if (err && !fs->err) {
+		fp_err("sFlow: BPF_PROG_TEST_RUN failed: %s", fp_strerror(err));
+		fs->err = err;
+	}
+	if (!err)
+		err = collect_snapshot(&fs->probe, snap);
 	if (!err)
 		err = sflow_ports_scale(&fs->ports, snap);
 	if (err)
@@ -468,7 +481,7 @@ static int sflow_collect(struct source *s, struct snapshot *snap)
 		/* Samples carry CLOCK_MONOTONIC arrival times, as live flows do. */
 		snap->clock_offset_ns = (__s64)(fp_real_ns() - snap->taken_ns);
 	}
-	t[SNAP_CNT_SKIPPED] = fs->skipped;
+	t[SNAP_CNT_SKIPPED] = fs->skipped + runpool_refused(fs->pool);
 	t[SNAP_CNT_SFLOW_DATAGRAMS] = fs->stats.datagrams;
 	t[SNAP_CNT_SFLOW_SAMPLES] = fs->stats.flow_samples + fs->stats.flow_samples_expanded +
 				    fs->stats.counter_samples + fs->stats.counter_samples_expanded +
@@ -515,6 +528,7 @@ static void sflow_destroy(struct source *s)
 {
 	struct sflow_src *fs = SFS(s);
 
+	runpool_free(fs->pool);
 	probe_destroy(&fs->probe);
 	if (fs->fd >= 0)
 		close(fs->fd);

@@ -28,6 +28,7 @@ struct sflow_opts {
 	__u16 capture_port;   /* the capture's sFlow UDP port (default 6343) */
 	const char *port_map; /* --sflow-port-map FILE, or NULL */
 	__u32 rcvbuf_bytes;   /* the listener's receive buffer to ask for */
+	int threads;	      /* workers running sampled headers (probe/runpool.h); 0: per CPU */
 	struct probe_opts popts;
 };
 

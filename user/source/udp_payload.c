@@ -53,14 +53,14 @@ static enum udp_payload_result ipv4(const __u8 *p, size_t left, struct udp_datag
 	total = be16(p + 2);
 	if (ihl < 20 || ihl > left || total < ihl)
 		return UDP_PAYLOAD_MALFORMED;
+	out->family = 4;
+	memcpy(out->src, p + 12, 4);
+	memcpy(out->dst, p + 16, 4);
 	if (p[9] != IPPROTO_UDP_)
 		return UDP_PAYLOAD_NOT_UDP;
 	frag = be16(p + 6);
 	if (frag & 0x1FFF)
 		return UDP_PAYLOAD_FRAGMENT;
-	out->family = 4;
-	memcpy(out->src, p + 12, 4);
-	memcpy(out->dst, p + 16, 4);
 	/* Ethernet pads short frames: the IP total length says where IP ends. */
 	if (total < left)
 		left = total;

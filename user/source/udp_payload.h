@@ -34,7 +34,11 @@ struct udp_datagram {
 	bool fragmented;     /* a first fragment: the rest of the payload is elsewhere */
 };
 
-/* Find the UDP payload in a frame of link type dlt (DLT_* of pcap). */
+/*
+ * Find the UDP payload in a frame of link type dlt (DLT_* of pcap). For
+ * any IP packet, UDP or not, family, src and dst are filled in even when
+ * the result is not UDP_PAYLOAD_OK (source/shard.c spreads on them).
+ */
 enum udp_payload_result udp_payload(int dlt, const __u8 *frame, size_t caplen,
 				    struct udp_datagram *out);
 

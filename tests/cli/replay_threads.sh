@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Replay on several threads (--threads, probe/runpool.c): the report is the
+# same, byte for byte, as one thread's, because a flow's frames stay in
+# order on one worker. Checked on every shared capture, tcpdump's ERSPAN,
+# GRE, VXLAN and sFlow captures, and a crafted capture whose flows need
+# order (PSN gaps, go-back-N retransmissions, mirror copies of two
+# switches); then the flag's bad values and where it does not apply.
+set -u
+FABPROBE=${FABPROBE:-build/fabprobe}
+PCAPS=${PCAPS:-../shared/pcaps}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then pass=$((pass + 1)); echo "ok   $what"; else fail=$((fail + 1)); echo "FAIL $what"; fi
+}
+
+# 512 queue pairs between 64 host pairs, their frames interleaved; every
+# 7th QP loses a PSN, every 11th goes back N (a retransmission), and the
+# frames of every 5th QP arrive as ERSPAN II copies from one of two switches.
+python3 - "$tmp/order.pcap" <<'PY'
+import random, struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+rnd = random.Random(7)
+qps = []
+for q in range(512):
+    h = q % 64
+    psns = list(range(40))
+    if q % 7 == 0:
+        del psns[17]
+    if q % 11 == 0:
+        psns = psns[:30] + list(range(24, 40))
+    qps.append((f"10.{h // 8}.{h % 8}.1", f"10.9.{h % 8}.{h // 8 + 2}", 49152 + q, 0x100 + q, psns))
+frames, cursor = [], [0] * len(qps)
+while any(cursor[i] < len(q[4]) for i, q in enumerate(qps)):
+    i = rnd.randrange(len(qps))
+    src, dst, sport, qp, psns = qps[i]
+    if cursor[i] >= len(psns):
+        continue
+    f = inject.write_only(src, dst, sport, qp, psns[cursor[i]], payload=64 + (i % 3) * 512)
+    if i % 5 == 0:
+        f = inject.erspan2(f, 100 + i % 2, len(frames), f"192.0.2.{1 + i % 2}", "192.0.2.100")
+    frames.append(f)
+    cursor[i] += 1
+with open(sys.argv[1], "wb") as out:
+    out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for n, f in enumerate(frames):
+        out.write(struct.pack("<IIII", 1700000000 + n // 100000, n % 100000 * 10, len(f), len(f)) + f)
+PY
+
+same() { # what, replay arguments...
+	local what=$1 t
+	shift
+	"$FABPROBE" replay --json --threads 1 "$@" >"$tmp/t1" 2>"$tmp/e1"
+	local rc=$?
+	check "$what: one thread exits 0" test "$rc" -eq 0
+	for t in 2 3; do
+		"$FABPROBE" replay --json --threads "$t" "$@" >"$tmp/t$t" 2>"$tmp/e$t"
+		check "$what: $t threads, the same report" cmp -s "$tmp/t1" "$tmp/t$t"
+	done
+}
+
+# A table large enough that no two of its queue pairs share a PSN-tracker
+# slot (psn_slot_takeovers 0): where two do, how their frames interleave
+# decides what the tracker sees, on threads as on a live host's CPUs.
+same "order.pcap" --flows 1048576 "$tmp/order.pcap"
+check "order.pcap: gaps, retransmissions and mirror copies to keep in order, no shared slot" \
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+t, f = r["totals"], r["flows"]
+sys.exit(not (sum(x["psn_gaps"] for x in f) == 74 and sum(x["retransmits"] for x in f) > 0
+              and t["mirrored_frames"] > 0 and t["psn_slot_takeovers"] == 0 and len(f) == 512))' "$tmp/t1"
+for f in "$PCAPS"/*.pcap "$PCAPS"/ext/erspan-*.pcap "$PCAPS"/ext/various_gre.pcap "$PCAPS"/ext/vxlan.pcap; do
+	same "$(basename "$f")" "$f"
+done
+for f in "$PCAPS"/ext/sflow*.pcap; do
+	same "$(basename "$f") (--sflow)" --sflow "$f"
+done
+# Two uplinks' captures merged in time, on two threads.
+same "--path x2" --path a="$PCAPS"/nccl_ring2_node0.pcap --path b="$PCAPS"/nccl_ring2_node1.pcap
+
+# Bad values: one line, usage exit.
+for v in 0 65 x -1; do
+	"$FABPROBE" replay --threads "$v" "$tmp/order.pcap" >/dev/null 2>"$tmp/err"
+	rc=$?
+	check "--threads $v: usage error, one line" test "$rc" -eq 2 -a "$(wc -l <"$tmp/err")" -eq 1
+done
+"$FABPROBE" top --once -i lo --threads 2 >/dev/null 2>"$tmp/err"
+rc=$?
+check "top -i lo --threads: applies to --pcap only" \
+	test "$rc" -eq 2 -a "$(cat "$tmp/err")" = "fabprobe: top: --threads applies to --pcap only"
+"$FABPROBE" top --once --plain --pcap "$tmp/order.pcap" --speed 0 --threads 2 >"$tmp/top" 2>&1
+check "top --pcap --threads 2 runs" test $? -eq 0 -a -s "$tmp/top"
+
+echo "replay-threads: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

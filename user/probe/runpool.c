@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * runpool.c - worker threads that run recorded frames through the probe,
+ * a flow's frames always on the same worker (see runpool.h).
+ *
+ * One lock guards the queues; it is taken once per batch of frames. The
+ * kernel runs each BPF_PROG_TEST_RUN on the calling thread's CPU with
+ * preemption off, so the per-CPU maps take workers as they take CPUs.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe/runpool.h"
+
+#define BATCH_FRAMES   1024
+#define BATCH_BYTES    (2 * 1024 * 1024)
+#define BATCHES_WORKER 4
+
+/* A frame in a batch: its struct fp_replay_meta and bytes at off, len in all. */
+struct job {
+	__u64 tag;
+	__u32 off;
+	__u32 len;
+};
+
+struct batch {
+	struct batch *next;
+	int n;
+	size_t used;
+	struct job jobs[BATCH_FRAMES];
+	__u8 bytes[BATCH_BYTES];
+};
+
+struct worker {
+	struct runpool *rp;
+	pthread_t thread;
+	int fd;				  /* the XDP program, a file of this worker's own */
+	pthread_cond_t work;		  /* a batch queued for this worker, or quit */
+	struct batch *queue, *queue_tail; /* full batches, oldest first */
+	struct batch *free;		  /* empty batches */
+	struct batch *filling;		  /* the submitter's, not yet queued */
+	bool running;			  /* a batch taken off the queue */
+};
+
+struct runpool {
+	struct probe *probe;
+	int n;
+	pthread_mutex_t lock;
+	pthread_cond_t idle; /* a batch done (the submitter waits for one) */
+	bool quit;
+	int err; /* the first error a worker met */
+	__u64 err_tag;
+	__u64 refused;
+	struct worker w[];
+};
+
+int runpool_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	return n > RUNPOOL_MAX_THREADS ? RUNPOOL_MAX_THREADS : (int)n;
+}
+
+int runpool_threads(const struct runpool *rp)
+{
+	return rp->n;
+}
+
+/* Run one prepared frame; count a refusal, keep the first error. Caller holds no lock. */
+static void run_one(struct runpool *rp, int fd, const void *buf, const struct job *j,
+		    __u64 *refused, int *err, __u64 *tag)
+{
+	int e = probe_run_prepared(rp->probe, fd, buf, j->len);
+
+	if (e == -EINVAL)
+		(*refused)++;
+	else if (e && !*err) {
+		*err = e;
+		*tag = j->tag;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct runpool *rp = w->rp;
+
+	pthread_mutex_lock(&rp->lock);
+	for (;;) {
+		struct batch *b;
+		__u64 refused = 0, tag = 0;
+		int err = 0;
+
+		while (!w->queue && !rp->quit)
+			pthread_cond_wait(&w->work, &rp->lock);
+		b = w->queue;
+		if (!b)
+			break;
+		w->queue = b->next;
+		if (!w->queue)
+			w->queue_tail = NULL;
+		w->running = true;
+		pthread_mutex_unlock(&rp->lock);
+
+		/* After a failure the rest is not run: the source stops on it. */
+		for (int i = 0; i < b->n && !err && !__atomic_load_n(&rp->err, __ATOMIC_RELAXED);
+		     i++)
+			run_one(rp, w->fd, b->bytes + b->jobs[i].off, &b->jobs[i], &refused, &err,
+				&tag);
+
+		pthread_mutex_lock(&rp->lock);
+		rp->refused += refused;
+		if (err && !rp->err) {
+			rp->err_tag = tag;
+			__atomic_store_n(&rp->err, err, __ATOMIC_RELAXED);
+		}
+		b->n = 0;
+		b->used = 0;
+		b->next = w->free;
+		w->free = b;
+		w->running = false;
+		pthread_cond_signal(&rp->idle);
+	}
+	pthread_mutex_unlock(&rp->lock);
+	return NULL;
+}
+
+/* Hand the submitter's batch to its worker. */
+static void queue_batch(struct runpool *rp, struct worker *w)
+{
+	struct batch *b = w->filling;
+
+	if (!b || !b->n)
+		return;
+	w->filling = NULL;
+	pthread_mutex_lock(&rp->lock);
+	b->next = NULL;
+	if (w->queue_tail)
+		w->queue_tail->next = b;
+	else
+		w->queue = b;
+	w->queue_tail = b;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&rp->lock);
+}
+
+/* An empty batch for the submitter, waiting for the worker to free one. */
+static struct batch *take_batch(struct runpool *rp, struct worker *w)
+{
+	struct batch *b;
+
+	if (w->filling)
+		return w->filling;
+	pthread_mutex_lock(&rp->lock);
+	while (!w->free)
+		pthread_cond_wait(&rp->idle, &rp->lock);
+	b = w->free;
+	w->free = b->next;
+	pthread_mutex_unlock(&rp->lock);
+	b->next = NULL;
+	w->filling = b;
+	return b;
+}
+
+int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 caplen, __u32 wire_len,
+		   __u64 ts_ns, __u32 path_id, __u64 tag)
+{
+	struct fp_replay_meta meta = {.ts_ns = ts_ns, .path_id = path_id, .wire_len = wire_len};
+	__u32 len = sizeof(meta) + caplen;
+	struct worker *w;
+	struct batch *b;
+
+	if (rp->n == 1) {
+		int err = probe_run_frame(rp->probe, frame, caplen, wire_len, ts_ns, path_id);
+
+		if (err == -EINVAL)
+			rp->refused++;
+		else if (err && !rp->err) {
+			rp->err = err;
+			rp->err_tag = tag;
+		}
+		return rp->err;
+	}
+	if (caplen > PROBE_FRAME_MAX) {
+		/* The kernel would refuse it too; it never reaches a batch. */
+		pthread_mutex_lock(&rp->lock);
+		rp->refused++;
+		pthread_mutex_unlock(&rp->lock);
+		return 0;
+	}
+	w = &rp->w[shard % (__u32)rp->n];
+	b = take_batch(rp, w);
+	if (b->n == BATCH_FRAMES || b->used + len > BATCH_BYTES) {
+		queue_batch(rp, w);
+		b = take_batch(rp, w);
+	}
+	/* The metadata first, as probe_run_prepared() takes it: one copy per frame. */
+	memcpy(b->bytes + b->used, &meta, sizeof(meta));
+	memcpy(b->bytes + b->used + sizeof(meta), frame, caplen);
+	b->jobs[b->n++] = (struct job){.tag = tag, .off = (__u32)b->used, .len = len};
+	b->used += (len + 7) & ~7U;
+	if (b->n == BATCH_FRAMES)
+		queue_batch(rp, w);
+	/* Written under the lock by a worker; a stale 0 only delays the stop by a frame. */
+	return __atomic_load_n(&rp->err, __ATOMIC_RELAXED);
+}
+
+int runpool_drain(struct runpool *rp)
+{
+	int err;
+
+	if (rp->n == 1)
+		return rp->err;
+	for (int i = 0; i < rp->n; i++)
+		queue_batch(rp, &rp->w[i]);
+	pthread_mutex_lock(&rp->lock);
+	for (int i = 0; i < rp->n; i++)
+		while (rp->w[i].queue || rp->w[i].running)
+			pthread_cond_wait(&rp->idle, &rp->lock);
+	err = rp->err;
+	pthread_mutex_unlock(&rp->lock);
+	return err;
+}
+
+__u64 runpool_refused(struct runpool *rp)
+{
+	__u64 n;
+
+	pthread_mutex_lock(&rp->lock);
+	n = rp->refused;
+	pthread_mutex_unlock(&rp->lock);
+	return n;
+}
+
+bool runpool_failed(struct runpool *rp, int *err, __u64 *tag)
+{
+	bool failed;
+
+	pthread_mutex_lock(&rp->lock);
+	failed = rp->err != 0;
+	*err = rp->err;
+	*tag = rp->err_tag;
+	pthread_mutex_unlock(&rp->lock);
+	return failed;
+}
+
+static void free_batches(struct batch *b)
+{
+	while (b) {
+		struct batch *next = b->next;
+
+		free(b);
+		b = next;
+	}
+}
+
+static void stop_workers(struct runpool *rp, int started)
+{
+	pthread_mutex_lock(&rp->lock);
+	rp->quit = true;
+	for (int i = 0; i < rp->n; i++)
+		pthread_cond_signal(&rp->w[i].work);
+	pthread_mutex_unlock(&rp->lock);
+	for (int i = 0; i < started; i++)
+		pthread_join(rp->w[i].thread, NULL);
+	for (int i = 0; i < rp->n; i++) {
+		if (rp->w[i].fd > 0)
+			close(rp->w[i].fd);
+		free_batches(rp->w[i].queue);
+		free_batches(rp->w[i].free);
+		free_batches(rp->w[i].filling);
+	}
+	for (int i = 0; i < rp->n; i++)
+		pthread_cond_destroy(&rp->w[i].work);
+	pthread_cond_destroy(&rp->idle);
+	pthread_mutex_destroy(&rp->lock);
+}
+
+struct runpool *runpool_new(struct probe *p, int threads)
+{
+	struct runpool *rp;
+	int n = threads > 0 ? threads : runpool_default_threads(), err = 0, started = 0;
+
+	if (n > RUNPOOL_MAX_THREADS)
+		n = RUNPOOL_MAX_THREADS;
+	rp = calloc(1, sizeof(*rp) + (size_t)n * sizeof(rp->w[0]));
+	if (!rp)
+		return NULL;
+	rp->probe = p;
+	rp->n = n;
+	if (n == 1)
+		return rp;
+	pthread_mutex_init(&rp->lock, NULL);
+	pthread_cond_init(&rp->idle, NULL);
+	for (int i = 0; i < n; i++)
+		pthread_cond_init(&rp->w[i].work, NULL);
+	for (int i = 0; i < n && !err; i++) {
+		struct worker *w = &rp->w[i];
+
+		w->rp = rp;
+		w->fd = probe_run_fd(p);
+		if (w->fd < 0) {
+			err = -w->fd;
+			break;
+		}
+		for (int b = 0; b < BATCHES_WORKER; b++) {
+			struct batch *nb = calloc(1, sizeof(*nb));
+
+			if (!nb) {
+				err = ENOMEM;
+				break;
+			}
+			nb->next = w->free;
+			w->free = nb;
+		}
+	}
+	for (int i = 0; i < n && !err; i++) {
+		err = pthread_create(&rp->w[i].thread, NULL, worker_main, &rp->w[i]);
+		if (!err)
+			started++;
+	}
+	if (err) {
+		stop_workers(rp, started);
+		free(rp);
+		errno = err;
+		return NULL;
+	}
+	return rp;
+}
+
+void runpool_free(struct runpool *rp)
+{
+	if (!rp)
+		return;
+	if (rp->n > 1) {
+		runpool_drain(rp);
+		stop_workers(rp, rp->n);
+	}
+	free(rp);
+}

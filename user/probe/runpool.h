@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * runpool.h - run recorded frames through the probe on every core: worker
+ * threads, each fed the frames of the flows sharded to it, in order.
+ *
+ * The caller names a frame's shard (source/shard.h: a software RSS over
+ * the outer headers, as a NIC picks a receive queue); a shard always runs
+ * on the same worker, so a flow's frames reach the BPF program in capture
+ * order and its PSN tracking is what one thread would see. Frames are
+ * copied into per-worker batches, so a worker wakes once per batch, not
+ * once per frame. With one thread the pool runs each frame at once, on
+ * the caller's thread, exactly as probe_run_frame() alone.
+ */
+#ifndef __FP_RUNPOOL_H
+#define __FP_RUNPOOL_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "probe/probe.h"
+
+#define RUNPOOL_MAX_THREADS 64
+
+struct runpool;
+
+/* The number of threads "one per online CPU" means here (at least 1). */
+int runpool_default_threads(void);
+
+/*
+ * A pool of threads workers over p (0: runpool_default_threads()). NULL,
+ * with errno set, when the threads cannot be started.
+ */
+struct runpool *runpool_new(struct probe *p, int threads);
+int runpool_threads(const struct runpool *rp);
+
+/*
+ * Queue one frame of shard (any 32-bit value) to run; as probe_run_frame()
+ * takes it. tag comes back from runpool_failed() if this frame fails.
+ * Returns 0, or the first error a worker met (then nothing more is queued).
+ */
+int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 caplen, __u32 wire_len,
+		   __u64 ts_ns, __u32 path_id, __u64 tag);
+
+/*
+ * Wait until every frame queued has run: the maps then hold them all.
+ * Returns 0 or the first error a worker met.
+ */
+int runpool_drain(struct runpool *rp);
+
+/* Frames the kernel refused to lay out (-EINVAL), counted, never lost silently. */
+__u64 runpool_refused(struct runpool *rp);
+
+/* The first error a worker met and the tag of its frame; false if none. */
+bool runpool_failed(struct runpool *rp, int *err, __u64 *tag);
+
+/* Stop the workers (after the frames queued have run) and free the pool. */
+void runpool_free(struct runpool *rp);
+
+#endif /* __FP_RUNPOOL_H */
