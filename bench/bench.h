@@ -44,6 +44,18 @@ static inline void bench_pin_last_cpu(void)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Undo bench_pin_last_cpu(): every online CPU (for threads started after). */
+static inline void bench_unpin(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
 /*
  * One line of the results table, read by bench/run.sh:
  * ROW|section|figure|value|baseline|vs baseline|target|verdict

@@ -24,7 +24,7 @@ B       := $(BUILD)/bench
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra -Ivmlinux/$(ARCH) -Ibpf
 BENCH_CFLAGS := -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -Ibench
-LDLIBS := -lbpf -lelf -lz -lpcap -lncursesw -lmicrohttpd -lpthread -lm
+LDLIBS := -lbpf -lelf -lz -lpcap -lncursesw -lmicrohttpd -lmnl -lpthread -lm
 
 BPF_HDRS := $(wildcard bpf/*.h)
 LIB_OBJS := $(filter-out $(BUILD)/obj/cmd/main.o,$(patsubst user/%.c,$(BUILD)/obj/%.o,$(wildcard user/*/*.c)))
