@@ -37,7 +37,7 @@ static void usage(FILE *out)
 		"  -n, --rows N           table rows to print (default 50, 0 = all)\n"
 		"  -T, --threads N        run frames on N threads, each flow's frames in order\n"
 		"                         on one (default: one per online CPU; the report is\n"
-		"                         the same for any N)\n"
+		"                         the same for any N unless the flow table evicts)\n"
 		"      --sflow            FILE is a capture of sFlow v5 datagrams sent to a\n"
 		"                         collector: their sampled headers run through the\n"
 		"                         parser, counts are estimates (docs/sflow.md)\n"
