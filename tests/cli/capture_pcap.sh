@@ -8,12 +8,7 @@ FABPROBE=${FABPROBE:-build/fabprobe}
 PCAPS=${PCAPS:-../shared/pcaps}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); echo "ok   $what"; else fail=$((fail + 1)); echo "FAIL $what"; fi
-}
+. "$(dirname "$0")/../lib/check.sh"
 
 # A frame of a 4 KB RoCE MTU (4096-byte WRITE payload) in the wrong traffic
 # class (DSCP 0), so that its flow raises an alert and is sampled.
@@ -46,5 +41,4 @@ done
 check "big.pcap: the 4 KB frames are sampled whole (4170 B)" \
 	test "$(tshark -r "$tmp/b/samples.pcapng" -T fields -e frame.cap_len 2>/dev/null | sort -u)" = 4170
 
-echo "capture-pcap: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish capture-pcap

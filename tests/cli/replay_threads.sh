@@ -11,12 +11,7 @@ FABPROBE=${FABPROBE:-build/fabprobe}
 PCAPS=${PCAPS:-../shared/pcaps}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); echo "ok   $what"; else fail=$((fail + 1)); echo "FAIL $what"; fi
-}
+. "$(dirname "$0")/../lib/check.sh"
 
 # 512 queue pairs between 64 host pairs, their frames interleaved; every
 # 7th QP loses a PSN, every 11th goes back N (a retransmission), and the
@@ -97,5 +92,4 @@ check "top -i lo --threads: applies to --pcap only" \
 "$FABPROBE" top --once --plain --pcap "$tmp/order.pcap" --speed 0 --threads 2 >"$tmp/top" 2>&1
 check "top --pcap --threads 2 runs" test $? -eq 0 -a -s "$tmp/top"
 
-echo "replay-threads: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish replay-threads

@@ -73,5 +73,4 @@ check "... 'other_tool', another tool's" \
 check "the other tool's program is still attached" \
 	bash -c "ip -n $NS -d link show vb | grep -q 'prog/xdp id'"
 
-echo "coexist: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish coexist

@@ -11,9 +11,9 @@ LAB=$TOP/scripts/lab/lab.sh
 H1=10.77.1.11
 H3=10.77.2.13
 UPLINKS=up1,up2,up3,up4
-PASS=0
-FAIL=0
 BG_PIDS=()
+# check, finish
+. "$TOP/tests/lib/check.sh"
 
 lab_cleanup() {
 	local pid
@@ -74,17 +74,6 @@ wait_attached() {
 	done
 }
 
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		PASS=$((PASS + 1))
-		echo "ok   $what"
-	else
-		FAIL=$((FAIL + 1))
-		echo "FAIL $what"
-	fi
-}
 
 # uplink_of LEAF SRC DST SPORT: the uplink the leaf's kernel picks.
 uplink_of() {
@@ -96,7 +85,3 @@ colliding_qps() {
 	"$TOP/scripts/lab/qps.sh" collide "$1" "$H1" "$H3"
 }
 
-finish() {
-	echo "$1: $PASS passed, $FAIL failed"
-	[ "$FAIL" -eq 0 ]
-}

@@ -103,5 +103,4 @@ check "drop mode: RoCE counted, copies and wire frames alike" eq "$(json "$TMP/d
 check "drop mode: the host's stack saw the 200 wire frames and no copy" \
 	eq "$(tcpdump -r "$TMP/vb.pcap" -n 2>/dev/null | grep -c 4791),$(tcpdump -r "$TMP/vb.pcap" -n 2>/dev/null | grep -c GRE)" "200,0"
 
-echo "mirror-live: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish mirror-live

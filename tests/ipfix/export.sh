@@ -395,5 +395,4 @@ for f in nccl-ix long t ev m live; do
 	[ -f "$TMP/$f.out" ] &&
 		echo "     $f: $(jq -c '{flow_records, end_reasons, max_records_per_flow, flows}' "$TMP/$f.out")"
 done
-echo "ipfix export: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish "ipfix export"

@@ -11,8 +11,8 @@ IPFIX_CHECK="python3 $IPFIX_TOP/tests/ipfix/ipfix_check.py"
 IPFIX_RECV="python3 $IPFIX_TOP/tests/ipfix/recv.py"
 IPFIX_XML=$IPFIX_TOP/docs/ipfix/fabprobe-elements.xml
 IPFIX_PIDS=()
-PASS=0
-FAIL=0
+# check, finish
+. "$IPFIX_TOP/tests/lib/check.sh"
 
 ipfix_cleanup() {
 	local pid
@@ -28,18 +28,6 @@ ipfix_init() {
 	TMP=$(mktemp -d /tmp/fp-ipfix.XXXXXX)
 	trap ipfix_cleanup EXIT
 	trap 'exit 130' INT TERM
-}
-
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		PASS=$((PASS + 1))
-		echo "ok   $what"
-	else
-		FAIL=$((FAIL + 1))
-		echo "FAIL $what"
-	fi
 }
 
 # free_port udp|tcp [ADDR]: a port nothing is bound to right now.
