@@ -234,20 +234,13 @@ static void test_opcode_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_addr_v4),
-	    cmocka_unit_test(test_addr_v6_rfc5952),
-	    cmocka_unit_test(test_si_units),
-	    cmocka_unit_test(test_trunc),
-	    cmocka_unit_test(test_opcode_names),
-	    cmocka_unit_test(test_si_compact),
-	    cmocka_unit_test(test_count),
-	    cmocka_unit_test(test_si_rounding_boundaries),
-	    cmocka_unit_test(test_pct),
-	    cmocka_unit_test(test_duration),
-	    cmocka_unit_test(test_trunc_edges),
-	    cmocka_unit_test(test_cols),
-	    cmocka_unit_test(test_pair_trunc),
-	    cmocka_unit_test(test_bar),
+	    cmocka_unit_test(test_addr_v4),	 cmocka_unit_test(test_addr_v6_rfc5952),
+	    cmocka_unit_test(test_si_units),	 cmocka_unit_test(test_trunc),
+	    cmocka_unit_test(test_opcode_names), cmocka_unit_test(test_si_compact),
+	    cmocka_unit_test(test_count),	 cmocka_unit_test(test_si_rounding_boundaries),
+	    cmocka_unit_test(test_pct),		 cmocka_unit_test(test_duration),
+	    cmocka_unit_test(test_trunc_edges),	 cmocka_unit_test(test_cols),
+	    cmocka_unit_test(test_pair_trunc),	 cmocka_unit_test(test_bar),
 	};
 
 	return cmocka_run_group_tests_name("format", tests, NULL, NULL);

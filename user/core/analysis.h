@@ -117,7 +117,7 @@ struct path_view {
 	double bps;
 	int predicted_elephants;
 	size_t rep; /* a mirror session's first flow in the snapshot (for its name) */
-	int group;			      /* index into analysis.groups; -1: in no group */
+	int group;  /* index into analysis.groups; -1: in no group */
 	const struct port_counters *counters; /* the port's own counters (sFlow), or NULL */
 };
 
