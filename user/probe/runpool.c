@@ -71,17 +71,14 @@ int runpool_threads(const struct runpool *rp)
 	return rp->n;
 }
 
-/* Run one prepared frame; count a refusal, keep the first error. Caller holds no lock. */
-static void run_one(struct runpool *rp, int fd, const void *buf, const struct job *j,
-		    __u64 *refused, int *err, __u64 *tag)
+/* One frame's result: count a refusal, keep the first error and its frame's tag. */
+static void tally(int e, __u64 tag, __u64 *refused, int *err, __u64 *err_tag)
 {
-	int e = probe_run_prepared(rp->probe, fd, buf, j->len);
-
 	if (e == -EINVAL)
 		(*refused)++;
 	else if (e && !*err) {
 		*err = e;
-		*tag = j->tag;
+		*err_tag = tag;
 	}
 }
 
@@ -110,8 +107,9 @@ static void *worker_main(void *arg)
 		/* After a failure the rest is not run: the source stops on it. */
 		for (int i = 0; i < b->n && !err && !__atomic_load_n(&rp->err, __ATOMIC_RELAXED);
 		     i++)
-			run_one(rp, w->fd, b->bytes + b->jobs[i].off, &b->jobs[i], &refused, &err,
-				&tag);
+			tally(probe_run_prepared(rp->probe, w->fd, b->bytes + b->jobs[i].off,
+						 b->jobs[i].len),
+			      b->jobs[i].tag, &refused, &err, &tag);
 
 		pthread_mutex_lock(&rp->lock);
 		rp->refused += refused;
@@ -176,14 +174,8 @@ int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 cap
 	struct batch *b;
 
 	if (rp->n == 1) {
-		int err = probe_run_frame(rp->probe, frame, caplen, wire_len, ts_ns, path_id);
-
-		if (err == -EINVAL)
-			rp->refused++;
-		else if (err && !rp->err) {
-			rp->err = err;
-			rp->err_tag = tag;
-		}
+		tally(probe_run_frame(rp->probe, frame, caplen, wire_len, ts_ns, path_id), tag,
+		      &rp->refused, &rp->err, &rp->err_tag);
 		return rp->err;
 	}
 	if (caplen > PROBE_FRAME_MAX) {

@@ -261,7 +261,6 @@ static int run_frame(struct pcap_source *ps, struct pcap_file *f)
 	    eth ? f->hdr->caplen
 		: replay_to_ethernet(f->dlt, f->data, f->hdr->caplen, ps->frame, PROBE_FRAME_MAX);
 	__u32 wire = (__u32)(f->hdr->len - f->hdr->caplen + len);
-	__u32 shard = 0;
 	int err;
 
 	ps->frames++;
@@ -269,10 +268,8 @@ static int run_frame(struct pcap_source *ps, struct pcap_file *f)
 		ps->skipped++;
 		return 0;
 	}
-	if (runpool_threads(ps->pool) > 1)
-		shard = frame_shard(DLT_EN10MB, frame, len);
-	err = runpool_submit(ps->pool, shard, frame, (__u32)len, wire, f->ts_ns, f->point_id,
-			     (__u64)(f - ps->files) << 48 | f->index);
+	err = shard_submit(ps->pool, frame, (__u32)len, wire, f->ts_ns, f->point_id,
+			   (__u64)(f - ps->files) << 48 | f->index);
 	return err ? failed(ps, err) : 0;
 }
 

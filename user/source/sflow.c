@@ -175,9 +175,7 @@ static void on_sampled_header(void *ctx, const struct sflow_flow_sample *s,
 	}
 	/* On the wire it was orig bytes, the header plus what the agent did not copy. */
 	wire = orig > h->header_length ? orig - h->header_length + (__u32)len : (__u32)len;
-	err = runpool_submit(
-	    fs->pool, runpool_threads(fs->pool) > 1 ? frame_shard(DLT_EN10MB, fs->frame, len) : 0,
-	    fs->frame, len, wire, fs->now_ns, id, fs->headers_run);
+	err = shard_submit(fs->pool, fs->frame, (__u32)len, wire, fs->now_ns, id, fs->headers_run);
 	if (err) {
 		fp_err("sFlow: BPF_PROG_TEST_RUN failed: %s", fp_strerror(err));
 		fs->err = err;

@@ -4,6 +4,8 @@
  * replay worker runs it (see shard.h). Not symmetric: the two directions
  * of a queue pair are two flows, and may run on two workers.
  */
+#include <pcap/dlt.h>
+
 #include "source/shard.h"
 #include "source/udp_payload.h"
 
@@ -38,4 +40,12 @@ __u32 frame_shard(int dlt, const __u8 *frame, size_t caplen)
 	h *= 0xc2b2ae35u;
 	h ^= h >> 16;
 	return h;
+}
+
+int shard_submit(struct runpool *rp, const __u8 *frame, __u32 len, __u32 wire_len, __u64 ts_ns,
+		 __u32 path_id, __u64 tag)
+{
+	__u32 shard = runpool_threads(rp) > 1 ? frame_shard(DLT_EN10MB, frame, len) : 0;
+
+	return runpool_submit(rp, shard, frame, len, wire_len, ts_ns, path_id, tag);
 }

@@ -17,7 +17,16 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "probe/runpool.h"
+
 /* The frame's shard: a hash of its outer IP addresses and UDP ports; 0 if not IP. */
 __u32 frame_shard(int dlt, const __u8 *frame, size_t caplen);
+
+/*
+ * runpool_submit() of an Ethernet frame to the worker of its shard (the
+ * hash is taken only when the pool has more than one worker).
+ */
+int shard_submit(struct runpool *rp, const __u8 *frame, __u32 len, __u32 wire_len, __u64 ts_ns,
+		 __u32 path_id, __u64 tag);
 
 #endif /* __FP_SHARD_H */
