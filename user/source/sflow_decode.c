@@ -68,6 +68,24 @@ static inline __u32 next32(struct cursor *c)
 	return v;
 }
 
+/*
+ * A sample's data source: two words in an expanded sample; one in a compact
+ * one (sFlowDataSource: class in the top 8 bits, index in the low 24).
+ */
+static void next_source(struct cursor *c, bool expanded, struct sflow_source *src)
+{
+	__u32 word;
+
+	if (expanded) {
+		src->type = next32(c);
+		src->index = next32(c);
+		return;
+	}
+	word = next32(c);
+	src->type = word >> 24;
+	src->index = word & 0xFFFFFF;
+}
+
 static inline __u64 next64(struct cursor *c)
 {
 	__u64 v = be64(c->p);
@@ -189,16 +207,7 @@ static enum sflow_err flow_sample(struct cursor *c, const struct sflow_datagram 
 	if (c->left < (expanded ? 44u : 32u))
 		return SFLOW_ERR_SAMPLE_FIELDS;
 	s.sequence = next32(c);
-	if (expanded) {
-		s.source.type = next32(c);
-		s.source.index = next32(c);
-	} else {
-		__u32 word = next32(c);
-
-		/* sFlowDataSource: class in the top 8 bits, index in the low 24. */
-		s.source.type = word >> 24;
-		s.source.index = word & 0xFFFFFF;
-	}
+	next_source(c, expanded, &s.source);
 	s.sampling_rate = next32(c);
 	s.sample_pool = next32(c);
 	s.drops = next32(c);
@@ -303,15 +312,7 @@ static enum sflow_err counter_sample(struct cursor *c, const struct sflow_datagr
 	if (c->left < (expanded ? 16u : 12u))
 		return SFLOW_ERR_SAMPLE_FIELDS;
 	s.sequence = next32(c);
-	if (expanded) {
-		s.source.type = next32(c);
-		s.source.index = next32(c);
-	} else {
-		__u32 word = next32(c);
-
-		s.source.type = word >> 24;
-		s.source.index = word & 0xFFFFFF;
-	}
+	next_source(c, expanded, &s.source);
 	s.record_count = next32(c);
 	if (n && expanded)
 		n->counter_samples_expanded++;
