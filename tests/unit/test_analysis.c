@@ -548,6 +548,90 @@ static void test_groups_balance_apart(void **state)
 	assert_non_null(strstr(al->message, "group b"));
 }
 
+/*
+ * The joins and the reverse pairing of the last refresh, and its index,
+ * hold while the flows and their order and data-ness are as they were; a
+ * refresh reuses them then and only then. Each refresh's answers are
+ * checked against a fresh analysis of the same snapshot.
+ */
+static void expect_as_fresh(void)
+{
+	struct analysis fresh = {};
+
+	assert_int_equal(analysis_update(&fresh, &fx.snap, &fx.ro, &fx.ao, 1.0), 0);
+	assert_int_equal(fresh.n_flows, fx.an.n_flows);
+	for (size_t i = 0; i < fresh.n_flows; i++) {
+		assert_int_equal(fx.an.flows[i].reverse, fresh.flows[i].reverse);
+		assert_int_equal(fx.an.flows[i].is_data, fresh.flows[i].is_data);
+		assert_int_equal(analysis_find(&fx.an, &fx.snap.flows[i].key), i);
+	}
+	assert_int_equal(fx.an.n_entropy, fresh.n_entropy);
+	for (size_t i = 0; i < fresh.n_entropy; i++) {
+		assert_int_equal(fx.an.entropy[i].flow, fresh.entropy[i].flow);
+		assert_int_equal(fx.an.entropy[i].qps, fresh.entropy[i].qps);
+		assert_int_equal(fx.an.entropy[i].sports, fresh.entropy[i].sports);
+	}
+	analysis_free(&fresh);
+}
+
+static void next_refresh(void)
+{
+	fx.snap.taken_ns += 1000000000ULL;
+	for (size_t i = 0; i < fx.snap.n_flows; i++) {
+		fx.flows[i].c.packets += 10;
+		fx.flows[i].c.bytes += 10000;
+	}
+	analyse(0);
+	expect_as_fresh();
+}
+
+static void test_refresh_reuses_joins_while_flows_stay(void **state)
+{
+	struct flow_record *a, *c, tmp;
+
+	(void)state;
+	a = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 1000);
+	add_reverse(a, 5, 0);
+	add_flow("10.0.0.2", "10.0.1.2", 50001, 2, UP2, 1000);
+	/* ACKs only, for now: the same hosts as a, another port. */
+	c = add_reverse(a, 5, 0);
+	memcpy(c->key.src, a->key.src, 16);
+	memcpy(c->key.dst, a->key.dst, 16);
+	c->key.sport = 50009;
+	analyse(1.0);
+	expect_as_fresh();
+	assert_false(fx.an.same_flows);
+	assert_int_equal(fx.an.flows[0].reverse, 1);
+
+	next_refresh();
+	assert_true(fx.an.same_flows);
+	assert_int_equal(fx.an.flows[0].reverse, 1);
+	assert_int_equal(fx.an.entropy[0].qps, 1);
+
+	/* c starts carrying data: a's hosts have two data QPs on two ports. */
+	c->c.opcodes[0] |= 1ULL << FP_OP_WRITE_ONLY;
+	next_refresh();
+	assert_false(fx.an.same_flows);
+	assert_int_equal(fx.an.entropy[0].qps, 2);
+	assert_int_equal(fx.an.entropy[0].sports, 2);
+
+	/* The table returns its flows in another order: a's reverse moves. */
+	tmp = fx.flows[0];
+	fx.flows[0] = fx.flows[1];
+	fx.flows[1] = tmp;
+	next_refresh();
+	assert_false(fx.an.same_flows);
+	assert_int_equal(fx.an.flows[1].reverse, 0);
+
+	next_refresh();
+	assert_true(fx.an.same_flows);
+
+	/* A flow leaves the table. */
+	fx.snap.n_flows--;
+	next_refresh();
+	assert_false(fx.an.same_flows);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -576,6 +660,7 @@ int main(void)
 	    T(test_alerts_worst_first),
 	    T(test_groups_collide_within),
 	    T(test_groups_balance_apart),
+	    T(test_refresh_reuses_joins_while_flows_stay),
 	};
 
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);

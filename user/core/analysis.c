@@ -106,15 +106,27 @@ static int index_prev(struct analysis *a)
 	return err;
 }
 
-static const struct prev_flow *find_prev(const struct analysis *a, const struct flow_key *k)
+/*
+ * Flow i's record of the previous refresh. A table read twice returns its
+ * flows in the same order, give or take those that came and went, so the
+ * record *shift places after i is tried before the index.
+ */
+static const struct prev_flow *find_prev(const struct analysis *a, const struct flow_key *k,
+					 size_t i, long *shift)
 {
 	struct kindex *x = (struct kindex *)&a->prev_index;
+	size_t at = i + *shift;
 	__u32 slot;
 
 	if (!a->have_prev || !x->size)
 		return NULL;
+	if (at < a->n_prev && !memcmp(&a->prev[at].key, k, sizeof(*k)))
+		return &a->prev[at];
 	slot = *kindex_slot(x, k, sizeof(*k), a->prev, sizeof(*a->prev));
-	return slot ? &a->prev[slot - 1] : NULL;
+	if (!slot)
+		return NULL;
+	*shift = (long)(slot - 1) - (long)i;
+	return &a->prev[slot - 1];
 }
 
 /*
@@ -262,13 +274,15 @@ static void flow_delta_sub(struct flow_delta *d, const struct flow_delta *then)
 static int compute_rates(struct analysis *a, const struct snapshot *s, double dt)
 {
 	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
+	long shift = 0;
 
 	if (err)
 		return err;
 	a->n_flows = s->n_flows;
+	a->same_flows = a->have_prev && a->n_prev == s->n_flows;
 	for (size_t i = 0; i < s->n_flows; i++) {
 		const struct flow_record *r = &s->flows[i];
-		const struct prev_flow *p = find_prev(a, &r->key);
+		const struct prev_flow *p = find_prev(a, &r->key, i, &shift);
 		struct flow_view *v = &a->flows[i];
 
 		memset(v, 0, sizeof(*v));
@@ -288,6 +302,8 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		v->reverse = -1;
 		v->predicted_path = -1;
 		v->is_data = carries_data(&r->c);
+		if (!p || p != &a->prev[i] || p->is_data != v->is_data)
+			a->same_flows = false;
 	}
 	return 0;
 }
@@ -627,14 +643,40 @@ static int remember(struct analysis *a, const struct snapshot *s)
 		const struct flow_record *r = &s->flows[i];
 		struct prev_flow *p = &a->prev[i];
 
-		p->key = r->key;
+		if (!a->same_flows)
+			p->key = r->key;
 		flow_delta_of(&p->c, &r->c);
 		p->elephant = a->flows[i].elephant;
+		p->is_data = a->flows[i].is_data;
+		p->reverse = a->flows[i].reverse;
 	}
 	memcpy(a->prev_totals, s->totals, sizeof(a->prev_totals));
 	a->prev_taken_ns = s->taken_ns;
 	a->have_prev = true;
-	return index_prev(a);
+	/* The same keys in the same places: the index over them stands. */
+	return a->same_flows ? 0 : index_prev(a);
+}
+
+/*
+ * The joins and the reverse pairing depend on the flows' keys, order and
+ * is_data only: while those are as they were, last refresh's answers hold.
+ */
+static int join_and_pair(struct analysis *a)
+{
+	int err;
+
+	if (a->same_flows && a->joins.valid) {
+		for (size_t i = 0; i < a->n_flows; i++)
+			a->flows[i].reverse = a->prev[i].reverse;
+		return 0;
+	}
+	a->joins.valid = false;
+	err = join_flows(a);
+	if (err)
+		return err;
+	pair_reverse(a);
+	a->joins.valid = true;
+	return 0;
 }
 
 int analysis_update(struct analysis *a, const struct snapshot *s, const struct source_desc *d,
@@ -663,12 +705,10 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	if (!err) {
 		mark_elephants(a, o);
 		sum_paths(a);
-		err = join_flows(a);
+		err = join_and_pair(a);
 	}
-	if (!err) {
-		pair_reverse(a);
+	if (!err)
 		err = group_entropy(a);
-	}
 	if (!err)
 		err = find_collisions(a);
 	if (!err)
@@ -677,6 +717,8 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 		err = detect_all(a, s, o);
 	if (!err)
 		err = remember(a, s);
+	if (err)
+		a->joins.valid = false; /* they may not be prev[]'s */
 	return err;
 }
 

@@ -154,13 +154,19 @@ struct analysis_joins {
 	struct join *host, *port;
 	size_t n_host, n_port, cap_host, cap_port;
 	struct kindex host_index, port_index;
+	bool valid; /* built in full for prev[]'s flows */
 };
 
-/* Per-flow memory across refreshes: counters and the elephant state. */
+/*
+ * Per-flow memory across refreshes: counters, the elephant state, and
+ * what the joins found, kept while the flows stay as they were.
+ */
 struct prev_flow {
 	struct flow_key key;
 	struct flow_delta c; /* the counters then */
+	int reverse;
 	bool elephant;
+	bool is_data;
 };
 
 struct analysis {
@@ -190,6 +196,11 @@ struct analysis {
 	struct prev_flow *prev;
 	size_t n_prev, cap_prev;
 	struct kindex prev_index; /* over prev[], by key */
+	/*
+	 * This snapshot has prev[]'s keys in prev[]'s order (a table read
+	 * twice with no flow in or out): prev_index and the joins still hold.
+	 */
+	bool same_flows;
 	__u64 prev_totals[SNAP_CNT_MAX];
 	__u64 prev_taken_ns;
 	bool have_prev;

@@ -10,8 +10,19 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+/*
+ * A slot holds the record's index + 1 (0: empty) and 32 bits of its key's
+ * hash, so that a probe past another key compares the tag, not the record:
+ * at a million flows the records are far apart in memory and each one a
+ * probe reads costs a cache miss.
+ */
+struct kindex_ent {
+	__u32 tag;
+	__u32 id;
+};
+
 struct kindex {
-	__u32 *slot; /* record index + 1; 0 is empty */
+	struct kindex_ent *slot;
 	size_t size; /* a power of two, at least twice the records */
 };
 
@@ -20,13 +31,13 @@ int kindex_reset(struct kindex *x, size_t n);
 /*
  * The slot for key (klen bytes) among records (stride bytes apart, key at
  * offset 0): *slot is the record index + 1, or 0 where key is absent, and
- * is where to store a new record's index + 1.
+ * is where to store a new record's index + 1 (the slot has the key's tag).
  */
 __u32 *kindex_slot(struct kindex *x, const void *key, size_t klen, const void *records,
 		   size_t stride);
 void kindex_free(struct kindex *x);
 
-/* 64-bit hash of len bytes, eight at a time. */
+/* 64-bit hash of len bytes, sixteen at a time in two lanes. */
 __u64 kindex_hash(const void *p, size_t len, __u64 seed);
 
 #endif /* __FP_KINDEX_H */
