@@ -27,11 +27,6 @@
 
 #define FILL_BATCH 8192
 
-static size_t stride(void)
-{
-	return (sizeof(struct flow_counters) + 7) & ~(size_t)7;
-}
-
 static void make_key(struct flow_key *k, __u32 i)
 {
 	memset(k, 0, sizeof(*k));
@@ -57,36 +52,32 @@ static void make_key(struct flow_key *k, __u32 i)
 	}
 }
 
-/* Plausible counters, split over the CPUs; `round` moves them on. */
-static void make_value(char *v, __u32 i, int ncpus, __u64 round)
+/* Plausible counters; `round` moves them on. */
+static void make_value(struct flow_counters *c, __u32 i, __u64 round)
 {
 	bool ack = i % 4 == 3;
 	__u8 op = ack ? FP_OP_ACK : FP_OP_WRITE_ONLY;
 
-	for (int cpu = 0; cpu < ncpus; cpu++) {
-		struct flow_counters *c = (void *)(v + cpu * stride());
-
-		memset(c, 0, sizeof(*c));
-		c->packets = 1000 + i % 5000 + round * (i % 97);
-		c->bytes = c->packets * (ack ? 62 : 1078);
-		c->ecn[2] = c->packets - c->packets / 64;
-		c->ecn[3] = c->packets / 64;
-		c->acks = ack ? c->packets : 0;
-		c->cnp = i % 16 == 5 ? c->packets / 100 : 0;
-		c->first_seen_ns = 1000000000ULL;
-		c->last_seen_ns = 2000000000ULL + round * 1000000000ULL;
-		c->opcodes[0] = 1ULL << op;
-		c->dscp = 26;
-		c->dscp_mask = 1ULL << 26;
-		c->last_opcode = op;
-	}
+	memset(c, 0, sizeof(*c));
+	c->packets = 1000 + i % 5000 + round * (i % 97);
+	c->bytes = c->packets * (ack ? 62 : 1078);
+	c->ecn[2] = c->packets - c->packets / 64;
+	c->ecn[3] = c->packets / 64;
+	c->acks = ack ? c->packets : 0;
+	c->cnp = i % 16 == 5 ? c->packets / 100 : 0;
+	c->first_seen_ns = 1000000000ULL;
+	c->last_seen_ns = 2000000000ULL + round * 1000000000ULL;
+	c->opcodes[0] = 1ULL << op;
+	c->dscp = 26;
+	c->dscp_mask = 1ULL << 26;
+	c->last_opcode = op;
 }
 
 static int fill(struct probe *p, __u32 n, __u64 round)
 {
 	int fd = bpf_map__fd(p->skel->maps.fp_flows), err = 0;
 	struct flow_key *keys = calloc(FILL_BATCH, sizeof(*keys));
-	char *vals = calloc((size_t)FILL_BATCH * p->ncpus, stride());
+	struct flow_counters *vals = calloc(FILL_BATCH, sizeof(*vals));
 
 	if (!keys || !vals) {
 		err = -ENOMEM;
@@ -97,7 +88,7 @@ static int fill(struct probe *p, __u32 n, __u64 round)
 
 		for (__u32 j = 0; j < count; j++) {
 			make_key(&keys[j], i + j);
-			make_value(vals + (size_t)j * p->ncpus * stride(), i + j, p->ncpus, round);
+			make_value(&vals[j], i + j, round);
 		}
 		if (bpf_map_update_batch(fd, keys, vals, &count, NULL)) {
 			err = -errno;

@@ -19,7 +19,10 @@ const volatile __u16 vxlan_port = FP_VXLAN_PORT_DEFAULT;
 const volatile __u8 replay_mode = 0;
 /* fp_psn's size minus one (a power of two minus one). */
 const volatile __u32 psn_slot_mask = 2 * FP_FLOWS_DEFAULT - 1;
-/* Sampling: packets per flow (per CPU) and per CPU in all; 0 turns it off. */
+/*
+ * Sampling: packets per flow and per CPU in all; 0 turns it off. Two CPUs
+ * sampling one flow's first packet at once may both take it: one more.
+ */
 const volatile __u8 sample_per_flow = 0;
 const volatile __u32 sample_max_per_cpu = 0;
 /* --mirror-port-drop: XDP drops the frames decoded as mirror copies, after counting them. */
@@ -224,6 +227,20 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	return classify_roce(c, p, payload_len, bad_len);
 }
 
+/*
+ * One flow entry serves every CPU: its counters are atomic adds (a flow's
+ * packets come in on one CPU's queue, so the cache line stays there and
+ * the add is uncontended), its bitmaps an atomic or of a bit not yet set,
+ * and its per-packet fields plain stores of the last packet's values.
+ */
+#define fp_add(field, v) __sync_fetch_and_add(&(field), (v))
+
+static __always_inline void fp_set_bit(__u64 *map, __u64 bit)
+{
+	if (!(*map & bit))
+		__sync_fetch_and_or(map, bit);
+}
+
 /* 24-bit serial number arithmetic (IBTA 9.7.1): is a ahead of b? */
 static __always_inline bool psn_after(__u32 a, __u32 b)
 {
@@ -270,10 +287,10 @@ static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs
 		reserve = (p->read_len + (1U << FP_MIN_PMTU_SHIFT) - 1) >> FP_MIN_PMTU_SHIFT;
 
 	if (pt->valid && !psn_after(p->psn, pt->max_psn)) {
-		fs->retransmits++;
+		fp_add(fs->retransmits, 1);
 	} else {
 		if (pt->valid && psn_after(p->psn, pt->next_psn_max))
-			fs->psn_gaps++;
+			fp_add(fs->psn_gaps, 1);
 		pt->max_psn = p->psn;
 		pt->next_psn_max = (p->psn + reserve) & FP_PSN_MASK;
 		pt->valid = 1;
@@ -289,48 +306,48 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 	fs = bpf_map_lookup_elem(&fp_flows, &p->key);
 	if (!fs) {
 		/* Another CPU may insert the same key first: EEXIST is fine. */
-		if (!bpf_map_update_elem(&fp_flows, &p->key, &zero_counters, BPF_NOEXIST))
-			t->cnt[FP_CNT_FLOW_NEW]++;
+		bool mine = !bpf_map_update_elem(&fp_flows, &p->key, &zero_counters, BPF_NOEXIST);
+
 		fs = bpf_map_lookup_elem(&fp_flows, &p->key);
 		if (!fs) {
 			t->cnt[FP_CNT_FLOW_INSERT_FAIL]++;
 			return NULL;
 		}
+		if (mine) {
+			t->cnt[FP_CNT_FLOW_NEW]++;
+			fs->first_seen_ns = now;
+		}
 	}
 
-	/* Time 0 is a valid capture timestamp: the first packet, not the clock, says unset. */
-	if (!fs->packets)
-		fs->first_seen_ns = now;
-	fs->packets++;
-	fs->bytes += p->len;
-	fs->ecn[p->ecn & 3]++;
+	fp_add(fs->bytes, p->len);
+	fp_add(fs->ecn[p->ecn & 3], 1);
 	if (p->encap & FP_ENCAP_VXLAN)
-		fs->inner_ecn[p->inner_ecn & 3]++;
+		fp_add(fs->inner_ecn[p->inner_ecn & 3], 1);
+	fp_set_bit(&fs->dscp_mask, 1ULL << (p->dscp & 63));
+	fp_set_bit(&fs->opcodes[p->opcode >> 6], 1ULL << (p->opcode & 63));
 	fs->dscp = p->dscp;
-	fs->dscp_mask |= 1ULL << (p->dscp & 63);
 	fs->vlan = p->vlan;
 	fs->pcp = p->pcp;
 	fs->vlan_tagged = p->vlan_tagged;
-	fs->opcodes[p->opcode >> 6] |= 1ULL << (p->opcode & 63);
 	fs->last_opcode = p->opcode;
 	if (p->bth_flags & FP_BTH_FECN)
-		fs->fecn++;
+		fp_add(fs->fecn, 1);
 	if (p->bth_flags & FP_BTH_BECN)
-		fs->becn++;
+		fp_add(fs->becn, 1);
 	fs->last_seen_ns = now;
 
 	if (p->opcode == FP_OPCODE_CNP) {
-		fs->cnp++;
+		fp_add(fs->cnp, 1);
 	} else if (p->has_aeth && (p->opcode & FP_OP_MASK) == FP_OP_ACK) {
 		switch (p->syndrome & FP_AETH_CLASS_MASK) {
 		case FP_AETH_CLASS_ACK:
-			fs->acks++;
+			fp_add(fs->acks, 1);
 			break;
 		case FP_AETH_CLASS_RNR:
-			fs->rnr_naks++;
+			fp_add(fs->rnr_naks, 1);
 			break;
 		case FP_AETH_CLASS_NAK:
-			fs->naks++;
+			fp_add(fs->naks, 1);
 			fs->last_nak_code = p->syndrome & FP_AETH_CODE_MASK;
 			break;
 		}

@@ -270,7 +270,12 @@ static inline __attribute__((always_inline)) __u32 fp_addr6_digest(__u64 hi, __u
 	return (__u32)(h ^ (h >> 32));
 }
 
-/* Per-CPU counters of one flow; userspace sums them over CPUs. */
+/*
+ * Counters of one flow: one copy shared by every CPU, so that a flow costs
+ * the same on a 2-CPU host and a 128-CPU collector. BPF adds atomically
+ * (core.h). packets stays 0 in the map: every packet counts in exactly one
+ * of ecn[], and userspace sums them (collect.c).
+ */
 struct flow_counters {
 	__u64 packets;
 	__u64 bytes;
@@ -294,7 +299,7 @@ struct flow_counters {
 	__u8 vlan_tagged;
 	__u8 last_opcode;
 	__u8 last_nak_code;
-	__u8 samples; /* packets of this flow sampled on this CPU */
+	__u8 samples; /* packets of this flow sampled */
 };
 
 /*

@@ -13,9 +13,12 @@ struct {
 	__type(value, struct fp_totals);
 } fp_totals SEC(".maps");
 
-/* Flow table; userspace sets max_entries from --flows before load. */
+/*
+ * Flow table, one entry for all CPUs (counters added atomically, core.h);
+ * userspace sets max_entries from --flows before load.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, FP_FLOWS_DEFAULT);
 	__type(key, struct flow_key);
 	__type(value, struct flow_counters);

@@ -8,59 +8,32 @@
 
 #include "probe/collect.h"
 
-/* Per-CPU values as the kernel lays them out: 8-byte aligned strides. */
-static void test_flow_sum_over_cpus(void **state)
+/* The kernel keeps no packet count: every packet counts in one ECN codepoint. */
+static void test_flow_packets_from_ecn(void **state)
 {
-	struct flow_counters cpu[3] = {}, sum;
+	struct flow_counters map = {}, out;
 
 	(void)state;
-	cpu[0].packets = 2;
-	cpu[0].bytes = 200;
-	cpu[0].ecn[3] = 1;
-	cpu[0].first_seen_ns = 50;
-	cpu[0].last_seen_ns = 90;
-	cpu[0].dscp = 26;
-	cpu[0].opcodes[0] = 1ULL << 6;
-	cpu[0].retransmits = 1;
-	/* CPU 1 never saw the flow: its zero timestamps must not win. */
-	cpu[2].packets = 3;
-	cpu[2].bytes = 300;
-	cpu[2].ecn[2] = 3;
-	cpu[2].first_seen_ns = 40;
-	cpu[2].last_seen_ns = 120;
-	cpu[2].dscp = 46;
-	cpu[2].opcodes[0] = 1ULL << 17;
-	cpu[2].naks = 1;
-	cpu[2].last_nak_code = 0;
-
-	flow_counters_sum(&sum, cpu, 3, sizeof(cpu[0]));
-	assert_int_equal(sum.packets, 5);
-	assert_int_equal(sum.bytes, 500);
-	assert_int_equal(sum.ecn[3], 1);
-	assert_int_equal(sum.ecn[2], 3);
-	assert_int_equal(sum.first_seen_ns, 40);
-	assert_int_equal(sum.last_seen_ns, 120);
-	assert_int_equal(sum.dscp, 46); /* from the CPU with the newest packet */
-	assert_int_equal(sum.opcodes[0], (1ULL << 6) | (1ULL << 17));
-	assert_int_equal(sum.retransmits, 1);
-	assert_int_equal(sum.naks, 1);
-}
-
-/* A capture may start at time 0: that is a timestamp, not "unset". */
-static void test_first_seen_at_time_zero(void **state)
-{
-	struct flow_counters cpu[2] = {}, sum;
-
-	(void)state;
-	cpu[0].packets = 1;
-	cpu[0].first_seen_ns = 5;
-	cpu[0].last_seen_ns = 5;
-	cpu[1].packets = 1;
-	cpu[1].first_seen_ns = 0;
-	cpu[1].last_seen_ns = 0;
-	flow_counters_sum(&sum, cpu, 2, sizeof(cpu[0]));
-	assert_int_equal(sum.first_seen_ns, 0);
-	assert_int_equal(sum.last_seen_ns, 5);
+	map.packets = 99; /* never written by the kernel; ignored */
+	map.bytes = 500;
+	map.ecn[0] = 1;
+	map.ecn[2] = 3;
+	map.ecn[3] = 1;
+	map.inner_ecn[3] = 4;
+	map.first_seen_ns = 0;
+	map.last_seen_ns = 120;
+	map.dscp = 46;
+	map.opcodes[0] = (1ULL << 6) | (1ULL << 17);
+	map.naks = 1;
+	flow_counters_read(&out, &map);
+	assert_int_equal(out.packets, 5);
+	assert_int_equal(out.bytes, 500);
+	assert_int_equal(out.inner_ecn[3], 4);
+	assert_int_equal(out.first_seen_ns, 0);
+	assert_int_equal(out.last_seen_ns, 120);
+	assert_int_equal(out.dscp, 46);
+	assert_int_equal(out.opcodes[0], (1ULL << 6) | (1ULL << 17));
+	assert_int_equal(out.naks, 1);
 }
 
 static void test_totals_sum(void **state)
@@ -109,8 +82,7 @@ static void test_evictions_and_sort(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_flow_sum_over_cpus),
-	    cmocka_unit_test(test_first_seen_at_time_zero),
+	    cmocka_unit_test(test_flow_packets_from_ecn),
 	    cmocka_unit_test(test_totals_sum),
 	    cmocka_unit_test(test_evictions_and_sort),
 	};

@@ -40,51 +40,15 @@ void totals_sum(__u64 out[FP_CNT_MAX], const void *percpu, int ncpus, size_t str
 	}
 }
 
-void flow_counters_sum(struct flow_counters *out, const void *percpu, int ncpus, size_t stride)
+void flow_counters_read(struct flow_counters *out, const struct flow_counters *map)
 {
-	__u64 last_ns = 0;
-
-	memset(out, 0, sizeof(*out));
-	for (int cpu = 0; cpu < ncpus; cpu++) {
-		const struct flow_counters *c = (const void *)((const char *)percpu + cpu * stride);
-
-		if (!c->packets)
-			continue;
-		if (!out->packets || c->first_seen_ns < out->first_seen_ns)
-			out->first_seen_ns = c->first_seen_ns;
-		out->packets += c->packets;
-		out->bytes += c->bytes;
-		for (int i = 0; i < 4; i++) {
-			out->ecn[i] += c->ecn[i];
-			out->inner_ecn[i] += c->inner_ecn[i];
-			out->opcodes[i] |= c->opcodes[i];
-		}
-		out->cnp += c->cnp;
-		out->acks += c->acks;
-		out->naks += c->naks;
-		out->rnr_naks += c->rnr_naks;
-		out->retransmits += c->retransmits;
-		out->psn_gaps += c->psn_gaps;
-		out->fecn += c->fecn;
-		out->becn += c->becn;
-		out->dscp_mask |= c->dscp_mask;
-		/* The per-packet fields come from the CPU that saw the newest packet. */
-		if (c->last_seen_ns >= last_ns) {
-			last_ns = c->last_seen_ns;
-			out->last_seen_ns = c->last_seen_ns;
-			out->dscp = c->dscp;
-			out->vlan = c->vlan;
-			out->pcp = c->pcp;
-			out->vlan_tagged = c->vlan_tagged;
-			out->last_opcode = c->last_opcode;
-			if (c->naks)
-				out->last_nak_code = c->last_nak_code;
-		}
-	}
+	*out = *map;
+	/* Every packet counts in exactly one ECN codepoint: the kernel keeps no packets. */
+	out->packets = map->ecn[0] + map->ecn[1] + map->ecn[2] + map->ecn[3];
 }
 
-static int add_flows(struct snapshot *s, const struct flow_key *keys, const char *values, size_t n,
-		     int ncpus, size_t stride)
+static int add_flows(struct snapshot *s, const struct flow_key *keys,
+		     const struct flow_counters *values, size_t n)
 {
 	int err = buf_grow((void **)&s->flows, &s->cap, s->n_flows + n, sizeof(*s->flows));
 
@@ -96,14 +60,14 @@ static int add_flows(struct snapshot *s, const struct flow_key *keys, const char
 		r->key = keys[i];
 		r->samples = 0;
 		r->rate = 0;
-		flow_counters_sum(&r->c, values + i * ncpus * stride, ncpus, stride);
+		flow_counters_read(&r->c, &values[i]);
 	}
 	return 0;
 }
 
 /* bpf_map_lookup_batch, as bcc's libbpf-tools map_helpers do. */
-static int read_flows_batch(int fd, struct snapshot *s, struct flow_key *keys, char *values,
-			    int ncpus, size_t stride)
+static int read_flows_batch(int fd, struct snapshot *s, struct flow_key *keys,
+			    struct flow_counters *values)
 {
 	__u64 token[16];
 	void *in = NULL;
@@ -116,7 +80,7 @@ static int read_flows_batch(int fd, struct snapshot *s, struct flow_key *keys, c
 		if (err && errno != ENOENT)
 			return -errno;
 		if (count) {
-			int aerr = add_flows(s, keys, values, count, ncpus, stride);
+			int aerr = add_flows(s, keys, values, count);
 
 			if (aerr)
 				return aerr;
@@ -128,8 +92,8 @@ static int read_flows_batch(int fd, struct snapshot *s, struct flow_key *keys, c
 }
 
 /* Fallback for kernels without batch ops on this map type. */
-static int read_flows_iter(int fd, struct snapshot *s, struct flow_key *keys, char *values,
-			   int ncpus, size_t stride)
+static int read_flows_iter(int fd, struct snapshot *s, struct flow_key *keys,
+			   struct flow_counters *values)
 {
 	struct flow_key *prev = NULL, cur;
 	int err;
@@ -137,7 +101,7 @@ static int read_flows_iter(int fd, struct snapshot *s, struct flow_key *keys, ch
 	while (!bpf_map_get_next_key(fd, prev, &cur)) {
 		keys[0] = cur;
 		if (bpf_map_lookup_elem(fd, &cur, values) == 0) {
-			err = add_flows(s, keys, values, 1, ncpus, stride);
+			err = add_flows(s, keys, values, 1);
 			if (err)
 				return err;
 		}
@@ -162,8 +126,7 @@ static int batch_buffers(struct snapshot *s, int ncpus)
 	if (!s->batch_keys)
 		s->batch_keys = calloc(COLLECT_BATCH, sizeof(*s->batch_keys));
 	if (!s->batch_values)
-		s->batch_values = calloc((size_t)COLLECT_BATCH * ncpus,
-					 percpu_stride(sizeof(struct flow_counters)));
+		s->batch_values = calloc(COLLECT_BATCH, sizeof(struct flow_counters));
 	if (!s->totals_values)
 		s->totals_values = calloc(ncpus, percpu_stride(sizeof(struct fp_totals)));
 	return s->batch_keys && s->batch_values && s->totals_values ? 0 : -ENOMEM;
@@ -171,26 +134,25 @@ static int batch_buffers(struct snapshot *s, int ncpus)
 
 static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
 {
-	size_t fstride = percpu_stride(sizeof(struct flow_counters));
-	int ncpus = p->ncpus, fd, err;
+	struct flow_counters *values;
 	struct flow_key *keys;
-	char *values;
+	int fd, err;
 
 	s->n_flows = 0;
-	err = batch_buffers(s, ncpus);
+	err = batch_buffers(s, p->ncpus);
 	if (err)
 		return err;
 	keys = s->batch_keys;
 	values = s->batch_values;
 	fd = bpf_map__fd(p->skel->maps.fp_flows);
 	if (mode == READ_ITER) {
-		err = read_flows_iter(fd, s, keys, values, ncpus, fstride);
+		err = read_flows_iter(fd, s, keys, values);
 	} else {
-		err = read_flows_batch(fd, s, keys, values, ncpus, fstride);
+		err = read_flows_batch(fd, s, keys, values);
 		if (mode == READ_AUTO &&
 		    (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP)) {
 			s->n_flows = 0;
-			err = read_flows_iter(fd, s, keys, values, ncpus, fstride);
+			err = read_flows_iter(fd, s, keys, values);
 		}
 	}
 	if (err)

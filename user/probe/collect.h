@@ -55,7 +55,7 @@ struct snapshot {
 	__s64 clock_offset_ns; /* add to a flow's *_seen_ns for UNIX time */
 	/* Buffers the kernel fills, kept between reads (their size grows with CPUs). */
 	struct flow_key *batch_keys;
-	void *batch_values; /* COLLECT_BATCH keys' per-CPU values */
+	void *batch_values; /* COLLECT_BATCH keys' values */
 	void *totals_values;
 };
 
@@ -77,8 +77,11 @@ static inline __u64 snapshot_evictions(const struct snapshot *s)
 	return s->totals[SNAP_CNT_EVICTIONS];
 }
 
-/* Sum ncpus per-CPU copies of a flow's counters (stride: value size). */
-void flow_counters_sum(struct flow_counters *out, const void *percpu, int ncpus, size_t stride);
+/*
+ * A flow's counters as the map holds them, into a record: packets are the
+ * sum of the ECN codepoints (the one value every CPU shares; see core.h).
+ */
+void flow_counters_read(struct flow_counters *out, const struct flow_counters *map);
 void totals_sum(__u64 out[FP_CNT_MAX], const void *percpu, int ncpus, size_t stride);
 
 /* The PSN tracker's state for one flow (request flows only); -ENOENT if none. */
