@@ -27,7 +27,7 @@ struct probe_opts {
 	__u16 vxlan_port;
 	__u32 flow_entries;	  /* flow table size, entries */
 	unsigned int hooks;	  /* programs to load (probe_hooks); the verifier skips the rest */
-	__u8 sample_per_flow;	  /* packets sampled per new flow and CPU; 0 = off */
+	__u8 sample_per_flow;	  /* packets sampled per new flow; 0 = off */
 	__u32 sample_max_per_cpu; /* and per CPU in all */
 	bool replay;		  /* take clock and path from replay_frame() */
 	bool mirror_drop;	  /* --mirror-port-drop: XDP drops mirror copies after counting */
