@@ -15,6 +15,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1867,6 +1869,91 @@ static void test_lru_pressure(void **state)
 	assert_true(newest);
 }
 
+/*
+ * One flow's packets on two CPUs at once: the flow table holds one entry
+ * for all CPUs, so every add must be atomic or the counts come up short.
+ * Each thread runs a VXLAN WRITE (outer CE, inner ECT(0)) and an ACK
+ * SHARED_REPEAT times, pinned to its own CPU where there are two.
+ */
+#define SHARED_REPEAT 200000
+
+struct shared_run {
+	int prog_fd, cpu;
+	const struct frame *f[2];
+	int err;
+};
+
+static void *shared_worker(void *arg)
+{
+	struct shared_run *r = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(r->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set); /* best effort */
+	for (int i = 0; i < 2 && !r->err; i++) {
+		const struct frame *f = r->f[i];
+		struct fp_replay_meta meta = {
+		    .ts_ns = f->ts_ns, .path_id = f->path_id, .wire_len = fr_wire_len(f)};
+		__u8 buf[sizeof(meta) + FR_MAX_LEN];
+		struct xdp_md ctx = {.data = sizeof(meta), .data_end = sizeof(meta) + f->len};
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .data_size_in = ctx.data_end,
+			    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = SHARED_REPEAT);
+
+		memcpy(buf, &meta, sizeof(meta));
+		memcpy(buf + sizeof(meta), f->data, f->len);
+		r->err = bpf_prog_test_run_opts(r->prog_fd, &o) ? -errno : 0;
+	}
+	return NULL;
+}
+
+static void b_vxlan_and_ack(struct fx *fx)
+{
+	struct vx_spec vx = {.outer_ecn = FR_CE, .inner_ecn = FR_ECT0};
+
+	send_only(vxlan(fx, &vx), 100);
+	ack(fx, SYN_ACK, 100);
+}
+
+static void test_shared_flow_two_cpus(void **state)
+{
+	struct shared_run run[2];
+	pthread_t th[2];
+	const __u64 n = 2ULL * SHARED_REPEAT;
+
+	(void)state;
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	build(&g_fx, b_vxlan_and_ack, NULL);
+	for (int t = 0; t < 2; t++) {
+		run[t] = (struct shared_run){.prog_fd = bpf_program__fd(g_probe.skel->progs.fp_xdp),
+					     .cpu = t,
+					     .f = {&g_fx.frames[0], &g_fx.frames[1]}};
+		assert_int_equal(pthread_create(&th[t], NULL, shared_worker, &run[t]), 0);
+	}
+	for (int t = 0; t < 2; t++) {
+		assert_int_equal(pthread_join(th[t], NULL), 0);
+		assert_int_equal(run[t].err, 0);
+	}
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.totals[FP_CNT_FRAMES], 2 * n);
+	assert_int_equal(g_snap.totals[FP_CNT_FLOW_NEW], 2);
+	assert_int_equal(g_snap.n_flows, 2);
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		const struct flow_counters *c = &g_snap.flows[i].c;
+		bool vx = g_snap.flows[i].key.flags & FP_FLOW_VXLAN;
+		const struct frame *f = &g_fx.frames[vx ? 0 : 1];
+
+		assert_int_equal(c->packets, n);
+		assert_int_equal(c->bytes, n * fr_wire_len(f));
+		if (vx) {
+			assert_int_equal(c->ecn[FR_CE], n);
+			assert_int_equal(c->inner_ecn[FR_ECT0], n);
+		} else {
+			assert_int_equal(c->acks, n);
+		}
+	}
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 #define N_FIXTURES (sizeof(fixtures) / sizeof(fixtures[0]))
@@ -1893,5 +1980,6 @@ int main(void)
 	for (size_t i = 0; i < N_CUTS; i++)
 		fx_add("", cut_cases[i].name, test_cut, &cut_cases[i]);
 	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
+	fx_add("", "shared_flow_two_cpus", test_shared_flow_two_cpus, NULL);
 	return fx_run_all("test_parser");
 }
