@@ -15,6 +15,7 @@
 #include "util/buf.h"
 #include "util/kindex.h"
 #include "core/detect.h"
+#include "core/joins.h"
 
 /* Hysteresis: an elephant stays one until it falls below this share of the threshold. */
 #define ELEPHANT_HOLD  0.8
@@ -98,11 +99,21 @@ const char *severity_name(enum severity s)
 
 static int index_prev(struct analysis *a)
 {
+	const size_t klen = sizeof(a->prev[0].key);
 	int err = kindex_reset(&a->prev_index, a->n_prev);
+	__u64 h[KINDEX_AHEAD];
 
-	for (size_t i = 0; !err && i < a->n_prev; i++)
-		*kindex_slot(&a->prev_index, &a->prev[i].key, sizeof(a->prev[i].key), a->prev,
-			     sizeof(*a->prev)) = i + 1;
+	for (size_t i = 0; !err && i < a->n_prev; i += KINDEX_AHEAD) {
+		size_t n = kindex_chunk(i, a->n_prev);
+
+		for (size_t j = 0; j < n; j++) {
+			h[j] = kindex_hash(&a->prev[i + j].key, klen, 0);
+			kindex_prefetch(&a->prev_index, h[j]);
+		}
+		for (size_t j = 0; j < n; j++)
+			*kindex_slot_hashed(&a->prev_index, h[j], &a->prev[i + j].key, klen,
+					    a->prev, sizeof(*a->prev)) = i + j + 1;
+	}
 	return err;
 }
 
@@ -404,137 +415,6 @@ static void sum_paths(struct analysis *a)
 	}
 }
 
-/* The hosts (and VNI) of a flow, and with the source port: the keys of the joins below. */
-struct host_key {
-	__u8 src[16], dst[16];
-	__u32 vni;
-};
-
-struct port_key {
-	struct host_key hosts;
-	__u16 sport;
-	__u16 pad;
-};
-
-struct join {
-	struct port_key k; /* at offset 0, for kindex */
-	int flow;	   /* first flow with this key */
-	int count;	   /* flows with these hosts (host join) */
-	int data_qps;	   /* of them carrying data (host join) */
-	int data_sports;   /* distinct source ports among those (host join) */
-	bool data_seen;	   /* a data flow has this port (port join) */
-};
-
-static void host_key_of(struct host_key *h, const struct flow_key *k, bool reverse)
-{
-	memset(h, 0, sizeof(*h));
-	memcpy(h->src, reverse ? k->dst : k->src, 16);
-	memcpy(h->dst, reverse ? k->src : k->dst, 16);
-	h->vni = k->vni;
-}
-
-/*
- * Two joins over the flows, kept across refreshes: by hosts+VNI (counting
- * flows, data flows and their distinct source ports) and by hosts+VNI+
- * source port. They serve reverse pairing and the entropy groups.
- */
-static int join_flows(struct analysis *a)
-{
-	struct analysis_joins *j = &a->joins;
-	int err;
-
-	j->n_host = j->n_port = 0;
-	err = buf_grow((void **)&j->host, &j->cap_host, a->n_flows + 1, sizeof(*j->host));
-	if (!err)
-		err = buf_grow((void **)&j->port, &j->cap_port, a->n_flows + 1, sizeof(*j->port));
-	if (!err)
-		err = kindex_reset(&j->host_index, a->n_flows);
-	if (!err)
-		err = kindex_reset(&j->port_index, a->n_flows);
-	for (size_t i = 0; !err && i < a->n_flows; i++) {
-		const struct flow_key *k = &a->flows[i].r->key;
-		bool data = a->flows[i].is_data;
-		struct port_key pk = {.sport = k->sport};
-		struct join *h, *p;
-		__u32 *slot;
-
-		host_key_of(&pk.hosts, k, false);
-		slot = kindex_slot(&j->host_index, &pk.hosts, sizeof(pk.hosts), j->host,
-				   sizeof(*j->host));
-		if (!*slot) {
-			j->host[j->n_host] = (struct join){.k = pk, .flow = -1};
-			*slot = ++j->n_host;
-		}
-		h = &j->host[*slot - 1];
-		slot = kindex_slot(&j->port_index, &pk, sizeof(pk), j->port, sizeof(*j->port));
-		if (!*slot) {
-			j->port[j->n_port] = (struct join){.k = pk, .flow = i};
-			*slot = ++j->n_port;
-		}
-		p = &j->port[*slot - 1];
-		h->count++;
-		if (h->flow < 0 || (data && !a->flows[h->flow].is_data))
-			h->flow = i; /* the first flow; the first data flow if any */
-		if (data) {
-			h->data_qps++;
-			h->data_sports += !p->data_seen;
-			p->data_seen = true;
-		}
-	}
-	return err;
-}
-
-/*
- * ACKs, NAKs and CNPs of a queue pair travel in the other direction with
- * the requester's QP as destination. The QP number of the requester is not
- * in the data packets, so pair by addresses: the reverse flow with the same
- * UDP source port (RoCE NICs derive it from both QP numbers, the same both
- * ways), else the only reverse flow between the two hosts.
- */
-static void pair_reverse(struct analysis *a)
-{
-	struct analysis_joins *j = &a->joins;
-
-	for (size_t i = 0; i < a->n_flows; i++) {
-		const struct flow_key *k = &a->flows[i].r->key;
-		struct port_key want = {.sport = k->sport};
-		__u32 slot;
-
-		host_key_of(&want.hosts, k, true);
-		slot = *kindex_slot(&j->port_index, &want, sizeof(want), j->port, sizeof(*j->port));
-		if (slot) {
-			a->flows[i].reverse = j->port[slot - 1].flow;
-			continue;
-		}
-		slot = *kindex_slot(&j->host_index, &want.hosts, sizeof(want.hosts), j->host,
-				    sizeof(*j->host));
-		if (slot && j->host[slot - 1].count == 1)
-			a->flows[i].reverse = j->host[slot - 1].flow;
-	}
-}
-
-/*
- * ECMP spreads queue pairs only by what differs between them: between two
- * hosts that is the UDP source port. Groups of data flows per hosts+VNI,
- * with their distinct source ports, in order of the first flow's bytes.
- */
-static int group_entropy(struct analysis *a)
-{
-	struct analysis_joins *j = &a->joins;
-	int err =
-	    buf_grow((void **)&a->entropy, &a->cap_entropy, j->n_host + 1, sizeof(*a->entropy));
-
-	for (size_t i = 0; !err && i < j->n_host; i++) {
-		if (!j->host[i].data_qps)
-			continue;
-		a->entropy[a->n_entropy++] =
-		    (struct entropy_group){.flow = j->host[i].flow,
-					   .qps = j->host[i].data_qps,
-					   .sports = j->host[i].data_sports};
-	}
-	return err;
-}
-
 static int add_collision(struct analysis *a, const struct collision *c)
 {
 	int err = buf_grow((void **)&a->collisions, &a->cap_collisions, a->n_collisions + 1,
@@ -657,28 +537,6 @@ static int remember(struct analysis *a, const struct snapshot *s)
 	return a->same_flows ? 0 : index_prev(a);
 }
 
-/*
- * The joins and the reverse pairing depend on the flows' keys, order and
- * is_data only: while those are as they were, last refresh's answers hold.
- */
-static int join_and_pair(struct analysis *a)
-{
-	int err;
-
-	if (a->same_flows && a->joins.valid) {
-		for (size_t i = 0; i < a->n_flows; i++)
-			a->flows[i].reverse = a->prev[i].reverse;
-		return 0;
-	}
-	a->joins.valid = false;
-	err = join_flows(a);
-	if (err)
-		return err;
-	pair_reverse(a);
-	a->joins.valid = true;
-	return 0;
-}
-
 int analysis_update(struct analysis *a, const struct snapshot *s, const struct source_desc *d,
 		    const struct analysis_opts *o, double span_s)
 {
@@ -705,10 +563,10 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	if (!err) {
 		mark_elephants(a, o);
 		sum_paths(a);
-		err = join_and_pair(a);
+		err = analysis_join(a);
 	}
 	if (!err)
-		err = group_entropy(a);
+		err = analysis_entropy(a);
 	if (!err)
 		err = find_collisions(a);
 	if (!err)
@@ -745,9 +603,6 @@ void analysis_free(struct analysis *a)
 	free(a->entropy);
 	free(a->prev);
 	kindex_free(&a->prev_index);
-	kindex_free(&a->joins.host_index);
-	kindex_free(&a->joins.port_index);
-	free(a->joins.host);
-	free(a->joins.port);
+	analysis_joins_free(&a->joins);
 	memset(a, 0, sizeof(*a));
 }

@@ -59,7 +59,12 @@ int kindex_reset(struct kindex *x, size_t n)
 __u32 *kindex_slot(struct kindex *x, const void *key, size_t klen, const void *records,
 		   size_t stride)
 {
-	__u64 h = kindex_hash(key, klen, 0);
+	return kindex_slot_hashed(x, kindex_hash(key, klen, 0), key, klen, records, stride);
+}
+
+__u32 *kindex_slot_hashed(struct kindex *x, __u64 h, const void *key, size_t klen,
+			  const void *records, size_t stride)
+{
 	size_t mask = x->size - 1, s = h & mask;
 	__u32 tag = h >> 32;
 	struct kindex_ent *e;

@@ -35,6 +35,29 @@ int kindex_reset(struct kindex *x, size_t n);
  */
 __u32 *kindex_slot(struct kindex *x, const void *key, size_t klen, const void *records,
 		   size_t stride);
+/* The same, for a key whose kindex_hash(key, klen, 0) the caller has. */
+__u32 *kindex_slot_hashed(struct kindex *x, __u64 hash, const void *key, size_t klen,
+			  const void *records, size_t stride);
+
+/*
+ * Ask for the slot of a key of this hash to be fetched into the cache: at
+ * a million records every slot is a cache miss, and a loop that hashes a
+ * few dozen keys ahead of its lookups waits for them together, not in turn.
+ */
+static inline void kindex_prefetch(const struct kindex *x, __u64 hash)
+{
+	if (x->size)
+		__builtin_prefetch(&x->slot[hash & (x->size - 1)]);
+}
+
+/* Keys a loop hashes and prefetches ahead of its lookups (see kindex_prefetch). */
+#define KINDEX_AHEAD 32
+
+/* How many of n items from i on the next such chunk holds. */
+static inline size_t kindex_chunk(size_t i, size_t n)
+{
+	return n - i < KINDEX_AHEAD ? n - i : KINDEX_AHEAD;
+}
 void kindex_free(struct kindex *x);
 
 /* 64-bit hash of len bytes, sixteen at a time in two lanes. */
