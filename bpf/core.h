@@ -269,31 +269,32 @@ static __always_inline bool is_request(__u8 opcode)
 static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs,
 				      struct fp_totals *t)
 {
-	__u64 tag = fp_key_hash(&p->key);
-	__u32 slot = fp_psn_slot(tag, psn_slot_mask);
+	__u64 hash = fp_key_hash(&p->key);
+	__u32 slot = fp_psn_slot(hash, psn_slot_mask), tag = fp_psn_tag(hash);
 	struct psn_track *pt;
 	__u32 reserve = 1;
+	bool fresh;
 
 	pt = bpf_map_lookup_elem(&fp_psn, &slot);
 	if (!pt)
 		return;
-	if (pt->tag != tag) {
+	/* Another flow's state, or none: this request starts the tracking. */
+	fresh = pt->tag != tag;
+	if (fresh) {
 		if (pt->tag)
 			t->cnt[FP_CNT_PSN_TAKEOVER]++;
 		pt->tag = tag;
-		pt->valid = 0;
 	}
 	if ((p->opcode & FP_OP_MASK) == FP_OP_READ_REQ && p->read_len > 1)
 		reserve = (p->read_len + (1U << FP_MIN_PMTU_SHIFT) - 1) >> FP_MIN_PMTU_SHIFT;
 
-	if (pt->valid && !psn_after(p->psn, pt->max_psn)) {
+	if (!fresh && !psn_after(p->psn, pt->max_psn)) {
 		fp_add(fs->retransmits, 1);
 	} else {
-		if (pt->valid && psn_after(p->psn, pt->next_psn_max))
+		if (!fresh && psn_after(p->psn, pt->next_psn_max))
 			fp_add(fs->psn_gaps, 1);
 		pt->max_psn = p->psn;
 		pt->next_psn_max = (p->psn + reserve) & FP_PSN_MASK;
-		pt->valid = 1;
 	}
 	pt->last_psn = p->psn;
 }

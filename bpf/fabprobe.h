@@ -307,16 +307,17 @@ struct flow_counters {
  * different CPUs (tc egress runs on the sender's CPU), so this lives in a
  * shared map: a direct-mapped array indexed by a hash of the flow key (an
  * array lookup costs a fraction of a hash-table one). The tag tells whose
- * state a slot holds; a flow that finds another's tag takes the slot over.
- * Updates are plain stores: a race costs at most one misclassified packet,
- * never a lost frame count.
+ * state a slot holds: the key hash's low 32 bits, where the slot comes from
+ * its high ones, so two flows of one slot share a tag with odds of 2^-32.
+ * A flow that finds another's tag takes the slot over; a slot with a tag
+ * holds a valid state. Updates are plain stores: a race costs at most one
+ * misclassified packet, never a lost frame count. 16 bytes a slot.
  */
 struct psn_track {
-	__u64 tag;	    /* fp_key_hash() of the owner, 0 when empty */
+	__u32 tag;	    /* fp_psn_tag() of the owner, 0 when empty */
 	__u32 max_psn;	    /* highest request PSN seen, 24-bit */
 	__u32 next_psn_max; /* highest PSN the next request may carry in order */
 	__u32 last_psn;	    /* PSN of the last request packet */
-	__u32 valid;
 };
 
 /*
@@ -352,6 +353,12 @@ static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow
 static inline __attribute__((always_inline)) __u32 fp_psn_slot(__u64 hash, __u32 mask)
 {
 	return (__u32)(hash >> 32) & mask;
+}
+
+/* The PSN slot's tag of a key hash: its low half, never 0 (the hash is odd). */
+static inline __attribute__((always_inline)) __u32 fp_psn_tag(__u64 hash)
+{
+	return (__u32)hash;
 }
 
 /*

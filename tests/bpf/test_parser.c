@@ -1799,18 +1799,20 @@ static void test_cut(void **state)
  */
 static __u64 expected_psn_takeovers(const struct probe *p)
 {
-	__u64 *tags = calloc(p->psn_slots, sizeof(*tags)), takeovers = 0;
+	__u32 *tags = calloc(p->psn_slots, sizeof(*tags));
+	__u64 takeovers = 0;
 	struct flow_key k;
 
 	assert_non_null(tags);
 	key_from(&k, &(struct exp_key)KEY_V4, FP_DIR_INGRESS);
 	for (__u32 qp = 1; qp <= LRU_FLOWS; qp++) {
-		__u64 tag;
-		__u32 slot;
+		__u64 hash;
+		__u32 slot, tag;
 
 		k.dest_qp = qp;
-		tag = fp_key_hash(&k);
-		slot = fp_psn_slot(tag, p->psn_slots - 1);
+		hash = fp_key_hash(&k);
+		slot = fp_psn_slot(hash, p->psn_slots - 1);
+		tag = fp_psn_tag(hash);
 		takeovers += tags[slot] && tags[slot] != tag;
 		tags[slot] = tag;
 	}
