@@ -23,8 +23,8 @@ DROP_PERMILLE=10
 
 TMP=$(mktemp -d /tmp/fpl-smoke.XXXXXX)
 PIDS=()
-PASS=0
-FAIL=0
+# check WHAT CMD... and finish NAME, shared with the test suites.
+. "$TOP/tests/lib/check.sh"
 
 cleanup()
 {
@@ -39,20 +39,6 @@ cleanup()
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-check()
-{
-	local what=$1
-
-	shift
-	if "$@"; then
-		PASS=$((PASS + 1))
-		echo "ok   $what"
-	else
-		FAIL=$((FAIL + 1))
-		echo "FAIL $what"
-	fi
-}
 
 eq() { [ "$1" = "$2" ] || { echo "     $1 != $2"; return 1; }; }
 gt0() { [ "${1:-0}" -gt 0 ] || { echo "     $1 is not > 0"; return 1; }; }
@@ -214,5 +200,4 @@ check "sent - received == congest dropped ($lost)" \
 
 echo "generator: $(jq -c '[.sent[] | {sport, kind, packets, retransmits}]' "$TMP/run.json")"
 echo "congest:   $(jq -c . "$TMP/congest.json" | xargs)"
-echo "smoke: $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish smoke

@@ -19,6 +19,7 @@ static void test_insert_and_find(void **state)
 {
 	enum { N = 5000 };
 	struct rec *r = calloc(N, sizeof(*r));
+	struct kindex_ent *before;
 	struct kindex x = {};
 
 	(void)state;
@@ -34,17 +35,30 @@ static void test_insert_and_find(void **state)
 		assert_int_equal(*slot, 0);
 		*slot = i + 1;
 	}
-	for (int i = 0; i < N; i++)
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(kindex_find(&x, r[i].key, sizeof(r[i].key), r, sizeof(*r)), i + 1);
 		assert_int_equal(*kindex_slot(&x, r[i].key, sizeof(r[i].key), r, sizeof(*r)),
 				 i + 1);
+	}
+	/* A miss finds nothing and, looked up with kindex_find, leaves the index as it was. */
+	before = malloc(x.size * sizeof(*x.slot));
+	assert_non_null(before);
+	memcpy(before, x.slot, x.size * sizeof(*x.slot));
+	for (int i = 0; i < 100; i++) {
+		__u32 absent[3] = {i * 7919 + 1, 5, 9};
+
+		assert_int_equal(kindex_find(&x, absent, sizeof(absent), r, sizeof(*r)), 0);
+	}
+	assert_memory_equal(before, x.slot, x.size * sizeof(*x.slot));
 	for (int i = 0; i < 100; i++) {
 		__u32 absent[3] = {i * 7919 + 1, 5, 9};
 
 		assert_int_equal(*kindex_slot(&x, absent, sizeof(absent), r, sizeof(*r)), 0);
 	}
+	free(before);
 	/* A reset empties the index. */
 	assert_int_equal(kindex_reset(&x, N), 0);
-	assert_int_equal(*kindex_slot(&x, r[0].key, sizeof(r[0].key), r, sizeof(*r)), 0);
+	assert_int_equal(kindex_find(&x, r[0].key, sizeof(r[0].key), r, sizeof(*r)), 0);
 	kindex_free(&x);
 	free(r);
 }

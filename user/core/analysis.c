@@ -125,15 +125,14 @@ static int index_prev(struct analysis *a)
 static const struct prev_flow *find_prev(const struct analysis *a, const struct flow_key *k,
 					 size_t i, long *shift)
 {
-	struct kindex *x = (struct kindex *)&a->prev_index;
 	size_t at = i + *shift;
 	__u32 slot;
 
-	if (!a->have_prev || !x->size)
+	if (!a->have_prev)
 		return NULL;
 	if (at < a->n_prev && !memcmp(&a->prev[at].key, k, sizeof(*k)))
 		return &a->prev[at];
-	slot = *kindex_slot(x, k, sizeof(*k), a->prev, sizeof(*a->prev));
+	slot = kindex_find(&a->prev_index, k, sizeof(*k), a->prev, sizeof(*a->prev));
 	if (!slot)
 		return NULL;
 	*shift = (long)(slot - 1) - (long)i;
@@ -313,7 +312,8 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		v->reverse = -1;
 		v->predicted_path = -1;
 		v->is_data = carries_data(&r->c);
-		if (!p || p != &a->prev[i] || p->is_data != v->is_data)
+		/* same_flows implies prev[] holds n_flows records. */
+		if (a->same_flows && (p != &a->prev[i] || p->is_data != v->is_data))
 			a->same_flows = false;
 	}
 	return 0;
@@ -584,8 +584,7 @@ int analysis_find(const struct analysis *a, const struct flow_key *k)
 {
 	/* After an update prev[] is this snapshot, in its order, and indexed by key. */
 	if (a->have_prev && a->n_prev == a->n_flows && a->prev_index.size) {
-		__u32 slot = *kindex_slot((struct kindex *)&a->prev_index, k, sizeof(*k), a->prev,
-					  sizeof(*a->prev));
+		__u32 slot = kindex_find(&a->prev_index, k, sizeof(*k), a->prev, sizeof(*a->prev));
 
 		return slot ? (int)slot - 1 : -1;
 	}

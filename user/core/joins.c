@@ -136,15 +136,14 @@ static void pair_reverse(struct analysis *a)
 			struct flow_view *v = &a->flows[i0 + c];
 			__u32 slot;
 
-			slot = *kindex_slot_hashed(&j->port_index, ph[c], &want[c], sizeof(want[c]),
-						   j->port, sizeof(*j->port));
+			slot = kindex_find_hashed(&j->port_index, ph[c], &want[c], sizeof(want[c]),
+						  j->port, sizeof(*j->port));
 			if (slot) {
 				v->reverse = j->port[slot - 1].flow;
 				continue;
 			}
-			slot =
-			    *kindex_slot_hashed(&j->host_index, hh[c], &want[c].hosts,
-						sizeof(want[c].hosts), j->host, sizeof(*j->host));
+			slot = kindex_find_hashed(&j->host_index, hh[c], &want[c].hosts,
+						  sizeof(want[c].hosts), j->host, sizeof(*j->host));
 			if (slot && j->host[slot - 1].count == 1)
 				v->reverse = j->host[slot - 1].flow;
 		}

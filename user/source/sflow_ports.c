@@ -271,7 +271,7 @@ static int map_line(struct sflow_ports *t, char *line, const char **why)
 		return -EINVAL;
 	}
 	k = port_key(&agent, SPC_IFINDEX, ifindex);
-	if (*kindex_slot(&t->index, &k, sizeof(k), t->ports, sizeof(*t->ports))) {
+	if (kindex_find(&t->index, &k, sizeof(k), t->ports, sizeof(*t->ports))) {
 		*why = "this AGENT IFINDEX is already mapped";
 		return -EINVAL;
 	}

@@ -88,8 +88,8 @@ static int find_reps(struct ui *u)
 			*slot = i + 1;
 	}
 	for (size_t i = 0; i < n; i++)
-		u->rep_of[i] = *kindex_slot(&u->rep_index, &u->nkeys[i], sizeof(u->nkeys[i]),
-					    u->nkeys, sizeof(*u->nkeys)) -
+		u->rep_of[i] = kindex_find(&u->rep_index, &u->nkeys[i], sizeof(u->nkeys[i]),
+					   u->nkeys, sizeof(*u->nkeys)) -
 			       1;
 	return 0;
 }

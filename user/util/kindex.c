@@ -62,23 +62,43 @@ __u32 *kindex_slot(struct kindex *x, const void *key, size_t klen, const void *r
 	return kindex_slot_hashed(x, kindex_hash(key, klen, 0), key, klen, records, stride);
 }
 
-__u32 *kindex_slot_hashed(struct kindex *x, __u64 h, const void *key, size_t klen,
-			  const void *records, size_t stride)
+/* The entry of key, or the empty one where its probe ends. */
+static struct kindex_ent *probe(const struct kindex *x, __u64 h, const void *key, size_t klen,
+				const void *records, size_t stride)
 {
 	size_t mask = x->size - 1, s = h & mask;
 	__u32 tag = h >> 32;
-	struct kindex_ent *e;
 
 	for (;; s = (s + 1) & mask) {
-		e = &x->slot[s];
-		if (!e->id) {
-			e->tag = tag;
-			return &e->id;
-		}
-		if (e->tag == tag &&
-		    !memcmp((const char *)records + (size_t)(e->id - 1) * stride, key, klen))
-			return &e->id;
+		struct kindex_ent *e = &x->slot[s];
+
+		if (!e->id ||
+		    (e->tag == tag &&
+		     !memcmp((const char *)records + (size_t)(e->id - 1) * stride, key, klen)))
+			return e;
 	}
+}
+
+__u32 *kindex_slot_hashed(struct kindex *x, __u64 h, const void *key, size_t klen,
+			  const void *records, size_t stride)
+{
+	struct kindex_ent *e = probe(x, h, key, klen, records, stride);
+
+	if (!e->id)
+		e->tag = h >> 32; /* for the record the caller may store here */
+	return &e->id;
+}
+
+__u32 kindex_find(const struct kindex *x, const void *key, size_t klen, const void *records,
+		  size_t stride)
+{
+	return kindex_find_hashed(x, kindex_hash(key, klen, 0), key, klen, records, stride);
+}
+
+__u32 kindex_find_hashed(const struct kindex *x, __u64 h, const void *key, size_t klen,
+			 const void *records, size_t stride)
+{
+	return x->size ? probe(x, h, key, klen, records, stride)->id : 0;
 }
 
 void kindex_free(struct kindex *x)

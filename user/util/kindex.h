@@ -38,6 +38,14 @@ __u32 *kindex_slot(struct kindex *x, const void *key, size_t klen, const void *r
 /* The same, for a key whose kindex_hash(key, klen, 0) the caller has. */
 __u32 *kindex_slot_hashed(struct kindex *x, __u64 hash, const void *key, size_t klen,
 			  const void *records, size_t stride);
+/*
+ * Look key up without changing the index (readers may share it): the
+ * record index + 1, or 0 where key is absent or the index is empty.
+ */
+__u32 kindex_find(const struct kindex *x, const void *key, size_t klen, const void *records,
+		  size_t stride);
+__u32 kindex_find_hashed(const struct kindex *x, __u64 hash, const void *key, size_t klen,
+			 const void *records, size_t stride);
 
 /*
  * Ask for the slot of a key of this hash to be fetched into the cache: at
