@@ -17,8 +17,6 @@
 const volatile __u16 roce_port = FP_ROCE_PORT_DEFAULT;
 const volatile __u16 vxlan_port = FP_VXLAN_PORT_DEFAULT;
 const volatile __u8 replay_mode = 0;
-/* fp_psn's size minus one (a power of two minus one). */
-const volatile __u32 psn_slot_mask = 2 * FP_FLOWS_DEFAULT - 1;
 /*
  * Sampling: packets per flow and per CPU in all; 0 turns it off. Two CPUs
  * sampling one flow's first packet at once may both take it: one more.
@@ -266,25 +264,16 @@ static __always_inline bool is_request(__u8 opcode)
  * PSN ahead of the highest the previous request allowed (one more, or the
  * PSNs a READ request reserves for its responses).
  */
-static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs,
-				      struct fp_totals *t)
+static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs)
 {
-	__u64 hash = fp_key_hash(&p->key);
-	__u32 slot = fp_psn_slot(hash, psn_slot_mask), tag = fp_psn_tag(hash);
-	struct psn_track *pt;
+	struct psn_track *pt = &fs->psn;
 	__u32 reserve = 1;
 	bool fresh;
 
-	pt = bpf_map_lookup_elem(&fp_psn, &slot);
-	if (!pt)
-		return;
-	/* Another flow's state, or none: this request starts the tracking. */
-	fresh = pt->tag != tag;
-	if (fresh) {
-		if (pt->tag)
-			t->cnt[FP_CNT_PSN_TAKEOVER]++;
-		pt->tag = tag;
-	}
+	/* The flow's first request starts the tracking. */
+	fresh = !pt->tracking;
+	if (fresh)
+		pt->tracking = 1;
 	if ((p->opcode & FP_OP_MASK) == FP_OP_READ_REQ && p->read_len > 1)
 		reserve = (p->read_len + (1U << FP_MIN_PMTU_SHIFT) - 1) >> FP_MIN_PMTU_SHIFT;
 
@@ -353,7 +342,7 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 			break;
 		}
 	} else if (is_request(p->opcode)) {
-		track_psn(p, fs, t);
+		track_psn(p, fs);
 	}
 	return fs;
 }

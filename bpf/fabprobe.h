@@ -188,7 +188,6 @@ enum fp_counter {
 	FP_CNT_MALFORMED,
 	FP_CNT_FLOW_NEW,
 	FP_CNT_FLOW_INSERT_FAIL,
-	FP_CNT_PSN_TAKEOVER,	 /* a flow's PSN slot held another flow's state */
 	FP_CNT_SAMPLES,		 /* packets copied to the sample ring */
 	FP_CNT_SAMPLE_DROPS,	 /* samples lost to a full ring */
 	FP_CNT_MIRRORED,	 /* frames decoded as mirror copies (ERSPAN I/II/III, GRE TEB) */
@@ -271,6 +270,21 @@ static inline __attribute__((always_inline)) __u32 fp_addr6_digest(__u64 hi, __u
 }
 
 /*
+ * Request-PSN state of a flow (IBTA 9.7.1), kept in the flow's own entry:
+ * the flow table holds one entry for all CPUs, so the packets of one
+ * queue pair handled on different CPUs (tc egress runs on the sender's
+ * CPU) meet the same state, and no two flows ever share it. Updates are
+ * plain stores: a race costs at most one misclassified packet, never a
+ * lost frame count. tracking is 0 until the flow's first request.
+ */
+struct psn_track {
+	__u32 max_psn;	    /* highest request PSN seen, 24-bit */
+	__u32 next_psn_max; /* highest PSN the next request may carry in order */
+	__u32 last_psn;	    /* PSN of the last request packet */
+	__u32 tracking;	    /* 1 once a request has set the three above */
+};
+
+/*
  * Counters of one flow: one copy shared by every CPU, so that a flow costs
  * the same on a 2-CPU host and a 128-CPU collector. BPF adds atomically
  * (core.h). packets stays 0 in the map: every packet counts in exactly one
@@ -293,9 +307,10 @@ struct flow_counters {
 	__u64 last_seen_ns;
 	__u64 opcodes[4]; /* bitmap of BTH opcodes seen */
 	__u64 dscp_mask;  /* bitmap of DSCP values seen */
-	__u16 vlan;	  /* outermost VLAN ID, 0 when untagged */
-	__u8 dscp;	  /* DSCP of the last packet */
-	__u8 pcp;	  /* PCP of the outermost tag (valid when vlan_tagged) */
+	struct psn_track psn;
+	__u16 vlan; /* outermost VLAN ID, 0 when untagged */
+	__u8 dscp;  /* DSCP of the last packet */
+	__u8 pcp;   /* PCP of the outermost tag (valid when vlan_tagged) */
 	__u8 vlan_tagged;
 	__u8 last_opcode;
 	__u8 last_nak_code;
@@ -303,29 +318,11 @@ struct flow_counters {
 };
 
 /*
- * Request-PSN state of a flow. Packets of one queue pair can be handled on
- * different CPUs (tc egress runs on the sender's CPU), so this lives in a
- * shared map: a direct-mapped array indexed by a hash of the flow key (an
- * array lookup costs a fraction of a hash-table one). The tag tells whose
- * state a slot holds: the key hash's low 32 bits, where the slot comes from
- * its high ones, so two flows of one slot share a tag with odds of 2^-32.
- * A flow that finds another's tag takes the slot over; a slot with a tag
- * holds a valid state. Updates are plain stores: a race costs at most one
- * misclassified packet, never a lost frame count. 16 bytes a slot.
- */
-struct psn_track {
-	__u32 tag;	    /* fp_psn_tag() of the owner, 0 when empty */
-	__u32 max_psn;	    /* highest request PSN seen, 24-bit */
-	__u32 next_psn_max; /* highest PSN the next request may carry in order */
-	__u32 last_psn;	    /* PSN of the last request packet */
-};
-
-/*
- * 64-bit hash of a flow key, never 0; the same in BPF and userspace. Two
- * lanes, each taking every other 8-byte word, so that the multiplies of
- * one wait for half as many others: the request path runs this on every
- * packet. A multiply carries a difference upwards only, so the lanes meet
- * in a last round that brings their top bytes down to the PSN slot's bits.
+ * 64-bit hash of a flow key, never 0 (userspace: analysis' index, top,
+ * sFlow). Two lanes, each taking every other 8-byte word, so that the
+ * multiplies of one wait for half as many others. A multiply carries a
+ * difference upwards only, so the lanes meet in a last round that brings
+ * their top bytes down to the low bits.
  */
 static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow_key *k)
 {
@@ -347,18 +344,6 @@ static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow
 	a = (a ^ (b >> 29) ^ (b << 35)) * 0xFF51AFD7ED558CCDULL;
 	a ^= a >> 32;
 	return a | 1;
-}
-
-/* The PSN slot of a key hash: its high half, masked to the array's size. */
-static inline __attribute__((always_inline)) __u32 fp_psn_slot(__u64 hash, __u32 mask)
-{
-	return (__u32)(hash >> 32) & mask;
-}
-
-/* The PSN slot's tag of a key hash: its low half, never 0 (the hash is odd). */
-static inline __attribute__((always_inline)) __u32 fp_psn_tag(__u64 hash)
-{
-	return (__u32)hash;
 }
 
 /*

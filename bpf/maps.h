@@ -14,7 +14,8 @@ struct {
 } fp_totals SEC(".maps");
 
 /*
- * Flow table, one entry for all CPUs (counters added atomically, core.h);
+ * Flow table, one entry for all CPUs (counters added atomically, core.h,
+ * and the request-PSN state, struct psn_track);
  * userspace sets max_entries from --flows before load.
  */
 struct {
@@ -23,14 +24,6 @@ struct {
 	__type(key, struct flow_key);
 	__type(value, struct flow_counters);
 } fp_flows SEC(".maps");
-
-/* Request-PSN state, shared across CPUs (see struct psn_track); a power of two. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2 * FP_FLOWS_DEFAULT);
-	__type(key, __u32);
-	__type(value, struct psn_track);
-} fp_psn SEC(".maps");
 
 /* Packet samples for capture; sized by userspace, tiny when sampling is off. */
 struct {

@@ -136,9 +136,14 @@ static void read_totals(__u64 out[FP_CNT_MAX])
 
 static void feedback(void)
 {
-	static const int which[] = {FP_CNT_ROCE,	   FP_CNT_OTHER,    FP_CNT_MALFORMED,
-				    FP_CNT_VXLAN,	   FP_CNT_CNP,	    FP_CNT_FLOW_NEW,
-				    FP_CNT_PSN_TAKEOVER,   FP_CNT_MIRRORED, FP_CNT_MIRROR_TRUNCATED,
+	static const int which[] = {FP_CNT_ROCE,
+				    FP_CNT_OTHER,
+				    FP_CNT_MALFORMED,
+				    FP_CNT_VXLAN,
+				    FP_CNT_CNP,
+				    FP_CNT_FLOW_NEW,
+				    FP_CNT_MIRRORED,
+				    FP_CNT_MIRROR_TRUNCATED,
 				    FP_CNT_MIRROR_ROCE_CUT};
 	__u64 after[FP_CNT_MAX];
 	unsigned int sig = 0;

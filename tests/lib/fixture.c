@@ -150,7 +150,6 @@ static const char *const cnt_names[FP_CNT_MAX] = {
     [FP_CNT_MALFORMED] = "malformed",
     [FP_CNT_FLOW_NEW] = "flow_new",
     [FP_CNT_FLOW_INSERT_FAIL] = "flow_insert_fail",
-    [FP_CNT_PSN_TAKEOVER] = "psn_takeover",
     [FP_CNT_SAMPLES] = "samples",
     [FP_CNT_SAMPLE_DROPS] = "sample_drops",
     [FP_CNT_MIRRORED] = "mirrored",
@@ -227,26 +226,16 @@ static void empty_maps(struct probe *p)
 {
 	size_t tstride = (sizeof(struct fp_totals) + 7) & ~(size_t)7;
 	void *zero_totals = calloc(p->ncpus, tstride);
-	struct psn_track *zero_psn = calloc(p->psn_slots, sizeof(*zero_psn));
 	int flows = bpf_map__fd(p->skel->maps.fp_flows);
-	int psn = bpf_map__fd(p->skel->maps.fp_psn);
 	struct flow_key key;
-	__u32 zero = 0, count = p->psn_slots, *slots = calloc(p->psn_slots, sizeof(*slots));
+	__u32 zero = 0;
 
 	assert_non_null(zero_totals);
-	assert_non_null(zero_psn);
-	assert_non_null(slots);
 	assert_int_equal(
 	    bpf_map_update_elem(bpf_map__fd(p->skel->maps.fp_totals), &zero, zero_totals, 0), 0);
 	while (!bpf_map_get_next_key(flows, NULL, &key))
 		assert_int_equal(bpf_map_delete_elem(flows, &key), 0);
-	for (__u32 i = 0; i < p->psn_slots; i++)
-		slots[i] = i;
-	assert_int_equal(bpf_map_update_batch(psn, slots, zero_psn, &count, NULL), 0);
-	assert_int_equal(count, p->psn_slots);
 	free(zero_totals);
-	free(zero_psn);
-	free(slots);
 }
 
 void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks)

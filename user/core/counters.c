@@ -61,8 +61,6 @@ const struct total_def total_defs[] = {
     {FP_CNT_MIRROR_DROPPED, "mirror_dropped", "mirror_dropped_frames",
      "Mirror copies dropped after counting (--mirror-port-drop)", "copies dropped", NULL,
      CK_COUNTER, TF_TEXT},
-    {FP_CNT_PSN_TAKEOVER, "psn_slot_takeovers", "psn_slot_takeovers",
-     "PSN tracker slots a flow took from another flow", "PSN slot takeovers", NULL, CK_COUNTER, 0},
 };
 const size_t n_total_defs = sizeof(total_defs) / sizeof(total_defs[0]);
 

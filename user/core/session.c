@@ -127,13 +127,6 @@ double session_clock_s(const struct session *ss)
 	return d.clock_s;
 }
 
-int session_psn(const struct session *ss, const struct flow_key *k, struct psn_track *out)
-{
-	if (!ss->src->probe)
-		return -ENOENT;
-	return collect_psn(ss->src->probe, k, out);
-}
-
 void session_stop(struct session *ss)
 {
 	if (ss->src)

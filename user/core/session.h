@@ -58,8 +58,6 @@ int session_refresh(struct session *ss);
 int session_whole(struct session *ss, struct analysis *whole);
 /* The source's time since it started, seconds. */
 double session_clock_s(const struct session *ss);
-/* The PSN tracker's state of one flow; -ENOENT if none. */
-int session_psn(const struct session *ss, const struct flow_key *k, struct psn_track *out);
 void session_stop(struct session *ss);
 
 #endif /* __FP_SESSION_H */

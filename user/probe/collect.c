@@ -215,17 +215,6 @@ void snapshot_free(struct snapshot *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int collect_psn(struct probe *p, const struct flow_key *k, struct psn_track *out)
-{
-	__u64 hash = fp_key_hash(k);
-	__u32 slot = fp_psn_slot(hash, p->psn_slots - 1);
-
-	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fp_psn), &slot, out))
-		return -errno;
-	/* The slot may hold another flow's state, or none. */
-	return out->tag == fp_psn_tag(hash) ? 0 : -ENOENT;
-}
-
 static int cmp_bytes_desc(const void *a, const void *b)
 {
 	const struct flow_record *x = a, *y = b;

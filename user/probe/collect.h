@@ -84,9 +84,6 @@ static inline __u64 snapshot_evictions(const struct snapshot *s)
 void flow_counters_read(struct flow_counters *out, const struct flow_counters *map);
 void totals_sum(__u64 out[FP_CNT_MAX], const void *percpu, int ncpus, size_t stride);
 
-/* The PSN tracker's state for one flow (request flows only); -ENOENT if none. */
-int collect_psn(struct probe *p, const struct flow_key *k, struct psn_track *out);
-
 /* Sort flows by bytes, largest first. */
 void snapshot_sort_by_bytes(struct snapshot *s);
 

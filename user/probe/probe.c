@@ -83,14 +83,7 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 		goto fail;
 	}
 
-	/* PSN slots: a power of two, twice the flows, so that few flows share one. */
-	p->psn_slots = 1024;
-	while (p->psn_slots < 2 * opts->flow_entries)
-		p->psn_slots *= 2;
-	skel->rodata->psn_slot_mask = p->psn_slots - 1;
 	err = bpf_map__set_max_entries(skel->maps.fp_flows, opts->flow_entries);
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.fp_psn, p->psn_slots);
 	if (err) {
 		fp_err("cannot size the flow table to %u entries: %s", opts->flow_entries,
 		       fp_strerror(err));

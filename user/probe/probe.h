@@ -63,7 +63,6 @@ struct probe {
 	struct fabprobe_bpf *skel;
 	int ncpus;
 	__u32 flow_entries;
-	__u32 psn_slots; /* fp_psn's size, a power of two */
 	bool replay;
 	bool mirror_drop; /* XDP returns XDP_DROP for mirror copies */
 	struct probe_link links[PROBE_MAX_LINKS];

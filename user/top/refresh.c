@@ -94,12 +94,6 @@ static int find_reps(struct ui *u)
 	return 0;
 }
 
-void fetch_psn(struct ui *u)
-{
-	memset(&u->psn, 0, sizeof(u->psn));
-	u->psn_err = session_psn(u->ss, &u->detail_key, &u->psn);
-}
-
 int refresh_data(struct ui *u)
 {
 	struct session *ss = u->ss;
@@ -128,8 +122,6 @@ int refresh_data(struct ui *u)
 	err = mark_flows(u) ?: find_reps(u);
 	if (err)
 		return err;
-	if (u->overlay == &view_detail)
-		fetch_psn(u);
 	u->last_refresh_s = now;
 	u->have_data = true;
 	u->dirty = true;

@@ -205,8 +205,6 @@ struct ui {
 	char status[160];
 
 	struct flow_key detail_key;
-	struct psn_track psn;
-	int psn_err;
 
 	/* refresh bookkeeping */
 	bool have_data, dirty;
@@ -284,7 +282,6 @@ void key(struct ui *u, int ch);
 int help_lines(const struct ui *u, char lines[][LINE_MAX_BYTES], int max);
 int status_hints(const struct ui *u, char *buf, size_t len);
 void open_detail(struct ui *u, int flow);
-void fetch_psn(struct ui *u);
 
 /* filter.c */
 int parse_filter(const char *text, struct filter *f, char *err, size_t err_len);

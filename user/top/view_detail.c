@@ -103,14 +103,11 @@ static void counter_lines(struct lines *l, int f)
 	if (v->r->key.flags & FP_FLOW_VXLAN)
 		ecn_line(l, "inner ECN", c->inner_ecn);
 	class_lines(l, c);
-	if (!u->psn_err)
+	if (c->psn.tracking)
 		line(l, 0, A_NORMAL, "PSN         last 0x%06x  max 0x%06x  next in order <= 0x%06x",
-		     u->psn.last_psn, u->psn.max_psn, u->psn.next_psn_max);
-	else if (u->psn_err == -ENOENT)
-		line(l, 0, ui_attr(u, R_DIM), "PSN         not tracked (only request flows are)");
+		     c->psn.last_psn, c->psn.max_psn, c->psn.next_psn_max);
 	else
-		line(l, 0, ui_attr(u, R_WARN), "PSN         lookup failed: %s",
-		     fp_strerror(u->psn_err));
+		line(l, 0, ui_attr(u, R_DIM), "PSN         not tracked (only request flows are)");
 	if (v->reverse >= 0) {
 		const struct flow_view *r = &a->flows[v->reverse];
 
@@ -181,7 +178,6 @@ void open_detail(struct ui *u, int flow)
 		return;
 	u->detail_key = u->an->flows[flow].r->key;
 	u->overlay = &view_detail;
-	fetch_psn(u);
 }
 
 static void close_detail(struct ui *u, int ch)
