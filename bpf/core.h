@@ -288,26 +288,47 @@ static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs
 	pt->last_psn = p->psn;
 }
 
+/*
+ * The flow's entry in map (fp_flows4 or fp_flows6, a constant at each
+ * inlined call, so the verifier inlines the lookups), inserted if new.
+ */
+static __always_inline struct flow_counters *flow_entry(void *map, const void *key,
+							struct fp_totals *t, __u64 now)
+{
+	struct flow_counters *fs = bpf_map_lookup_elem(map, key);
+	bool mine;
+
+	if (fs)
+		return fs;
+	/* Another CPU may insert the same key first: EEXIST is fine. */
+	mine = !bpf_map_update_elem(map, key, &zero_counters, BPF_NOEXIST);
+	fs = bpf_map_lookup_elem(map, key);
+	if (!fs) {
+		t->cnt[FP_CNT_FLOW_INSERT_FAIL]++;
+		return NULL;
+	}
+	if (mine) {
+		t->cnt[FP_CNT_FLOW_NEW]++;
+		fs->first_seen_ns = now;
+	}
+	return fs;
+}
+
 static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, struct fp_totals *t,
 							  __u64 now)
 {
 	struct flow_counters *fs;
 
-	fs = bpf_map_lookup_elem(&fp_flows, &p->key);
-	if (!fs) {
-		/* Another CPU may insert the same key first: EEXIST is fine. */
-		bool mine = !bpf_map_update_elem(&fp_flows, &p->key, &zero_counters, BPF_NOEXIST);
+	if (p->key.flags & FP_FLOW_ANY_IPV6) {
+		fs = flow_entry(&fp_flows6, &p->key, t, now);
+	} else {
+		struct flow_key4 k4;
 
-		fs = bpf_map_lookup_elem(&fp_flows, &p->key);
-		if (!fs) {
-			t->cnt[FP_CNT_FLOW_INSERT_FAIL]++;
-			return NULL;
-		}
-		if (mine) {
-			t->cnt[FP_CNT_FLOW_NEW]++;
-			fs->first_seen_ns = now;
-		}
+		fp_key4_from(&k4, &p->key);
+		fs = flow_entry(&fp_flows4, &k4, t, now);
 	}
+	if (!fs)
+		return NULL;
 
 	fp_add(fs->bytes, p->len);
 	fp_add(fs->ecn[p->ecn & 3], 1);

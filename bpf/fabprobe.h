@@ -15,6 +15,8 @@
 #define FP_ROCE_PORT_DEFAULT  4791
 #define FP_VXLAN_PORT_DEFAULT 4789
 #define FP_FLOWS_DEFAULT      65536
+/* The IPv6 table (fp_flows6) by default: a quarter of the IPv4 one, at least this. */
+#define FP_FLOWS6_MIN 1024
 
 /*
  * Replay: what userspace hands the program ahead of each frame, as XDP
@@ -216,6 +218,8 @@ enum fp_dir {
 #define FP_FLOW_MIRROR_IPV6    0x10 /* mirror_src is a digest of an IPv6 address */
 #define FP_FLOW_MIRROR_INGRESS 0x20 /* ERSPAN III copy taken at ingress (D clear) */
 #define FP_FLOW_MIRROR_EGRESS  0x40 /* ERSPAN III copy taken at egress (D set) */
+/* A flow with any of these keeps its whole key in fp_flows6; the rest, fp_flows4. */
+#define FP_FLOW_ANY_IPV6 (FP_FLOW_IPV6 | FP_FLOW_INNER_IPV6)
 
 /*
  * One direction of one RoCE queue pair as seen at one point on the wire.
@@ -254,6 +258,64 @@ struct flow_key {
 	__u8 mirror; /* enum fp_mirror */
 	__u8 pad;
 };
+
+/*
+ * The key of a flow whose addresses are all IPv4 (fp_flows4): struct
+ * flow_key with each 16-byte address field cut to the 4 bytes IPv4 uses.
+ * Half the bytes for the kernel to hash and compare on every packet, and
+ * 48 bytes less a flow. The fields from sport on are flow_key's, in the
+ * same order, so that they copy as one block.
+ */
+struct flow_key4 {
+	__u32 src __attribute__((aligned(8)));
+	__u32 dst;
+	__u32 inner_src;
+	__u32 inner_dst;
+	__u16 sport;
+	__u16 dport;
+	__u16 inner_sport;
+	__u16 inner_dport;
+	__u32 vni;
+	__u32 dest_qp;
+	__u32 mirror_id;
+	__u32 mirror_src;
+	__u32 ifindex;
+	__u8 dir;
+	__u8 flags;
+	__u8 mirror;
+	__u8 pad;
+};
+
+#define FP_KEY_TAIL  __builtin_offsetof(struct flow_key, sport)
+#define FP_KEY4_TAIL __builtin_offsetof(struct flow_key4, sport)
+_Static_assert(sizeof(struct flow_key) - FP_KEY_TAIL == sizeof(struct flow_key4) - FP_KEY4_TAIL,
+	       "flow_key4 ends with flow_key's fields from sport on");
+_Static_assert(sizeof(struct flow_key4) == 48, "flow_key4 is 48 bytes, no holes");
+
+/* A key of a flow with no IPv6 address, in the IPv4 table's form. */
+static inline __attribute__((always_inline)) void fp_key4_from(struct flow_key4 *k4,
+							       const struct flow_key *k)
+{
+	__builtin_memcpy(&k4->src, k->src, 4);
+	__builtin_memcpy(&k4->dst, k->dst, 4);
+	__builtin_memcpy(&k4->inner_src, k->inner_src, 4);
+	__builtin_memcpy(&k4->inner_dst, k->inner_dst, 4);
+	__builtin_memcpy((char *)k4 + FP_KEY4_TAIL, (const char *)k + FP_KEY_TAIL,
+			 sizeof(*k4) - FP_KEY4_TAIL);
+}
+
+/* Back (userspace): the whole key of an IPv4 table entry, the address fields' rest zero. */
+static inline __attribute__((always_inline)) void fp_key_from4(struct flow_key *k,
+							       const struct flow_key4 *k4)
+{
+	__builtin_memset(k, 0, FP_KEY_TAIL);
+	__builtin_memcpy(k->src, &k4->src, 4);
+	__builtin_memcpy(k->dst, &k4->dst, 4);
+	__builtin_memcpy(k->inner_src, &k4->inner_src, 4);
+	__builtin_memcpy(k->inner_dst, &k4->inner_dst, 4);
+	__builtin_memcpy((char *)k + FP_KEY_TAIL, (const char *)k4 + FP_KEY4_TAIL,
+			 sizeof(*k4) - FP_KEY4_TAIL);
+}
 
 /*
  * A 32-bit digest of an IPv6 address (its 16 bytes as two host-order

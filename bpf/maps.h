@@ -14,16 +14,25 @@ struct {
 } fp_totals SEC(".maps");
 
 /*
- * Flow table, one entry for all CPUs (counters added atomically, core.h,
- * and the request-PSN state, struct psn_track);
- * userspace sets max_entries from --flows before load.
+ * Flow tables, one entry a flow for all CPUs (counters added atomically,
+ * core.h, and the request-PSN state, struct psn_track). A flow whose
+ * addresses are all IPv4 takes the compact key (fp_flows4, --flows); one
+ * with an IPv6 address the whole key (fp_flows6, --flows6). Userspace sets
+ * both sizes before load.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, FP_FLOWS_DEFAULT);
+	__type(key, struct flow_key4);
+	__type(value, struct flow_counters);
+} fp_flows4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FP_FLOWS_DEFAULT / 4);
 	__type(key, struct flow_key);
 	__type(value, struct flow_counters);
-} fp_flows SEC(".maps");
+} fp_flows6 SEC(".maps");
 
 /* Packet samples for capture; sized by userspace, tiny when sampling is off. */
 struct {

@@ -1891,6 +1891,83 @@ static void test_psn_per_flow(void **state)
 }
 
 /*
+ * Two tables: a flow whose addresses are all IPv4 keeps a 48-byte key in
+ * fp_flows4, one with an IPv6 address (outer or inner) the whole key in
+ * fp_flows6. Each of the five families lands in its table, and the
+ * snapshot gives every key back whole: the IPv4 ones widened to the
+ * address fields' first 4 bytes, the rest zero, as the parser lays them
+ * (the fixtures' exact key checks, v4 and v6 alike, hold them to it).
+ */
+static void b_families(struct fx *fx)
+{
+	static const struct vx_spec specs[] = {
+	    {.outer6 = false, .inner6 = false},
+	    {.outer6 = true, .inner6 = false},
+	    {.outer6 = false, .inner6 = true},
+	    {.outer6 = true, .inner6 = true},
+	};
+
+	send_only(v4(fx), 100);
+	v6_with(fx, 0);
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+		send_only(vxlan(fx, &specs[i]), 100);
+}
+
+static __u32 table_entries(int fd)
+{
+	struct flow_key k, prev;
+	__u32 n = 0;
+
+	while (!bpf_map_get_next_key(fd, n ? &prev : NULL, &k)) {
+		prev = k;
+		n++;
+	}
+	return n;
+}
+
+static void test_flow_tables_by_family(void **state)
+{
+	size_t v4 = 0, any6 = 0;
+
+	(void)state;
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	build(&g_fx, b_families, NULL);
+	for (int i = 0; i < g_fx.n; i++) {
+		const struct frame *f = &g_fx.frames[i];
+
+		assert_int_equal(probe_run_frame(&g_probe, f->data, f->len, fr_wire_len(f),
+						 f->ts_ns, f->path_id),
+				 0);
+	}
+	assert_int_equal(table_entries(bpf_map__fd(g_probe.skel->maps.fp_flows4)), 2);
+	assert_int_equal(table_entries(bpf_map__fd(g_probe.skel->maps.fp_flows6)), 4);
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, 6);
+	assert_int_equal(g_snap.flow_capacity, g_probe.flow_entries + g_probe.flow6_entries);
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		const struct flow_key *k = &g_snap.flows[i].key;
+		bool six = k->flags & FP_FLOW_ANY_IPV6;
+		static const __u8 zero[12];
+
+		/* The IPv4 table's entries come first, each address widened. */
+		assert_int_equal(six, i >= 2);
+		if (!six) {
+			assert_memory_equal(k->src + 4, zero, 12);
+			assert_memory_equal(k->dst + 4, zero, 12);
+			assert_memory_equal(k->inner_src + 4, zero, 12);
+			assert_memory_equal(k->inner_dst + 4, zero, 12);
+			assert_int_not_equal(k->src[0] | k->src[3], 0);
+		}
+		v4 += !six;
+		any6 += six;
+		assert_int_equal(g_snap.flows[i].c.packets, 1);
+		assert_int_equal(k->dest_qp, QP_A);
+	}
+	assert_int_equal(v4, 2);
+	assert_int_equal(any6, 4);
+}
+
+/*
  * One flow's packets on two CPUs at once: the flow table holds one entry
  * for all CPUs, so every add must be atomic or the counts come up short.
  * Each thread runs a VXLAN WRITE (outer CE, inner ECT(0)) and an ACK
@@ -2002,6 +2079,7 @@ int main(void)
 		fx_add("", cut_cases[i].name, test_cut, &cut_cases[i]);
 	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
 	fx_add("", "psn_state_per_flow_1000_flows", test_psn_per_flow, NULL);
+	fx_add("", "flow_tables_by_family", test_flow_tables_by_family, NULL);
 	fx_add("", "shared_flow_two_cpus", test_shared_flow_two_cpus, NULL);
 	return fx_run_all("test_parser");
 }

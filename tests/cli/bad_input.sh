@@ -90,6 +90,8 @@ expect_error "option without value" "needs a value" "$FABPROBE" replay "$good" -
 expect_error "unknown short option" "unknown option '-x'" "$FABPROBE" replay -x "$good"
 expect_error "unknown command" "unknown command" "$FABPROBE" frobnicate
 expect_error "bad --flows" "--flows: '0'" "$FABPROBE" replay --flows 0 "$good"
+expect_error "bad --flows6" "--flows6: '0'" "$FABPROBE" replay --flows6 0 "$good"
+expect_error "--flows6 too large" "--flows6: '99999999'" "$FABPROBE" replay --flows6 99999999 "$good"
 expect_error "bad --roce-port" "--roce-port: '70000'" "$FABPROBE" replay --roce-port 70000 "$good"
 expect_error "bad --path" "--path: 'up1' is not NAME=VALUE" "$FABPROBE" replay --path up1
 expect_error "not root" "must run as root" setpriv --reuid=65534 --regid=65534 --clear-groups \

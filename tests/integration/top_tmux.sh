@@ -64,7 +64,7 @@ check "header names the interfaces and the hooks" \
 check "header shows rates per second" \
 	wait_screen "^per s: frames [0-9.]+[kM]? +RoCE [0-9.]+[kM]? +VXLAN 0 +CE [0-9.]+ +CNP [0-9.]+[kM]? +rtx [0-9.]+[kM]? +malformed 0" 1
 check "header shows flow-table fill and evictions" \
-	wait_screen "^flows [0-9]+/65536 \([0-9.<%]+\) +evicted [0-9]+" 1
+	wait_screen "^flows [0-9]+/65536\+16384 \([0-9.<%]+\) +evicted [0-9]+" 1
 for q in $E1 $E2 $MOUSE; do
 	row=$(row_of "${SPORT[$q]}")
 	echo "     $row"

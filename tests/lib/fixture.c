@@ -226,15 +226,16 @@ static void empty_maps(struct probe *p)
 {
 	size_t tstride = (sizeof(struct fp_totals) + 7) & ~(size_t)7;
 	void *zero_totals = calloc(p->ncpus, tstride);
-	int flows = bpf_map__fd(p->skel->maps.fp_flows);
-	struct flow_key key;
+	int tables[] = {bpf_map__fd(p->skel->maps.fp_flows4), bpf_map__fd(p->skel->maps.fp_flows6)};
+	struct flow_key key; /* the larger key: either table's fits */
 	__u32 zero = 0;
 
 	assert_non_null(zero_totals);
 	assert_int_equal(
 	    bpf_map_update_elem(bpf_map__fd(p->skel->maps.fp_totals), &zero, zero_totals, 0), 0);
-	while (!bpf_map_get_next_key(flows, NULL, &key))
-		assert_int_equal(bpf_map_delete_elem(flows, &key), 0);
+	for (int i = 0; i < 2; i++)
+		while (!bpf_map_get_next_key(tables[i], NULL, &key))
+			assert_int_equal(bpf_map_delete_elem(tables[i], &key), 0);
 	free(zero_totals);
 }
 

@@ -29,6 +29,8 @@ int opt_parse_probe(struct probe_opts *po, int opt, const char *arg)
 	switch (opt) {
 	case 'F':
 		return opt_parse_u32("--flows", arg, 1, 1U << 24, &po->flow_entries) ?: 1;
+	case OPT_FLOWS6:
+		return opt_parse_u32("--flows6", arg, 1, 1U << 24, &po->flow6_entries) ?: 1;
 	case 'R':
 		return opt_parse_port("--roce-port", arg, &po->roce_port) ?: 1;
 	case 'X':
@@ -233,6 +235,7 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 		cs->pcap.speed = cs->default_speed;
 	po = recording ? &cs->pcap.popts : sflow ? &cs->sflow.popts : &cs->live.popts;
 	po->flow_entries = cs->popts.flow_entries;
+	po->flow6_entries = cs->popts.flow6_entries;
 	po->roce_port = cs->popts.roce_port;
 	po->vxlan_port = cs->popts.vxlan_port;
 	po->mirror_drop = cs->popts.mirror_drop;

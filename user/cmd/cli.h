@@ -41,6 +41,7 @@ enum {
 	OPT_MIRROR_SESSION,
 	OPT_MIRROR_PORT_DROP,
 	OPT_THREADS,
+	OPT_FLOWS6,
 	OPT_CMD_FIRST = 384, /* a command's own long options start here */
 };
 
@@ -67,12 +68,15 @@ enum {
 	"      --sflow-rcvbuf BYTES the listener's socket receive buffer (default 32 MiB)\n"
 
 #define OPT_PROBE_LONG_OPTS                                                                        \
-	{"flows", required_argument, NULL, 'F'}, {"roce-port", required_argument, NULL, 'R'},      \
+	{"flows", required_argument, NULL, 'F'}, {"flows6", required_argument, NULL, OPT_FLOWS6},  \
+	    {"roce-port", required_argument, NULL, 'R'},                                           \
 	{                                                                                          \
 		"vxlan-port", required_argument, NULL, 'X'                                         \
 	}
 #define OPT_PROBE_HELP                                                                             \
-	"      --flows N          flow table size in entries (default 65536)\n"                    \
+	"      --flows N          IPv4 flow table size in entries (default 65536)\n"               \
+	"      --flows6 N         table of flows with an IPv6 address (default a quarter\n"        \
+	"                         of --flows, at least 1024)\n"                                    \
 	"      --roce-port PORT   RoCEv2 UDP port (default 4791)\n"                                \
 	"      --vxlan-port PORT  VXLAN UDP port (default 4789)\n"
 

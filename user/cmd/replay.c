@@ -175,6 +175,7 @@ int cmd_replay(int argc, char **argv)
 	if (sflow) {
 		so.capture = po.files[0].path;
 		so.popts.flow_entries = po.popts.flow_entries;
+		so.popts.flow6_entries = po.popts.flow6_entries;
 		so.popts.roce_port = po.popts.roce_port;
 		so.popts.vxlan_port = po.popts.vxlan_port;
 	}

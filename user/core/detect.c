@@ -400,6 +400,21 @@ static int imbalance_alerts(struct analysis *a, const struct analysis_opts *o)
 	return 0;
 }
 
+/*
+ * Which table to raise: the IPv6 one (fp_flows6) when it is the fuller,
+ * else the IPv4 one. LRU evicts in a table nearly full, so the fuller
+ * table is the one evicting.
+ */
+static const char *flow_table_knob(const struct snapshot *s, size_t n6)
+{
+	__u32 cap4 = s->flow_capacity - s->flow_capacity6;
+	size_t n4 = s->n_flows - n6;
+
+	if (s->flow_capacity6 && (!cap4 || (double)n6 / s->flow_capacity6 > (double)n4 / cap4))
+		return "--flows6, flows with an IPv6 address";
+	return "--flows";
+}
+
 static int group_alerts(struct analysis *a, const struct snapshot *s, const struct analysis_opts *o)
 {
 	__u64 malformed = a->totals_delta[FP_CNT_MALFORMED];
@@ -423,12 +438,20 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		    window(a));
 	}
 	if (failed || snapshot_evictions(s) > 0) {
+		size_t n6 = 0;
+
 		al = alert_new(a, ALERT_FLOW_TABLE_PRESSURE, failed ? SEV_WARNING : SEV_INFO, -1);
 		if (!al)
 			return -ENOMEM;
-		say(al->message, "the flow table is full: old flows are evicted (raise --flows)");
-		say(al->evidence, "%zu of %u entries, %llu evicted, %llu insert failures",
-		    s->n_flows, s->flow_capacity, (unsigned long long)snapshot_evictions(s),
+		for (size_t i = 0; i < s->n_flows; i++)
+			n6 += !!(s->flows[i].key.flags & FP_FLOW_ANY_IPV6);
+		say(al->message, "a flow table is full: old flows are evicted (raise %s)",
+		    flow_table_knob(s, n6));
+		say(al->evidence,
+		    "IPv4 table %zu of %u entries, IPv6 table %zu of %u, %llu evicted, %llu insert "
+		    "failures",
+		    s->n_flows - n6, s->flow_capacity - s->flow_capacity6, n6, s->flow_capacity6,
+		    (unsigned long long)snapshot_evictions(s),
 		    (unsigned long long)s->totals[FP_CNT_FLOW_INSERT_FAIL]);
 	}
 	return 0;

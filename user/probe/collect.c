@@ -47,7 +47,8 @@ void flow_counters_read(struct flow_counters *out, const struct flow_counters *m
 	out->packets = map->ecn[0] + map->ecn[1] + map->ecn[2] + map->ecn[3];
 }
 
-static int add_flows(struct snapshot *s, const struct flow_key *keys,
+/* n entries of one table: keys of key_size bytes (flow_key4 or flow_key), widened. */
+static int add_flows(struct snapshot *s, const void *keys, size_t key_size,
 		     const struct flow_counters *values, size_t n)
 {
 	int err = buf_grow((void **)&s->flows, &s->cap, s->n_flows + n, sizeof(*s->flows));
@@ -56,8 +57,12 @@ static int add_flows(struct snapshot *s, const struct flow_key *keys,
 		return err;
 	for (size_t i = 0; i < n; i++) {
 		struct flow_record *r = &s->flows[s->n_flows++];
+		const void *k = (const char *)keys + i * key_size;
 
-		r->key = keys[i];
+		if (key_size == sizeof(struct flow_key4))
+			fp_key_from4(&r->key, k);
+		else
+			memcpy(&r->key, k, sizeof(r->key));
 		r->samples = 0;
 		r->rate = 0;
 		flow_counters_read(&r->c, &values[i]);
@@ -66,7 +71,7 @@ static int add_flows(struct snapshot *s, const struct flow_key *keys,
 }
 
 /* bpf_map_lookup_batch, as bcc's libbpf-tools map_helpers do. */
-static int read_flows_batch(int fd, struct snapshot *s, struct flow_key *keys,
+static int read_flows_batch(int fd, size_t key_size, struct snapshot *s, void *keys,
 			    struct flow_counters *values)
 {
 	__u64 token[16];
@@ -80,7 +85,7 @@ static int read_flows_batch(int fd, struct snapshot *s, struct flow_key *keys,
 		if (err && errno != ENOENT)
 			return -errno;
 		if (count) {
-			int aerr = add_flows(s, keys, values, count);
+			int aerr = add_flows(s, keys, key_size, values, count);
 
 			if (aerr)
 				return aerr;
@@ -92,20 +97,22 @@ static int read_flows_batch(int fd, struct snapshot *s, struct flow_key *keys,
 }
 
 /* Fallback for kernels without batch ops on this map type. */
-static int read_flows_iter(int fd, struct snapshot *s, struct flow_key *keys,
+static int read_flows_iter(int fd, size_t key_size, struct snapshot *s, void *keys,
 			   struct flow_counters *values)
 {
-	struct flow_key *prev = NULL, cur;
+	struct flow_key prev, cur; /* the larger key: either table's fits */
+	bool first = true;
 	int err;
 
-	while (!bpf_map_get_next_key(fd, prev, &cur)) {
-		keys[0] = cur;
+	while (!bpf_map_get_next_key(fd, first ? NULL : &prev, &cur)) {
 		if (bpf_map_lookup_elem(fd, &cur, values) == 0) {
-			err = add_flows(s, keys, values, 1);
+			memcpy(keys, &cur, key_size);
+			err = add_flows(s, keys, key_size, values, 1);
 			if (err)
 				return err;
 		}
-		prev = &keys[0];
+		memcpy(&prev, &cur, key_size);
+		first = false;
 	}
 	return 0;
 }
@@ -132,29 +139,34 @@ static int batch_buffers(struct snapshot *s, int ncpus)
 	return s->batch_keys && s->batch_values && s->totals_values ? 0 : -ENOMEM;
 }
 
+static int read_table(int fd, size_t key_size, struct snapshot *s, enum read_mode mode)
+{
+	size_t before = s->n_flows;
+	int err;
+
+	if (mode == READ_ITER)
+		return read_flows_iter(fd, key_size, s, s->batch_keys, s->batch_values);
+	err = read_flows_batch(fd, key_size, s, s->batch_keys, s->batch_values);
+	if (mode == READ_AUTO && (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP)) {
+		s->n_flows = before;
+		err = read_flows_iter(fd, key_size, s, s->batch_keys, s->batch_values);
+	}
+	return err;
+}
+
+/* The IPv4 table, then the IPv6 one: a table read twice keeps its order. */
 static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
 {
-	struct flow_counters *values;
-	struct flow_key *keys;
-	int fd, err;
+	int err;
 
 	s->n_flows = 0;
 	err = batch_buffers(s, p->ncpus);
-	if (err)
-		return err;
-	keys = s->batch_keys;
-	values = s->batch_values;
-	fd = bpf_map__fd(p->skel->maps.fp_flows);
-	if (mode == READ_ITER) {
-		err = read_flows_iter(fd, s, keys, values);
-	} else {
-		err = read_flows_batch(fd, s, keys, values);
-		if (mode == READ_AUTO &&
-		    (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP)) {
-			s->n_flows = 0;
-			err = read_flows_iter(fd, s, keys, values);
-		}
-	}
+	if (!err)
+		err = read_table(bpf_map__fd(p->skel->maps.fp_flows4), sizeof(struct flow_key4), s,
+				 mode);
+	if (!err)
+		err = read_table(bpf_map__fd(p->skel->maps.fp_flows6), sizeof(struct flow_key), s,
+				 mode);
 	if (err)
 		fp_err("cannot read the flow table: %s", fp_strerror(err));
 	return err;
@@ -182,7 +194,8 @@ int collect_snapshot(struct probe *p, struct snapshot *s)
 	__u32 zero = 0;
 
 	s->n_flows = 0;
-	s->flow_capacity = p->flow_entries;
+	s->flow_capacity = p->flow_entries + p->flow6_entries;
+	s->flow_capacity6 = p->flow6_entries;
 	s->taken_ns = clock_ns(CLOCK_MONOTONIC);
 	s->clock_offset_ns = p->replay ? 0 : (__s64)(clock_ns(CLOCK_REALTIME) - s->taken_ns);
 

@@ -21,7 +21,7 @@ struct probe;
  */
 enum snap_counter {
 	SNAP_CNT_FLOWS = FP_CNT_MAX, /* flows in the table now */
-	SNAP_CNT_FLOW_CAPACITY,	     /* the table's max_entries */
+	SNAP_CNT_FLOW_CAPACITY,	     /* the tables' max_entries, IPv4 + IPv6 */
 	SNAP_CNT_EVICTIONS,	     /* inserts minus flows present, never going back */
 	SNAP_CNT_SKIPPED,	     /* frames of a recording the kernel would not run */
 	/* sFlow source (source/sflow.c) */
@@ -50,7 +50,8 @@ struct snapshot {
 	struct flow_record *flows;
 	size_t n_flows;
 	size_t cap;
-	__u32 flow_capacity;   /* the flow table's max_entries */
+	__u32 flow_capacity;   /* the flow tables' max_entries, IPv4 and IPv6 */
+	__u32 flow_capacity6;  /* of which the IPv6 table's (fp_flows6) */
 	__u64 taken_ns;	       /* when taken, in the flows' *_seen_ns clock */
 	__s64 clock_offset_ns; /* add to a flow's *_seen_ns for UNIX time */
 	/* Buffers the kernel fills, kept between reads (their size grows with CPUs). */

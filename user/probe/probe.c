@@ -54,8 +54,16 @@ static int check_privileges(void)
 	return -EPERM;
 }
 
+__u32 probe_flow6_entries(const struct probe_opts *opts)
+{
+	if (opts->flow6_entries)
+		return opts->flow6_entries;
+	return opts->flow_entries / 4 > FP_FLOWS6_MIN ? opts->flow_entries / 4 : FP_FLOWS6_MIN;
+}
+
 int probe_load(struct probe *p, const struct probe_opts *opts)
 {
+	__u32 flow6 = probe_flow6_entries(opts);
 	struct fabprobe_bpf *skel;
 	int err;
 
@@ -83,10 +91,11 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 		goto fail;
 	}
 
-	err = bpf_map__set_max_entries(skel->maps.fp_flows, opts->flow_entries);
+	err = bpf_map__set_max_entries(skel->maps.fp_flows4, opts->flow_entries)
+		  ?: bpf_map__set_max_entries(skel->maps.fp_flows6, flow6);
 	if (err) {
-		fp_err("cannot size the flow table to %u entries: %s", opts->flow_entries,
-		       fp_strerror(err));
+		fp_err("cannot size the flow tables to %u + %u entries: %s", opts->flow_entries,
+		       flow6, fp_strerror(err));
 		goto fail;
 	}
 	/* tcx links need the attach type at load time (BPF_TCX_INGRESS/EGRESS). */
@@ -105,6 +114,7 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	p->skel = skel;
 	p->ncpus = libbpf_num_possible_cpus();
 	p->flow_entries = opts->flow_entries;
+	p->flow6_entries = flow6;
 	p->replay = opts->replay;
 	p->mirror_drop = opts->mirror_drop;
 	if (p->ncpus < 0) {

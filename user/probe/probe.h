@@ -25,7 +25,8 @@ enum probe_hooks {
 struct probe_opts {
 	__u16 roce_port;
 	__u16 vxlan_port;
-	__u32 flow_entries;	  /* flow table size, entries */
+	__u32 flow_entries;	  /* IPv4 flow table size (fp_flows4), entries */
+	__u32 flow6_entries;	  /* fp_flows6's; 0: probe_flow6_entries() picks */
 	unsigned int hooks;	  /* programs to load (probe_hooks); the verifier skips the rest */
 	__u8 sample_per_flow;	  /* packets sampled per new flow; 0 = off */
 	__u32 sample_max_per_cpu; /* and per CPU in all */
@@ -62,7 +63,8 @@ struct probe_link {
 struct probe {
 	struct fabprobe_bpf *skel;
 	int ncpus;
-	__u32 flow_entries;
+	__u32 flow_entries;  /* fp_flows4's max_entries */
+	__u32 flow6_entries; /* fp_flows6's */
 	bool replay;
 	bool mirror_drop; /* XDP returns XDP_DROP for mirror copies */
 	struct probe_link links[PROBE_MAX_LINKS];
@@ -72,6 +74,8 @@ struct probe {
 
 /* Open, configure and load; errors are reported on stderr. */
 int probe_load(struct probe *p, const struct probe_opts *opts);
+/* The IPv6 table's size: --flows6, else a quarter of --flows, at least FP_FLOWS6_MIN. */
+__u32 probe_flow6_entries(const struct probe_opts *opts);
 void probe_destroy(struct probe *p);
 
 /*

@@ -34,6 +34,7 @@ static int nic_src_collect(struct source *s, struct snapshot *snap)
 	memset(snap->totals, 0, sizeof(snap->totals));
 	snap->n_flows = 0;
 	snap->flow_capacity = 0;
+	snap->flow_capacity6 = 0;
 	snap->taken_ns = fp_mono_ns();
 	snap->clock_offset_ns = (__s64)(fp_real_ns() - snap->taken_ns);
 	return 0;

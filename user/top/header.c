@@ -190,8 +190,10 @@ static void draw_table_line(struct ui *u)
 	char fill[16], win[64], r[200] = "";
 	int n = 0;
 
-	putf(u, 2, 0, A_NORMAL, "flows %zu/%u (%s)  evicted %llu  every %.1fs%s%s",
-	     ss->snap.n_flows, ss->snap.flow_capacity,
+	/* Capacity as the IPv4 table's + the IPv6 table's (--flows, --flows6). */
+	putf(u, 2, 0, A_NORMAL, "flows %zu/%u+%u (%s)  evicted %llu  every %.1fs%s%s",
+	     ss->snap.n_flows, ss->snap.flow_capacity - ss->snap.flow_capacity6,
+	     ss->snap.flow_capacity6,
 	     fmt_pct(fill, sizeof(fill), ss->snap.n_flows, ss->snap.flow_capacity),
 	     (unsigned long long)snapshot_evictions(&ss->snap), u->t->interval_s,
 	     u->an == &u->whole ? "  rates: " : "",
