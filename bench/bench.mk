@@ -12,6 +12,7 @@
 #   $(B)/live                 veth sender and XDP holder
 #   $(B)/sflow                the sFlow decoder alone, against memcpy
 #   $(B)/abcost               paired per-packet cost of several builds of the XDP program
+#   $(B)/threads              BPF_PROG_TEST_RUN on 1 and on every thread: replay's ceiling
 #   $(B)/ref/fabprobe.bpf.o   the XDP object of commit REF (default main), for abcost
 #   $(B)/sflow_source         the sFlow source end to end, and its listener's loss
 
@@ -34,7 +35,7 @@ BENCH_HDRS := bench/bench.h bench/frames.h
 
 .PHONY: all FORCE
 all: $(B)/empty.bpf.o $(B)/pktcost $(B)/pktcost-newflow $(B)/genpcap $(B)/userspace $(B)/live \
-	$(B)/sflow $(B)/abcost $(B)/sflow_source
+	$(B)/sflow $(B)/abcost $(B)/sflow_source $(B)/threads
 
 $(B) $(B)/newflow:
 	@mkdir -p $@
@@ -64,6 +65,9 @@ $(B)/userspace: bench/userspace.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 $(B)/live: bench/live.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
+	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+$(B)/threads: bench/threads.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 # Only the decoder and the test encoder: no BPF, no skeleton.

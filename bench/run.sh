@@ -109,6 +109,9 @@ if ! skipped replay; then
 	r=$(ratio "${pps[fabprobe]}" "${pps[fabprobe-1]}")
 	row "replay ($FRAMES frames)" "fabprobe replay, $cores threads (default)" "$(fmt_pps "${pps[fabprobe]}")" \
 		"$(fmt_pps "${pps[fabprobe-1]}") on 1 thread" "${r}x one thread" ">= 1.8x" "$(verdict "$r" 1.8 0)"
+	# What threads can give at all here: the program alone on every CPU, no capture.
+	log "replay: the ceiling, BPF_PROG_TEST_RUN alone on 1 and on $cores threads"
+	"$B/threads" -t "$TRIALS" | tee "$OUT/threads.log" | grep -E '^(ROW|NOTE)' >>"$ROWS"
 	r=$(ratio "${pps[read]}" "${pps[fabprobe]}")
 	row "replay ($FRAMES frames)" "fabprobe replay, time against reading the file" "-" \
 		"$(fmt_pps "${pps[read]}") tcpdump -r F -w /dev/null" "${r}x the read's time" "<= 5x" \

@@ -288,48 +288,9 @@ static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs
 	pt->last_psn = p->psn;
 }
 
-/*
- * The flow's entry in map (fp_flows4 or fp_flows6, a constant at each
- * inlined call, so the verifier inlines the lookups), inserted if new.
- */
-static __always_inline struct flow_counters *flow_entry(void *map, const void *key,
-							struct fp_totals *t, __u64 now)
+/* One packet into a flow's counters (the map's entry, or a new flow's first value). */
+static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters *fs, __u64 now)
 {
-	struct flow_counters *fs = bpf_map_lookup_elem(map, key);
-	bool mine;
-
-	if (fs)
-		return fs;
-	/* Another CPU may insert the same key first: EEXIST is fine. */
-	mine = !bpf_map_update_elem(map, key, &zero_counters, BPF_NOEXIST);
-	fs = bpf_map_lookup_elem(map, key);
-	if (!fs) {
-		t->cnt[FP_CNT_FLOW_INSERT_FAIL]++;
-		return NULL;
-	}
-	if (mine) {
-		t->cnt[FP_CNT_FLOW_NEW]++;
-		fs->first_seen_ns = now;
-	}
-	return fs;
-}
-
-static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, struct fp_totals *t,
-							  __u64 now)
-{
-	struct flow_counters *fs;
-
-	if (p->key.flags & FP_FLOW_ANY_IPV6) {
-		fs = flow_entry(&fp_flows6, &p->key, t, now);
-	} else {
-		struct flow_key4 k4;
-
-		fp_key4_from(&k4, &p->key);
-		fs = flow_entry(&fp_flows4, &k4, t, now);
-	}
-	if (!fs)
-		return NULL;
-
 	fp_add(fs->bytes, p->len);
 	fp_add(fs->ecn[p->ecn & 3], 1);
 	if (p->encap & FP_ENCAP_VXLAN)
@@ -365,7 +326,78 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 	} else if (is_request(p->opcode)) {
 		track_psn(p, fs);
 	}
+}
+
+/*
+ * A flow the table does not hold yet. Its first value is counted in a
+ * per-CPU scratch and inserted with this packet already in it, so the new
+ * entry needs no lookup after the insert (a third hash of the key). Where
+ * another CPU inserted the same flow first (EEXIST), or the insert fails,
+ * the packet counts in whatever entry the table has. Sampling needs the
+ * entry itself (its samples count), so it takes the second way only.
+ */
+static __always_inline struct flow_counters *insert_flow(void *map, const void *key,
+							 struct fp_pkt *p, struct fp_totals *t,
+							 __u64 now)
+{
+	struct flow_counters *fs;
+	__u32 zero = 0;
+	bool mine;
+
+	if (!sample_per_flow) {
+		fs = bpf_map_lookup_elem(&fp_new_flow, &zero);
+		if (!fs)
+			return NULL;
+		__builtin_memset(fs, 0, sizeof(*fs));
+		fs->first_seen_ns = now;
+		count_packet(p, fs, now);
+		if (!bpf_map_update_elem(map, key, fs, BPF_NOEXIST)) {
+			t->cnt[FP_CNT_FLOW_NEW]++;
+			return NULL;
+		}
+	}
+	/* Another CPU may insert the same key first: EEXIST is fine. */
+	mine = !bpf_map_update_elem(map, key, &zero_counters, BPF_NOEXIST);
+	fs = bpf_map_lookup_elem(map, key);
+	if (!fs) {
+		t->cnt[FP_CNT_FLOW_INSERT_FAIL]++;
+		return NULL;
+	}
+	if (mine) {
+		t->cnt[FP_CNT_FLOW_NEW]++;
+		fs->first_seen_ns = now;
+	}
+	count_packet(p, fs, now);
 	return fs;
+}
+
+/*
+ * Count the packet in its flow's entry of map (fp_flows4 or fp_flows6, a
+ * constant at each inlined call, so the verifier inlines the lookups).
+ * Returns the entry for sampling; NULL when sampling is off and the flow
+ * was new, or when the table could not take it.
+ */
+static __always_inline struct flow_counters *flow_account(void *map, const void *key,
+							  struct fp_pkt *p, struct fp_totals *t,
+							  __u64 now)
+{
+	struct flow_counters *fs = bpf_map_lookup_elem(map, key);
+
+	if (!fs)
+		return insert_flow(map, key, p, t, now);
+	count_packet(p, fs, now);
+	return fs;
+}
+
+static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, struct fp_totals *t,
+							  __u64 now)
+{
+	struct flow_key4 k4;
+
+	if (p->key.flags & FP_FLOW_ANY_IPV6)
+		return flow_account(&fp_flows6, &p->key, p, t, now);
+	fp_key4_from(&k4, &p->key);
+	return flow_account(&fp_flows4, &k4, p, t, now);
 }
 
 /*

@@ -105,8 +105,8 @@ static void check(void)
 		die("collect_snapshot failed");
 	if (t[FP_CNT_FRAMES] != t[FP_CNT_ROCE] + t[FP_CNT_OTHER] + t[FP_CNT_MALFORMED])
 		die("frames != roce + other + malformed");
-	if (snap.n_flows > FLOWS)
-		die("more flows than the table holds");
+	if (snap.n_flows > snap.flow_capacity)
+		die("more flows than the tables hold");
 	if (t[FP_CNT_FLOW_INSERT_FAIL])
 		die("an LRU insert failed");
 	for (size_t i = 0; i < snap.n_flows; i++)

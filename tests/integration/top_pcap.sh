@@ -75,7 +75,7 @@ check "the header names the capture and its pace" \
 	wait_screen "^fabprobe top .*$NAME \[capture, as fast as it reads\]" 1
 check "the header says rates are over the whole capture" \
 	wait_screen "rates: whole capture \([0-9]+s\)" 1
-check "flow count as replay ($n_flows)" wait_screen "^flows $n_flows/[0-9]+ " 1
+check "flow count as replay ($n_flows)" wait_screen "^flows $n_flows/[0-9]+\+[0-9]+ " 1
 check "as many rows as replay has flows" eq "$(flow_rows | grep -c .)" "$n_flows"
 while read -r src dst sport qp packets bytes; do
 	row=$(flow_rows | grep -E "^${src//./\\.} > ${dst//./\\.} +$sport ")
