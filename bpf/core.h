@@ -336,9 +336,8 @@ static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters 
  * the packet counts in whatever entry the table has. Sampling needs the
  * entry itself (its samples count), so it takes the second way only.
  */
-static __always_inline struct flow_counters *insert_flow(void *map, const void *key,
-							 struct fp_pkt *p, struct fp_totals *t,
-							 __u64 now)
+static __always_inline struct flow_counters *
+insert_flow(void *map, const void *key, struct fp_pkt *p, struct fp_totals *t, __u64 now)
 {
 	struct flow_counters *fs;
 	__u32 zero = 0;
@@ -377,9 +376,8 @@ static __always_inline struct flow_counters *insert_flow(void *map, const void *
  * Returns the entry for sampling; NULL when sampling is off and the flow
  * was new, or when the table could not take it.
  */
-static __always_inline struct flow_counters *flow_account(void *map, const void *key,
-							  struct fp_pkt *p, struct fp_totals *t,
-							  __u64 now)
+static __always_inline struct flow_counters *
+flow_account(void *map, const void *key, struct fp_pkt *p, struct fp_totals *t, __u64 now)
 {
 	struct flow_counters *fs = bpf_map_lookup_elem(map, key);
 
