@@ -60,6 +60,12 @@ json_check "small IPv6 table: every frame counted" "$tmp/small.json" 't["frames"
 json_check "small IPv6 table: the alert names --flows6" "$tmp/small.json" \
 	'any("--flows6" in x["message"] and "IPv6 table" in x["evidence"] for x in a)'
 
+"$FABPROBE" replay --json --threads 1 --flows 16 --flows6 2048 "$tmp/mixed.pcap" >"$tmp/small4.json"
+json_check "small IPv4 table: every IPv6 flow stays" "$tmp/small4.json" \
+	'len(v6) == 1500 and all(x["packets"] == 3 for x in v6) and len(v4) <= 16'
+json_check "small IPv4 table: the alert names --flows, not --flows6" "$tmp/small4.json" \
+	'any("raise --flows)" in x["message"] for x in a) and not any("--flows6" in x["message"] for x in a)'
+
 "$FABPROBE" replay --json --threads 1 --flows 64 --flows6 2048 "$tmp/mixed.pcap" >"$tmp/room.json"
 check "room for all: replay exits 0" test $? -eq 0
 json_check "room for all: 40 + 1500 flows, three packets each, no eviction" "$tmp/room.json" \
