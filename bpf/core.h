@@ -230,13 +230,26 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
  * packets come in on one CPU's queue, so the cache line stays there and
  * the add is uncontended), its bitmaps an atomic or of a bit not yet set,
  * and its per-packet fields plain stores of the last packet's values.
+ * shared is false only for a new flow's first value on the stack, which no
+ * other CPU sees (and which the verifier will not let an atomic address at
+ * a variable offset); it is a constant wherever these are inlined.
  */
-#define fp_add(field, v) __sync_fetch_and_add(&(field), (v))
+#define fp_add(shared, field, v)                                                                   \
+	do {                                                                                       \
+		if (shared)                                                                        \
+			__sync_fetch_and_add(&(field), (v));                                       \
+		else                                                                               \
+			(field) += (v);                                                            \
+	} while (0)
 
-static __always_inline void fp_set_bit(__u64 *map, __u64 bit)
+static __always_inline void fp_set_bit(__u64 *map, __u64 bit, bool shared)
 {
-	if (!(*map & bit))
+	if (*map & bit)
+		return;
+	if (shared)
 		__sync_fetch_and_or(map, bit);
+	else
+		*map |= bit;
 }
 
 /* 24-bit serial number arithmetic (IBTA 9.7.1): is a ahead of b? */
@@ -264,7 +277,7 @@ static __always_inline bool is_request(__u8 opcode)
  * PSN ahead of the highest the previous request allowed (one more, or the
  * PSNs a READ request reserves for its responses).
  */
-static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs)
+static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs, bool shared)
 {
 	struct psn_track *pt = &fs->psn;
 	__u32 reserve = 1;
@@ -278,79 +291,79 @@ static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs
 		reserve = (p->read_len + (1U << FP_MIN_PMTU_SHIFT) - 1) >> FP_MIN_PMTU_SHIFT;
 
 	if (!fresh && !psn_after(p->psn, pt->max_psn)) {
-		fp_add(fs->retransmits, 1);
+		fp_add(shared, fs->retransmits, 1);
 	} else {
 		if (!fresh && psn_after(p->psn, pt->next_psn_max))
-			fp_add(fs->psn_gaps, 1);
+			fp_add(shared, fs->psn_gaps, 1);
 		pt->max_psn = p->psn;
 		pt->next_psn_max = (p->psn + reserve) & FP_PSN_MASK;
 	}
 	pt->last_psn = p->psn;
 }
 
-/* One packet into a flow's counters (the map's entry, or a new flow's first value). */
-static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters *fs, __u64 now)
+/* One packet into a flow's counters: the map's entry (shared), or a new flow's first value. */
+static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters *fs, __u64 now,
+					 bool shared)
 {
-	fp_add(fs->bytes, p->len);
-	fp_add(fs->ecn[p->ecn & 3], 1);
+	fp_add(shared, fs->bytes, p->len);
+	fp_add(shared, fs->ecn[p->ecn & 3], 1);
 	if (p->encap & FP_ENCAP_VXLAN)
-		fp_add(fs->inner_ecn[p->inner_ecn & 3], 1);
-	fp_set_bit(&fs->dscp_mask, 1ULL << (p->dscp & 63));
-	fp_set_bit(&fs->opcodes[p->opcode >> 6], 1ULL << (p->opcode & 63));
+		fp_add(shared, fs->inner_ecn[p->inner_ecn & 3], 1);
+	fp_set_bit(&fs->dscp_mask, 1ULL << (p->dscp & 63), shared);
+	fp_set_bit(&fs->opcodes[p->opcode >> 6], 1ULL << (p->opcode & 63), shared);
 	fs->dscp = p->dscp;
 	fs->vlan = p->vlan;
 	fs->pcp = p->pcp;
 	fs->vlan_tagged = p->vlan_tagged;
 	fs->last_opcode = p->opcode;
 	if (p->bth_flags & FP_BTH_FECN)
-		fp_add(fs->fecn, 1);
+		fp_add(shared, fs->fecn, 1);
 	if (p->bth_flags & FP_BTH_BECN)
-		fp_add(fs->becn, 1);
+		fp_add(shared, fs->becn, 1);
 	fs->last_seen_ns = now;
 
 	if (p->opcode == FP_OPCODE_CNP) {
-		fp_add(fs->cnp, 1);
+		fp_add(shared, fs->cnp, 1);
 	} else if (p->has_aeth && (p->opcode & FP_OP_MASK) == FP_OP_ACK) {
 		switch (p->syndrome & FP_AETH_CLASS_MASK) {
 		case FP_AETH_CLASS_ACK:
-			fp_add(fs->acks, 1);
+			fp_add(shared, fs->acks, 1);
 			break;
 		case FP_AETH_CLASS_RNR:
-			fp_add(fs->rnr_naks, 1);
+			fp_add(shared, fs->rnr_naks, 1);
 			break;
 		case FP_AETH_CLASS_NAK:
-			fp_add(fs->naks, 1);
+			fp_add(shared, fs->naks, 1);
 			fs->last_nak_code = p->syndrome & FP_AETH_CODE_MASK;
 			break;
 		}
 	} else if (is_request(p->opcode)) {
-		track_psn(p, fs);
+		track_psn(p, fs, shared);
 	}
 }
 
 /*
- * A flow the table does not hold yet. Its first value is counted in a
- * per-CPU scratch and inserted with this packet already in it, so the new
- * entry needs no lookup after the insert (a third hash of the key). Where
- * another CPU inserted the same flow first (EEXIST), or the insert fails,
- * the packet counts in whatever entry the table has. Sampling needs the
- * entry itself (its samples count), so it takes the second way only.
+ * A flow the table does not hold yet. Its first value is counted on the
+ * stack and inserted with this packet already in it, so the new entry
+ * needs no lookup after the insert (a third hash of the key). The stack,
+ * not a per-CPU scratch: a test run (replay) keeps its CPU but can be
+ * preempted on a preemptible kernel, and another worker's insert on that
+ * CPU would write over a shared scratch. Where another CPU inserted the
+ * same flow first (EEXIST), or the insert fails, the packet counts in
+ * whatever entry the table has. Sampling needs the entry itself (its
+ * samples count), so it takes the second way only.
  */
 static __always_inline struct flow_counters *
 insert_flow(void *map, const void *key, struct fp_pkt *p, struct fp_totals *t, __u64 now)
 {
-	struct flow_counters *fs;
-	__u32 zero = 0;
+	struct flow_counters *fs, first;
 	bool mine;
 
 	if (!sample_per_flow) {
-		fs = bpf_map_lookup_elem(&fp_new_flow, &zero);
-		if (!fs)
-			return NULL;
-		__builtin_memset(fs, 0, sizeof(*fs));
-		fs->first_seen_ns = now;
-		count_packet(p, fs, now);
-		if (!bpf_map_update_elem(map, key, fs, BPF_NOEXIST)) {
+		__builtin_memset(&first, 0, sizeof(first));
+		first.first_seen_ns = now;
+		count_packet(p, &first, now, false);
+		if (!bpf_map_update_elem(map, key, &first, BPF_NOEXIST)) {
 			t->cnt[FP_CNT_FLOW_NEW]++;
 			return NULL;
 		}
@@ -366,7 +379,7 @@ insert_flow(void *map, const void *key, struct fp_pkt *p, struct fp_totals *t, _
 		t->cnt[FP_CNT_FLOW_NEW]++;
 		fs->first_seen_ns = now;
 	}
-	count_packet(p, fs, now);
+	count_packet(p, fs, now, true);
 	return fs;
 }
 
@@ -383,7 +396,7 @@ flow_account(void *map, const void *key, struct fp_pkt *p, struct fp_totals *t, 
 
 	if (!fs)
 		return insert_flow(map, key, p, t, now);
-	count_packet(p, fs, now);
+	count_packet(p, fs, now, true);
 	return fs;
 }
 

@@ -34,14 +34,6 @@ struct {
 	__type(value, struct flow_counters);
 } fp_flows6 SEC(".maps");
 
-/* A new flow's first value, counted before its insert (core.h, insert_flow). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct flow_counters);
-} fp_new_flow SEC(".maps");
-
 /* Packet samples for capture; sized by userspace, tiny when sampling is off. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

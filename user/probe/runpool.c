@@ -4,8 +4,12 @@
  * a flow's frames always on the same worker (see runpool.h).
  *
  * One lock guards the queues; it is taken once per batch of frames. The
- * kernel runs each BPF_PROG_TEST_RUN on the calling thread's CPU with
- * preemption off, so the per-CPU maps take workers as they take CPUs.
+ * kernel runs each BPF_PROG_TEST_RUN on the calling thread's CPU
+ * (migration off), so the per-CPU maps take workers as they take CPUs.
+ * Preemption stays on: on a fully preemptible kernel (preempt=full) a
+ * worker could be preempted inside the program by another on the same CPU.
+ * The program keeps nothing per CPU across that but fp_totals' plain
+ * increments; a new flow's first value is on the stack (bpf/core.h).
  */
 #include <errno.h>
 #include <pthread.h>
