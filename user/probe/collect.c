@@ -97,22 +97,21 @@ static int read_flows_batch(int fd, size_t key_size, struct snapshot *s, void *k
 }
 
 /* Fallback for kernels without batch ops on this map type. */
-static int read_flows_iter(int fd, size_t key_size, struct snapshot *s, void *keys,
+static int read_flows_iter(int fd, size_t key_size, struct snapshot *s,
 			   struct flow_counters *values)
 {
-	struct flow_key prev, cur; /* the larger key: either table's fits */
-	bool first = true;
-	int err;
+	struct flow_key keys[2]; /* this key and the last; either table's fits */
+	const struct flow_key *prev = NULL;
+	int err, cur = 0;
 
-	while (!bpf_map_get_next_key(fd, first ? NULL : &prev, &cur)) {
-		if (bpf_map_lookup_elem(fd, &cur, values) == 0) {
-			memcpy(keys, &cur, key_size);
-			err = add_flows(s, keys, key_size, values, 1);
+	while (!bpf_map_get_next_key(fd, prev, &keys[cur])) {
+		if (bpf_map_lookup_elem(fd, &keys[cur], values) == 0) {
+			err = add_flows(s, &keys[cur], key_size, values, 1);
 			if (err)
 				return err;
 		}
-		memcpy(&prev, &cur, key_size);
-		first = false;
+		prev = &keys[cur];
+		cur = !cur;
 	}
 	return 0;
 }
@@ -145,11 +144,11 @@ static int read_table(int fd, size_t key_size, struct snapshot *s, enum read_mod
 	int err;
 
 	if (mode == READ_ITER)
-		return read_flows_iter(fd, key_size, s, s->batch_keys, s->batch_values);
+		return read_flows_iter(fd, key_size, s, s->batch_values);
 	err = read_flows_batch(fd, key_size, s, s->batch_keys, s->batch_values);
 	if (mode == READ_AUTO && (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP)) {
 		s->n_flows = before;
-		err = read_flows_iter(fd, key_size, s, s->batch_keys, s->batch_values);
+		err = read_flows_iter(fd, key_size, s, s->batch_values);
 	}
 	return err;
 }
