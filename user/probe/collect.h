@@ -64,7 +64,8 @@ struct snapshot {
 int collect_snapshot(struct probe *p, struct snapshot *s);
 /*
  * Read only the flow table into s, one way: bpf_map_lookup_batch (batch) or
- * key by key, with no fallback. For bench/, which times the two.
+ * key by key, with no fallback. For bench/, which times the two, and the
+ * tests, which check one against the other.
  */
 int collect_flows_mode(struct probe *p, struct snapshot *s, bool batch);
 void snapshot_free(struct snapshot *s);
