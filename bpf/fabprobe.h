@@ -32,6 +32,41 @@ struct fp_replay_meta {
 	__u32 wire_len;
 };
 
+/*
+ * Replay in batches (fp_replay_batch): up to FP_BATCH_MAX_FRAMES frames in
+ * one BPF_PROG_TEST_RUN, whose fixed cost (about 1.1 us on the VM of
+ * BENCHMARKS.md) is otherwise paid once a frame. The program bounds each
+ * frame in turn with bpf_xdp_adjust_head/tail, so the parser sees exactly
+ * the frame's bytes, as one frame a run would show them.
+ *
+ * The batch, lowest address first: struct fp_batch_head; one record a
+ * frame, the LAST frame's first; FP_BATCH_TAIL bytes of tail. A record is
+ * the frame's cap_len bytes and then its struct fp_batch_rec. The program
+ * starts at the tail and walks down, so frames run in the order they were
+ * added, each seen alone.
+ */
+#define FP_BATCH_MAGIC	    0x31425046 /* "FPB1" in memory order */
+#define FP_BATCH_MAX_FRAMES 64
+#define FP_BATCH_TAIL	    16 /* XDP's head and tail keep an Ethernet header's room */
+#define FP_BATCH_MIN_CAP    14 /* so does each frame */
+#define FP_BATCH_MAX_CAP    4096
+#define FP_BATCH_DROP_BITS  7 /* fp_batch_frame's return: bytes, then a drop */
+
+struct fp_batch_head {
+	__u32 magic;
+	__u32 frames; /* records that follow */
+	__u32 len;    /* bytes of the batch, this head and the tail included */
+	__u32 pad;
+};
+
+struct fp_batch_rec {
+	__u64 ts_ns; /* as struct fp_replay_meta */
+	__u32 path_id;
+	__u32 wire_len;
+	__u32 cap_len; /* the frame's bytes, just below this */
+	__u32 pad;
+};
+
 /* EtherTypes and IP protocol numbers the parser needs. */
 #define FP_ETH_P_IP	    0x0800
 #define FP_ETH_P_IPV6	    0x86DD

@@ -1294,6 +1294,8 @@ int main(int argc, char **argv)
 		const struct fixture *fx = &fixtures[i];
 
 		fx_add("xdp/", fx->name, test_xdp, fx);
+		fx_add("replay/", fx->name, test_replay, fx);
+		fx_add("replay_threads/", fx->name, test_replay_threads, fx);
 		if (fx->runs & RUN_TC_INGRESS)
 			fx_add("tc_ingress/", fx->name, test_tc_ingress, fx);
 		if (fx->runs & RUN_TC_EGRESS)

@@ -28,6 +28,8 @@
 
 #include "fabprobe.skel.h"
 #include "fixture.h"
+#include "probe/runpool.h"
+#include "source/shard.h"
 
 /* The bare IPv4 flow most fixtures use, and its reverse direction. */
 #define KEY_V4                                                                                     \
@@ -1855,25 +1857,12 @@ static void test_lru_pressure(void **state)
  * count exactly one of each. A tracker shared by slot, as a hash-indexed
  * array, loses some: two flows of one slot restart each other's tracking.
  */
-static void test_psn_per_flow(void **state)
+static void check_psn_per_flow(void)
 {
-	static const __u32 psns[] = {1, 2, 2, 4};
-	struct frame *f;
-
-	(void)state;
-	load(&g_probe, NULL, 2 * LRU_FLOWS, PROBE_HOOK_XDP);
-	build(&g_fx, b_send_only, NULL);
-	f = &g_fx.frames[0];
-	for (size_t i = 0; i < sizeof(psns) / sizeof(psns[0]); i++) {
-		for (__u32 qp = 1; qp <= LRU_FLOWS; qp++) {
-			set_qp_psn(f, qp, psns[i]);
-			assert_int_equal(
-			    probe_run_frame(&g_probe, f->data, f->len, f->len, TS(qp), FX_PATH), 0);
-		}
-	}
 	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
 	assert_int_equal(g_snap.n_flows, LRU_FLOWS);
 	assert_int_equal(g_snap.totals[FP_CNT_FLOW_NEW], LRU_FLOWS);
+	assert_int_equal(g_snap.totals[FP_CNT_FRAMES], 4 * LRU_FLOWS);
 	for (size_t i = 0; i < g_snap.n_flows; i++) {
 		const struct flow_counters *c = &g_snap.flows[i].c;
 
@@ -1884,7 +1873,178 @@ static void test_psn_per_flow(void **state)
 		assert_int_equal(c->psn.last_psn, 4);
 		assert_int_equal(c->psn.max_psn, 4);
 		assert_int_equal(c->psn.next_psn_max, 5);
+		assert_int_equal(c->first_seen_ns, TS(g_snap.flows[i].key.dest_qp));
 	}
+}
+
+/*
+ * threads 0: each frame alone through fp_xdp; else through replay's pool
+ * of that many threads, in fp_replay's batches, which the frames fill to
+ * FP_BATCH_MAX_FRAMES: a flow's four frames land in different batches and,
+ * with two threads, every flow stays on its thread in order.
+ */
+static void run_psn_per_flow(int threads)
+{
+	static const __u32 psns[] = {1, 2, 2, 4};
+	struct runpool *rp = NULL;
+	struct frame *f;
+
+	load(&g_probe, NULL, 2 * LRU_FLOWS, threads ? PROBE_HOOK_REPLAY : PROBE_HOOK_XDP);
+	build(&g_fx, b_send_only, NULL);
+	if (threads) {
+		rp = runpool_new(&g_probe, threads);
+		assert_non_null(rp);
+	}
+	f = &g_fx.frames[0];
+	for (size_t i = 0; i < sizeof(psns) / sizeof(psns[0]); i++) {
+		for (__u32 qp = 1; qp <= LRU_FLOWS; qp++) {
+			set_qp_psn(f, qp, psns[i]);
+			/* Both ways copy the frame before it changes again. */
+			if (rp)
+				assert_int_equal(shard_submit(rp, f->data, f->len, f->len, TS(qp),
+							      FX_PATH, qp),
+						 0);
+			else
+				assert_int_equal(probe_run_frame(&g_probe, f->data, f->len, f->len,
+								 TS(qp), FX_PATH),
+						 0);
+		}
+	}
+	if (rp) {
+		assert_int_equal(runpool_drain(rp), 0);
+		assert_int_equal(runpool_refused(rp), 0);
+		runpool_free(rp);
+	}
+	check_psn_per_flow();
+}
+
+static void test_psn_per_flow(void **state)
+{
+	(void)state;
+	run_psn_per_flow(0);
+}
+
+static void test_psn_per_flow_batches(void **state)
+{
+	run_psn_per_flow(*(const int *)*state);
+}
+
+/* ---- replay's batches ------------------------------------------------------- */
+
+/* A raw batch of fp_replay: frames' bytes below their records, as probe_batch_add lays them. */
+static __u32 raw_batch(__u8 *buf, __u32 size, const struct frame *f, int n, __u32 head_frames)
+{
+	__u32 pos = size - FP_BATCH_TAIL;
+
+	for (int i = 0; i < n; i++) {
+		struct fp_batch_rec r = {
+		    .ts_ns = TS(i), .path_id = FX_PATH, .wire_len = f->len, .cap_len = f->len};
+
+		pos -= f->len + sizeof(r);
+		memcpy(buf + pos, f->data, f->len);
+		memcpy(buf + pos + f->len, &r, sizeof(r));
+	}
+	pos -= sizeof(struct fp_batch_head);
+	memcpy(buf + pos,
+	       &(struct fp_batch_head){
+		   .magic = FP_BATCH_MAGIC, .frames = head_frames, .len = size - pos},
+	       sizeof(struct fp_batch_head));
+	return pos;
+}
+
+static __u32 run_raw(const __u8 *data, __u32 len)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = data, .data_size_in = len, .repeat = 1);
+
+	assert_int_equal(
+	    bpf_prog_test_run_opts(bpf_program__fd(g_probe.skel->progs.fp_replay), &topts), 0);
+	return topts.retval;
+}
+
+static __u64 frames_counted(void)
+{
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	return g_snap.totals[FP_CNT_FRAMES];
+}
+
+/*
+ * A batch that is not what its head says is refused (XDP_ABORTED, which
+ * probe_batch_run() turns into -EPROTO): the frames before the bad record
+ * count, none after it. And what the builder will not take.
+ */
+static void test_replay_batch_refused(void **state)
+{
+	static __u8 buf[PROBE_BATCH_BYTES + 1024] __attribute__((aligned(8)));
+	struct fp_replay_meta m = {.ts_ns = TS(0), .path_id = FX_PATH};
+	struct probe_batch *b = calloc(1, sizeof(*b));
+	const struct frame *f;
+	__u32 at, n;
+
+	(void)state;
+	assert_non_null(b);
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	assert_int_equal(g_probe.batch_bytes, 0); /* no fp_replay: every frame alone */
+	probe_batch_reset(b, &g_probe);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	m.wire_len = f->len;
+	assert_false(probe_batch_add(b, f->data, f->len, &m));
+
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_REPLAY);
+	assert_int_equal(g_probe.batch_bytes, PROBE_BATCH_BYTES);
+
+	/* Good: three frames, all counted. */
+	at = raw_batch(buf, 1024, f, 3, 3);
+	assert_int_equal(run_raw(buf + at, 1024 - at), XDP_PASS_);
+	assert_int_equal(frames_counted(), 3);
+
+	/* Not a batch: no magic, or a length other than the data's. */
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_REPLAY);
+	at = raw_batch(buf, 1024, f, 3, 3);
+	buf[at] ^= 1;
+	assert_int_equal(run_raw(buf + at, 1024 - at), XDP_ABORTED_);
+	at = raw_batch(buf, 1024, f, 3, 3);
+	assert_int_equal(run_raw(buf + at, 1024 - at - 1), XDP_ABORTED_);
+	/* Longer than the kernel lays out in one piece (3520 bytes): cut, and refused. */
+	n = (sizeof(buf) - 2 * FP_BATCH_TAIL) / (f->len + sizeof(struct fp_batch_rec));
+	at = raw_batch(buf, sizeof(buf), f, n, n);
+	assert_true(sizeof(buf) - at > 3520);
+	assert_int_equal(run_raw(buf + at, sizeof(buf) - at), XDP_ABORTED_);
+	assert_int_equal(frames_counted(), 0);
+
+	/* The head says fewer frames than there are records: those run, then refused. */
+	at = raw_batch(buf, 1024, f, 3, 2);
+	assert_int_equal(run_raw(buf + at, 1024 - at), XDP_ABORTED_);
+	assert_int_equal(frames_counted(), 2);
+	/* More than there are: the walk reaches the head, which is no record. */
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_REPLAY);
+	at = raw_batch(buf, 1024, f, 3, 4);
+	assert_int_equal(run_raw(buf + at, 1024 - at), XDP_ABORTED_);
+	assert_int_equal(frames_counted(), 3);
+	/* A record shorter than an Ethernet header, the second one walked: one frame runs. */
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_REPLAY);
+	at = raw_batch(buf, 1024, f, 3, 3);
+	buf[1024 - FP_BATCH_TAIL - 2 * (f->len + sizeof(struct fp_batch_rec)) +
+	    f->len + offsetof(struct fp_batch_rec, cap_len)] = 13;
+	memset(buf + 1024 - FP_BATCH_TAIL - 2 * (f->len + sizeof(struct fp_batch_rec)) + f->len +
+		   offsetof(struct fp_batch_rec, cap_len) + 1,
+	       0, 3);
+	assert_int_equal(run_raw(buf + at, 1024 - at), XDP_ABORTED_);
+	assert_int_equal(frames_counted(), 1);
+
+	/* The builder: an Ethernet header at least, FP_BATCH_MAX_FRAMES at most, room kept. */
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_REPLAY);
+	probe_batch_reset(b, &g_probe);
+	assert_false(probe_batch_add(b, f->data, FP_BATCH_MIN_CAP - 1, &m));
+	for (int i = 0; i < FP_BATCH_MAX_FRAMES; i++)
+		assert_true(probe_batch_add(b, f->data, FP_BATCH_MIN_CAP, &m));
+	assert_false(probe_batch_add(b, f->data, FP_BATCH_MIN_CAP, &m));
+	assert_int_equal(probe_batch_run(&g_probe, bpf_program__fd(g_probe.skel->progs.fp_replay), b),
+			 0);
+	assert_int_equal(frames_counted(), FP_BATCH_MAX_FRAMES);
+	assert_int_equal(b->frames, 0);
+	assert_false(probe_batch_add(b, buf, PROBE_BATCH_BYTES, &m));
+	free(b);
 }
 
 /*
@@ -2070,6 +2230,8 @@ int main(void)
 		const struct fixture *fx = &fixtures[i];
 
 		fx_add("xdp/", fx->name, test_xdp, fx);
+		fx_add("replay/", fx->name, test_replay, fx);
+		fx_add("replay_threads/", fx->name, test_replay_threads, fx);
 		if (fx->runs & RUN_TC_INGRESS)
 			fx_add("tc_ingress/", fx->name, test_tc_ingress, fx);
 		if (fx->runs & RUN_TC_EGRESS)
@@ -2085,7 +2247,12 @@ int main(void)
 		fx_add("", cut_cases[i].name, test_cut, &cut_cases[i]);
 	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
 	fx_add("", "psn_state_per_flow_1000_flows", test_psn_per_flow, NULL);
+	fx_add("", "psn_state_per_flow_1000_flows_replay_batches", test_psn_per_flow_batches,
+	       &(const int){1});
+	fx_add("", "psn_state_per_flow_1000_flows_replay_batches_2_threads",
+	       test_psn_per_flow_batches, &(const int){2});
 	fx_add("", "flow_tables_by_family", test_flow_tables_by_family, NULL);
+	fx_add("", "replay_batch_refused", test_replay_batch_refused, NULL);
 	fx_add("", "shared_flow_two_cpus", test_shared_flow_two_cpus, NULL);
 	return fx_run_all("test_parser");
 }

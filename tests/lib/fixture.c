@@ -16,11 +16,8 @@
 
 #include "fabprobe.skel.h"
 #include "fixture.h"
-
-/* Verdicts: enum xdp_action and TC_ACT_OK (a macro vmlinux.h lacks). */
-#define XDP_DROP_  1
-#define XDP_PASS_  2
-#define TC_ACT_OK_ 0
+#include "probe/runpool.h"
+#include "source/shard.h"
 
 struct probe g_probe;
 struct snapshot g_snap;
@@ -322,17 +319,48 @@ void build(struct fx *fx, void (*builder)(struct fx *), const void *arg)
 	builder(fx);
 }
 
+/*
+ * The frames as replay runs them: through fp_replay, packed into batches by
+ * a pool of threads threads (runpool.h), each flow's frames in order.
+ */
+void run_replay(struct probe *p, const struct fx *fx, int threads)
+{
+	struct runpool *rp = runpool_new(p, threads);
+
+	assert_non_null(rp);
+	assert_int_equal(p->batch_bytes, PROBE_BATCH_BYTES);
+	for (int i = 0; i < fx->n; i++) {
+		const struct frame *f = &fx->frames[i];
+
+		assert_int_equal(shard_submit(rp, f->data, f->len, fr_wire_len(f), f->ts_ns,
+					      f->path_id, i),
+				 0);
+	}
+	assert_int_equal(runpool_drain(rp), 0);
+	assert_int_equal(runpool_refused(rp), 0);
+	runpool_free(rp);
+}
+
 void run_fixture(const struct fixture *fx, enum fx_prog prog)
 {
 	static const unsigned int hooks[] = {
 	    [PROG_XDP] = PROBE_HOOK_XDP,
 	    [PROG_TC_INGRESS] = PROBE_HOOK_TC_IN,
 	    [PROG_TC_EGRESS] = PROBE_HOOK_TC_OUT,
+	    [PROG_REPLAY] = PROBE_HOOK_REPLAY,
+	    [PROG_REPLAY_THREADS] = PROBE_HOOK_REPLAY,
 	};
 	struct bpf_program *tc;
 
 	load(&g_probe, fx, FX_FLOWS, hooks[prog]);
 	build(&g_fx, fx->build, fx->arg);
+	if (prog == PROG_REPLAY || prog == PROG_REPLAY_THREADS) {
+		run_replay(&g_probe, &g_fx, prog == PROG_REPLAY ? 1 : 2);
+		assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+		check_totals(&g_snap, fx->totals);
+		check_flows(&g_snap, fx, FP_DIR_INGRESS);
+		return;
+	}
 	tc = prog == PROG_TC_EGRESS ? g_probe.skel->progs.fp_tc_egress
 				    : g_probe.skel->progs.fp_tc_ingress;
 	for (int i = 0; i < g_fx.n; i++) {
@@ -370,6 +398,16 @@ void test_tc_ingress(void **state)
 void test_tc_egress(void **state)
 {
 	run_fixture(*state, PROG_TC_EGRESS);
+}
+
+void test_replay(void **state)
+{
+	run_fixture(*state, PROG_REPLAY);
+}
+
+void test_replay_threads(void **state)
+{
+	run_fixture(*state, PROG_REPLAY_THREADS);
 }
 
 /* The probe is an observer: XDP and tc hand back the frame byte for byte. */

@@ -114,6 +114,12 @@
 #define TS0	      1700000000000000000ULL
 #define TS(i)	      (TS0 + (i)*1000ULL)
 
+/* Verdicts: enum xdp_action and TC_ACT_OK (a macro vmlinux.h lacks). */
+#define XDP_ABORTED_ 0
+#define XDP_DROP_    1
+#define XDP_PASS_    2
+#define TC_ACT_OK_   0
+
 /* Which programs a fixture runs through, beyond XDP. */
 #define RUN_TC_INGRESS 0x1
 #define RUN_TC_EGRESS  0x2
@@ -123,6 +129,8 @@ enum fx_prog {
 	PROG_XDP,
 	PROG_TC_INGRESS,
 	PROG_TC_EGRESS,
+	PROG_REPLAY,	     /* replay's entry point, the frames in batches, one thread */
+	PROG_REPLAY_THREADS, /* the same on two threads, frames sharded by flow */
 };
 
 struct fx {
@@ -231,9 +239,13 @@ int run_tc(struct bpf_program *prog, const struct frame *f, void *out, __u32 *ou
 int run_xdp(struct probe *p, const struct frame *f);
 
 void run_fixture(const struct fixture *fx, enum fx_prog prog);
+/* fx's frames as replay runs them: fp_replay's batches, on threads threads. */
+void run_replay(struct probe *p, const struct fx *fx, int threads);
 void test_xdp(void **state);
 void test_tc_ingress(void **state);
 void test_tc_egress(void **state);
+void test_replay(void **state);
+void test_replay_threads(void **state);
 void test_unmodified(void **state);
 
 /* Register a test named prefix + name; run them all with fx_run_all(). */

@@ -190,7 +190,7 @@ static void replay_one(const char *file)
 	fflush(stdout);
 }
 
-static void test_replay(void **state)
+static void test_replay_captures(void **state)
 {
 	(void)state;
 	for (int i = 0; i < g_replay.n; i++)
@@ -200,6 +200,6 @@ static void test_replay(void **state)
 int fx_replay_totals(int n_files, char **files)
 {
 	g_replay = (struct replay_job){.n = n_files, .files = files};
-	fx_add("replay/", "captures", test_replay, NULL);
+	fx_add("replay/", "captures", test_replay_captures, NULL);
 	return fx_run_all("replay");
 }

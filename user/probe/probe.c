@@ -61,6 +61,42 @@ __u32 probe_flow6_entries(const struct probe_opts *opts)
 	return opts->flow_entries / 4 > FP_FLOWS6_MIN ? opts->flow_entries / 4 : FP_FLOWS6_MIN;
 }
 
+static int run_batch_buf(int fd, const void *buf, __u32 len, __u32 *retval)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = buf, .data_size_in = len, .repeat = 1);
+
+	if (bpf_prog_test_run_opts(fd, &topts))
+		return -errno;
+	*retval = topts.retval;
+	return 0;
+}
+
+/*
+ * The largest batch the kernel lays out in one piece: XDP's test run puts
+ * a page, less its head- and tailroom (3520 bytes on x86-64), in the
+ * linear part and, for this program, silently drops the rest. An empty
+ * batch that says how long it is finds out: the program refuses one cut
+ * short.
+ */
+static __u32 batch_capacity(const struct probe *p)
+{
+	static __u8 buf[PROBE_BATCH_BYTES] __attribute__((aligned(8)));
+	struct fp_batch_head *h = (void *)buf;
+	int fd = bpf_program__fd(p->skel->progs.fp_replay);
+	__u32 retval;
+
+	if (fd < 0)
+		return 0;
+	for (__u32 len = PROBE_BATCH_BYTES; len >= PROBE_BATCH_BYTES / 4; len /= 2) {
+		/* No records: all of it is tail, which no frame reads. */
+		*h = (struct fp_batch_head){.magic = FP_BATCH_MAGIC, .len = len};
+		if (!run_batch_buf(fd, buf, len, &retval) && retval == FP_XDP_PASS)
+			return len;
+	}
+	fp_dbg("replay: the kernel runs no batch of frames; one frame a run");
+	return 0;
+}
+
 int probe_load(struct probe *p, const struct probe_opts *opts)
 {
 	__u32 flow6 = probe_flow6_entries(opts);
@@ -104,6 +140,8 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	bpf_program__set_autoload(skel->progs.fp_xdp, opts->hooks & PROBE_HOOK_XDP);
 	bpf_program__set_autoload(skel->progs.fp_tc_ingress, opts->hooks & PROBE_HOOK_TC_IN);
 	bpf_program__set_autoload(skel->progs.fp_tc_egress, opts->hooks & PROBE_HOOK_TC_OUT);
+	bpf_program__set_autoload(skel->progs.fp_replay,
+				  opts->replay && (opts->hooks & PROBE_HOOK_REPLAY));
 
 	err = fabprobe_bpf__load(skel);
 	if (err) {
@@ -117,6 +155,7 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	p->flow6_entries = flow6;
 	p->replay = opts->replay;
 	p->mirror_drop = opts->mirror_drop;
+	p->batch_bytes = batch_capacity(p);
 	if (p->ncpus < 0) {
 		err = p->ncpus;
 		fp_err("cannot count the possible CPUs: %s", fp_strerror(err));
@@ -140,12 +179,11 @@ void probe_destroy(struct probe *p)
 	p->skel = NULL;
 }
 
-int probe_run_fd(const struct probe *p)
+/* A file of the caller's own for the program behind fd. */
+static int own_fd(int fd)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
-	int fd = bpf_program__fd(p->skel->progs.fp_xdp);
-
 	int own = -1;
 
 	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
@@ -154,6 +192,27 @@ int probe_run_fd(const struct probe *p)
 	if (own < 0)
 		own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	return own < 0 ? -errno : own;
+}
+
+/* What runs a replayed frame: replay's own entry point when loaded, else fp_xdp. */
+static int run_prog_fd(const struct probe *p)
+{
+	int fd = bpf_program__fd(p->skel->progs.fp_replay);
+
+	return fd >= 0 ? fd : bpf_program__fd(p->skel->progs.fp_xdp);
+}
+
+int probe_run_fd(const struct probe *p)
+{
+	return own_fd(run_prog_fd(p));
+}
+
+/* An observer: anything but XDP_PASS is a bug that would drop traffic. */
+static int check_verdict(const struct probe *p, __u32 retval)
+{
+	if (retval != FP_XDP_PASS && !(p->mirror_drop && retval == FP_XDP_DROP))
+		return -EPROTO;
+	return 0;
 }
 
 int probe_run_prepared(const struct probe *p, int fd, const void *buf, __u32 len)
@@ -168,10 +227,50 @@ int probe_run_prepared(const struct probe *p, int fd, const void *buf, __u32 len
 		return -EINVAL;
 	if (bpf_prog_test_run_opts(fd, &topts))
 		return -errno;
-	/* An observer: anything but XDP_PASS is a bug that would drop traffic. */
-	if (topts.retval != FP_XDP_PASS && !(p->mirror_drop && topts.retval == FP_XDP_DROP))
-		return -EPROTO;
-	return 0;
+	return check_verdict(p, topts.retval);
+}
+
+void probe_batch_reset(struct probe_batch *b, const struct probe *p)
+{
+	b->cap = p->batch_bytes < PROBE_BATCH_BYTES ? p->batch_bytes : PROBE_BATCH_BYTES;
+	b->pos = b->cap > FP_BATCH_TAIL ? b->cap - FP_BATCH_TAIL : 0;
+	b->frames = 0;
+}
+
+bool probe_batch_add(struct probe_batch *b, const void *frame, __u32 caplen,
+		     const struct fp_replay_meta *m)
+{
+	struct fp_batch_rec r = {.ts_ns = m->ts_ns,
+				 .path_id = m->path_id,
+				 .wire_len = m->wire_len,
+				 .cap_len = caplen};
+	__u32 rec = caplen + sizeof(r);
+
+	if (caplen < FP_BATCH_MIN_CAP || caplen > FP_BATCH_MAX_CAP ||
+	    b->frames == FP_BATCH_MAX_FRAMES || b->pos < sizeof(struct fp_batch_head) + rec)
+		return false;
+	/* Records fill down from the tail: the frame, then its record. */
+	b->pos -= rec;
+	memcpy(b->buf + b->pos, frame, caplen);
+	memcpy(b->buf + b->pos + caplen, &r, sizeof(r));
+	b->frames++;
+	return true;
+}
+
+int probe_batch_run(const struct probe *p, int fd, struct probe_batch *b)
+{
+	__u32 at = b->pos - sizeof(struct fp_batch_head), len = b->cap - at, retval = 0;
+	int err;
+
+	if (!b->frames)
+		return 0;
+	memcpy(b->buf + at,
+	       &(struct fp_batch_head){.magic = FP_BATCH_MAGIC, .frames = b->frames, .len = len},
+	       sizeof(struct fp_batch_head));
+	err = run_batch_buf(fd, b->buf + at, len, &retval);
+	b->pos = b->cap - FP_BATCH_TAIL;
+	b->frames = 0;
+	return err ?: check_verdict(p, retval);
 }
 
 int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire_len, __u64 ts_ns,
@@ -184,7 +283,7 @@ int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire
 		return -EINVAL;
 	memcpy(buf, &meta, sizeof(meta));
 	memcpy(buf + sizeof(meta), frame, caplen);
-	return probe_run_prepared(p, bpf_program__fd(p->skel->progs.fp_xdp), buf,
+	return probe_run_prepared(p, run_prog_fd(p), buf,
 				  sizeof(meta) + caplen);
 }
 

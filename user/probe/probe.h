@@ -20,6 +20,7 @@ enum probe_hooks {
 	PROBE_HOOK_XDP = 1,    /* XDP, ingress */
 	PROBE_HOOK_TC_IN = 2,  /* tcx ingress */
 	PROBE_HOOK_TC_OUT = 4, /* tcx egress */
+	PROBE_HOOK_REPLAY = 8, /* replay's entry point (fp_replay): frames alone and in batches */
 };
 
 struct probe_opts {
@@ -66,7 +67,8 @@ struct probe {
 	__u32 flow_entries;  /* fp_flows4's max_entries */
 	__u32 flow6_entries; /* fp_flows6's */
 	bool replay;
-	bool mirror_drop; /* XDP returns XDP_DROP for mirror copies */
+	bool mirror_drop;    /* XDP returns XDP_DROP for mirror copies */
+	__u32 batch_bytes;   /* replay's batches (probe_batch_*); 0: one frame a run */
 	struct probe_link links[PROBE_MAX_LINKS];
 	int n_links;
 	struct ring_buffer *samples_rb; /* probe/samples.h, when sampling */
@@ -113,7 +115,8 @@ int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire
 
 /*
  * For replay threads (probe/runpool.c). probe_run_fd: a file of the thread's
- * own for the XDP program (close it): threads that share one file bounce its
+ * own for the program probe_run_frame() runs, fp_replay when loaded, else
+ * fp_xdp (close it): threads that share one file bounce its
  * reference count between CPUs on every BPF_PROG_TEST_RUN (without
  * CAP_SYS_ADMIN, a duplicate of the shared one). probe_run_prepared:
  * probe_run_frame() of buf, a struct fp_replay_meta and the frame after it,
@@ -121,5 +124,38 @@ int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire
  */
 int probe_run_fd(const struct probe *p);
 int probe_run_prepared(const struct probe *p, int fd, const void *buf, __u32 len);
+
+/*
+ * Replay in batches: many frames in one BPF_PROG_TEST_RUN of fp_replay
+ * (PROBE_HOOK_REPLAY; fabprobe.h: struct fp_batch_head), each counted
+ * exactly as probe_run_frame() counts it alone. At load, fp_replay finds
+ * the largest batch the kernel lays out in one piece (p->batch_bytes, at
+ * most PROBE_BATCH_BYTES; 0 when it lays out none or fp_replay is not
+ * loaded, and then every frame runs alone).
+ */
+#define PROBE_BATCH_BYTES 3072
+
+struct probe_batch {
+	__u32 cap;    /* bytes this batch may use: the probe's batch_bytes */
+	__u32 pos;    /* the records start here; they fill buf from cap down */
+	__u32 frames;
+	__u8 buf[PROBE_BATCH_BYTES] __attribute__((aligned(8)));
+};
+
+/* An empty batch for p (none at all when p->batch_bytes is 0). */
+void probe_batch_reset(struct probe_batch *b, const struct probe *p);
+/*
+ * Add a frame after those already in b. false when it does not fit: the
+ * caller runs b and tries again; a frame that fails in an empty batch
+ * (shorter than an Ethernet header, or too long) runs alone.
+ */
+bool probe_batch_add(struct probe_batch *b, const void *frame, __u32 caplen,
+		     const struct fp_replay_meta *m);
+/*
+ * Run b's frames through fd (probe_run_fd()) and empty it. 0, or a
+ * negative errno: -EPROTO when the program refused the batch or did not
+ * pass a frame (as probe_run_frame()).
+ */
+int probe_batch_run(const struct probe *p, int fd, struct probe_batch *b);
 
 #endif /* __FP_PROBE_H */

@@ -10,6 +10,12 @@
  * worker could be preempted inside the program by another on the same CPU.
  * The program keeps nothing per CPU across that but fp_totals' plain
  * increments; a new flow's first value is on the stack (bpf/core.h).
+ *
+ * A runner (one a worker, one for a pool of one thread) packs the frames
+ * it is given into batches of fp_replay_batch (probe.h), in their order,
+ * and runs a batch when the next frame does not fit or the pool drains:
+ * one BPF_PROG_TEST_RUN for up to FP_BATCH_MAX_FRAMES frames. A frame no
+ * batch takes (too long) runs alone, after the batch before it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,10 +44,23 @@ struct batch {
 	__u8 bytes[BATCH_BYTES];
 };
 
+/* Results of runs: refusals counted, the first error and its frame's tag kept. */
+struct tally {
+	__u64 refused;
+	int err;
+	__u64 err_tag;
+};
+
+struct runner {
+	int fd;		 /* probe_run_fd()'s program */
+	__u64 batch_tag; /* the tag of the batch's first frame */
+	struct probe_batch batch;
+};
+
 struct worker {
 	struct runpool *rp;
 	pthread_t thread;
-	int fd;				  /* the XDP program, a file of this worker's own */
+	struct runner run;		  /* with files of this worker's own */
 	pthread_cond_t work;		  /* a batch queued for this worker, or quit */
 	struct batch *queue, *queue_tail; /* full batches, oldest first */
 	struct batch *free;		  /* empty batches */
@@ -58,6 +77,7 @@ struct runpool {
 	int err; /* the first error a worker met */
 	__u64 err_tag;
 	__u64 refused;
+	struct runner one; /* a pool of one thread runs on the caller's */
 	struct worker w[];
 };
 
@@ -75,15 +95,59 @@ int runpool_threads(const struct runpool *rp)
 	return rp->n;
 }
 
-/* One frame's result: count a refusal, keep the first error and its frame's tag. */
-static void tally(int e, __u64 tag, __u64 *refused, int *err, __u64 *err_tag)
+/* One run's result: count a refusal, keep the first error and its frame's tag. */
+static void tally(struct tally *t, int e, __u64 tag)
 {
 	if (e == -EINVAL)
-		(*refused)++;
-	else if (e && !*err) {
-		*err = e;
-		*err_tag = tag;
+		t->refused++;
+	else if (e && !t->err) {
+		t->err = e;
+		t->err_tag = tag;
 	}
+}
+
+static void runner_init(struct runner *r, const struct probe *p, int fd)
+{
+	r->fd = fd;
+	probe_batch_reset(&r->batch, p);
+}
+
+/* Run the frames batched so far. */
+static void runner_flush(struct runner *r, const struct probe *p, struct tally *t)
+{
+	int e;
+
+	if (!r->batch.frames)
+		return;
+	e = probe_batch_run(p, r->fd, &r->batch);
+	/* A batch the kernel will not run is a bug here, not frames to skip. */
+	tally(t, e == -EINVAL ? -EPROTO : e, r->batch_tag);
+}
+
+/*
+ * One frame, after those before it. prepared, when the caller has it, is
+ * the frame behind its struct fp_replay_meta (probe_run_prepared()).
+ */
+static void runner_frame(struct runner *r, const struct probe *p, const void *frame,
+			 __u32 caplen, const struct fp_replay_meta *m, const void *prepared,
+			 __u64 tag, struct tally *t)
+{
+	if (!probe_batch_add(&r->batch, frame, caplen, m)) {
+		runner_flush(r, p, t);
+		if (!probe_batch_add(&r->batch, frame, caplen, m)) {
+			if (prepared)
+				tally(t, probe_run_prepared(p, r->fd, prepared, sizeof(*m) + caplen),
+				      tag);
+			else
+				tally(t,
+				      probe_run_frame((struct probe *)p, frame, caplen, m->wire_len,
+						      m->ts_ns, m->path_id),
+				      tag);
+			return;
+		}
+	}
+	if (r->batch.frames == 1)
+		r->batch_tag = tag;
 }
 
 static void *worker_main(void *arg)
@@ -94,8 +158,7 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&rp->lock);
 	for (;;) {
 		struct batch *b;
-		__u64 refused = 0, tag = 0;
-		int err = 0;
+		struct tally t = {};
 
 		while (!w->queue && !rp->quit)
 			pthread_cond_wait(&w->work, &rp->lock);
@@ -109,17 +172,20 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&rp->lock);
 
 		/* After a failure the rest is not run: the source stops on it. */
-		for (int i = 0; i < b->n && !err && !__atomic_load_n(&rp->err, __ATOMIC_RELAXED);
-		     i++)
-			tally(probe_run_prepared(rp->probe, w->fd, b->bytes + b->jobs[i].off,
-						 b->jobs[i].len),
-			      b->jobs[i].tag, &refused, &err, &tag);
+		for (int i = 0; i < b->n && !t.err && !__atomic_load_n(&rp->err, __ATOMIC_RELAXED);
+		     i++) {
+			const struct fp_replay_meta *m = (const void *)(b->bytes + b->jobs[i].off);
+
+			runner_frame(&w->run, rp->probe, m + 1, b->jobs[i].len - sizeof(*m), m, m,
+				     b->jobs[i].tag, &t);
+		}
+		runner_flush(&w->run, rp->probe, &t);
 
 		pthread_mutex_lock(&rp->lock);
-		rp->refused += refused;
-		if (err && !rp->err) {
-			rp->err_tag = tag;
-			__atomic_store_n(&rp->err, err, __ATOMIC_RELAXED);
+		rp->refused += t.refused;
+		if (t.err && !rp->err) {
+			rp->err_tag = t.err_tag;
+			__atomic_store_n(&rp->err, t.err, __ATOMIC_RELAXED);
 		}
 		b->n = 0;
 		b->used = 0;
@@ -178,8 +244,13 @@ int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 cap
 	struct batch *b;
 
 	if (rp->n == 1) {
-		tally(probe_run_frame(rp->probe, frame, caplen, wire_len, ts_ns, path_id), tag,
-		      &rp->refused, &rp->err, &rp->err_tag);
+		struct tally t = {.err = rp->err, .err_tag = rp->err_tag};
+
+		if (!rp->err)
+			runner_frame(&rp->one, rp->probe, frame, caplen, &meta, NULL, tag, &t);
+		rp->refused += t.refused;
+		rp->err = t.err;
+		rp->err_tag = t.err_tag;
 		return rp->err;
 	}
 	if (caplen > PROBE_FRAME_MAX) {
@@ -210,8 +281,16 @@ int runpool_drain(struct runpool *rp)
 {
 	int err;
 
-	if (rp->n == 1)
+	if (rp->n == 1) {
+		struct tally t = {.err = rp->err, .err_tag = rp->err_tag};
+
+		if (!rp->err)
+			runner_flush(&rp->one, rp->probe, &t);
+		rp->refused += t.refused;
+		rp->err = t.err;
+		rp->err_tag = t.err_tag;
 		return rp->err;
+	}
 	for (int i = 0; i < rp->n; i++)
 		queue_batch(rp, &rp->w[i]);
 	pthread_mutex_lock(&rp->lock);
@@ -265,8 +344,8 @@ static void stop_workers(struct runpool *rp, int started)
 	for (int i = 0; i < started; i++)
 		pthread_join(rp->w[i].thread, NULL);
 	for (int i = 0; i < rp->n; i++) {
-		if (rp->w[i].fd > 0)
-			close(rp->w[i].fd);
+		if (rp->w[i].run.fd > 0)
+			close(rp->w[i].run.fd);
 		free_batches(rp->w[i].queue);
 		free_batches(rp->w[i].free);
 		free_batches(rp->w[i].filling);
@@ -289,8 +368,18 @@ struct runpool *runpool_new(struct probe *p, int threads)
 		return NULL;
 	rp->probe = p;
 	rp->n = n;
-	if (n == 1)
+	if (n == 1) {
+		/* probe_run_frame()'s own program; the pool's thread is the caller's. */
+		int fd = probe_run_fd(p);
+
+		if (fd < 0) {
+			free(rp);
+			errno = -fd;
+			return NULL;
+		}
+		runner_init(&rp->one, p, fd);
 		return rp;
+	}
 	pthread_mutex_init(&rp->lock, NULL);
 	pthread_cond_init(&rp->idle, NULL);
 	for (int i = 0; i < n; i++)
@@ -299,11 +388,12 @@ struct runpool *runpool_new(struct probe *p, int threads)
 		struct worker *w = &rp->w[i];
 
 		w->rp = rp;
-		w->fd = probe_run_fd(p);
-		if (w->fd < 0) {
-			err = -w->fd;
+		w->run.fd = probe_run_fd(p);
+		if (w->run.fd < 0) {
+			err = -w->run.fd;
 			break;
 		}
+		runner_init(&w->run, p, w->run.fd);
 		for (int b = 0; b < BATCHES_WORKER; b++) {
 			struct batch *nb = calloc(1, sizeof(*nb));
 
@@ -333,9 +423,10 @@ void runpool_free(struct runpool *rp)
 {
 	if (!rp)
 		return;
-	if (rp->n > 1) {
-		runpool_drain(rp);
+	runpool_drain(rp);
+	if (rp->n > 1)
 		stop_workers(rp, rp->n);
-	}
+	else if (rp->one.fd > 0)
+		close(rp->one.fd);
 	free(rp);
 }

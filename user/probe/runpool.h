@@ -8,8 +8,11 @@
  * on the same worker, so a flow's frames reach the BPF program in capture
  * order and its PSN tracking is what one thread would see. Frames are
  * copied into per-worker batches, so a worker wakes once per batch, not
- * once per frame. With one thread the pool runs each frame at once, on
- * the caller's thread, exactly as probe_run_frame() alone.
+ * once per frame, and each worker packs them into fp_replay's batches
+ * (probe_batch_*), one BPF_PROG_TEST_RUN for many frames. With one thread
+ * the pool packs and runs them on the caller's thread; either way a frame
+ * counts as probe_run_frame() alone counts it, and runpool_drain() is when
+ * the maps hold every frame queued.
  */
 #ifndef __FP_RUNPOOL_H
 #define __FP_RUNPOOL_H

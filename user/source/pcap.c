@@ -71,7 +71,7 @@ void pcap_opts_init(struct pcap_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->popts = defaults;
 	o->popts.replay = true;
-	o->popts.hooks = PROBE_HOOK_XDP;
+	o->popts.hooks = PROBE_HOOK_REPLAY;
 	o->speed = 1;
 }
 

@@ -83,7 +83,7 @@ void sflow_opts_init(struct sflow_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->popts = defaults;
 	o->popts.replay = true; /* time, wire length and point come from each sample */
-	o->popts.hooks = PROBE_HOOK_XDP;
+	o->popts.hooks = PROBE_HOOK_REPLAY;
 	o->capture_port = SFLOW_DEFAULT_PORT;
 	o->rcvbuf_bytes = SFLOW_RCVBUF_DEFAULT;
 }
