@@ -15,6 +15,7 @@
 #   $(B)/threads              BPF_PROG_TEST_RUN on 1 and on every thread: replay's ceiling
 #   $(B)/ref/fabprobe.bpf.o   the XDP object of commit REF (default main), for abcost
 #   $(B)/sflow_source         the sFlow source end to end, and its listener's loss
+#   $(B)/walk.skel.h          a BPF iterator over the flow table: the floor of its read
 
 BUILD   ?= build
 CLANG   ?= clang
@@ -43,6 +44,12 @@ $(B) $(B)/newflow:
 $(B)/empty.bpf.o: bench/empty.bpf.c | $(B)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+$(B)/walk.bpf.o: bench/walk.bpf.c $(BPF_HDRS) | $(B)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(B)/walk.skel.h: $(B)/walk.bpf.o
+	$(BPFTOOL) gen skeleton $< name walk_bpf > $@.tmp && mv $@.tmp $@
+
 $(B)/newflow/fabprobe.bpf.o: bpf/fabprobe.bpf.c $(BPF_HDRS) | $(B)/newflow
 	$(CLANG) $(BPF_CFLAGS) -DFP_BENCH_NEW_FLOW -c $< -o $@
 
@@ -61,8 +68,8 @@ $(B)/pktcost-newflow: bench/pktcost.c $(BENCH_HDRS) $(LIB_SRCS) $(wildcard user/
 $(B)/genpcap: bench/genpcap.c $(BENCH_HDRS) | $(B)
 	$(CC) $(BENCH_CFLAGS) $< -o $@
 
-$(B)/userspace: bench/userspace.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
-	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+$(B)/userspace: bench/userspace.c $(BENCH_HDRS) $(LIB_OBJS) $(B)/walk.skel.h | $(B)
+	$(CC) $(BENCH_CFLAGS) -I$(BUILD) -I$(B) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 $(B)/live: bench/live.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 	$(CC) $(BENCH_CFLAGS) -I$(BUILD) $< $(LIB_OBJS) -o $@ $(LDLIBS)
