@@ -40,7 +40,11 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
-/* The object's xdp.frags program, loaded alone; its fd, or -1. */
+/*
+ * The object's live XDP program (fp_xdp; an object without one, its only
+ * xdp.frags program), loaded alone; its fd, or -1. fabprobe's object also
+ * holds replay's entry point (fp_replay), in the same section.
+ */
 static int load_xdp(const char *path)
 {
 	struct bpf_object *obj = bpf_object__open_file(path, NULL);
@@ -54,10 +58,11 @@ static int load_xdp(const char *path)
 	{
 		bool is_xdp = !strcmp(bpf_program__section_name(prog), "xdp.frags");
 
-		bpf_program__set_autoload(prog, is_xdp);
-		if (is_xdp)
+		if (is_xdp && (!xdp || !strcmp(bpf_program__name(prog), "fp_xdp")))
 			xdp = prog;
 	}
+	bpf_object__for_each_program(prog, obj)
+		bpf_program__set_autoload(prog, prog == xdp);
 	if (!xdp || bpf_object__load(obj)) {
 		fprintf(stderr, "abcost: cannot load the XDP program of %s\n", path);
 		return -1;
