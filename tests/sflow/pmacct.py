@@ -91,7 +91,13 @@ def run_agent(fabprobe, capture, rate, tmp):
     time.sleep(0.5)
     dump.send_signal(signal.SIGINT)
     dump.wait(timeout=10)
-    check(f"rate {rate}: pmacctd ran", agent.returncode == 0, agent.stdout + agent.stderr)
+    # pmacctd 1.7.7 at the end of a savefile stops its sfprobe plugin, and
+    # the core sometimes sees the plugin gone before its own orderly exit:
+    # it logs "no more plugins active" and may exit 1 (1 run in 24 under
+    # load). The datagrams it sent are what the checks below judge.
+    log = agent.stdout + agent.stderr
+    check(f"rate {rate}: pmacctd ran", agent.returncode == 0 or
+          "no more plugins active. Shutting down" in log, log)
     check(f"rate {rate}: top --sflow exit 0", top.returncode == 0, err)
     report = json.loads(out) if top.returncode == 0 else None
     return report, rec, port
