@@ -62,7 +62,9 @@ static int load_xdp(const char *path)
 			xdp = prog;
 	}
 	bpf_object__for_each_program(prog, obj)
+	{
 		bpf_program__set_autoload(prog, prog == xdp);
+	}
 	if (!xdp || bpf_object__load(obj)) {
 		fprintf(stderr, "abcost: cannot load the XDP program of %s\n", path);
 		return -1;

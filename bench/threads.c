@@ -96,7 +96,8 @@ static void measure(struct worker *w, int n, int trials, bool batched)
 	if (batched) {
 		char fig[96];
 
-		snprintf(fig, sizeof(fig), "BPF_PROG_TEST_RUN of batches (%u frames), all threads vs 1",
+		snprintf(fig, sizeof(fig),
+			 "BPF_PROG_TEST_RUN of batches (%u frames), all threads vs 1",
 			 w[0].batch_frames);
 		bench_row("replay ceiling", fig, v, base, vs, "-", "-");
 	} else {

@@ -185,8 +185,8 @@ int fp_replay(struct xdp_md *ctx)
 	/* The window: the batch's tail. */
 	if (bpf_xdp_adjust_head(ctx, (int)(len - FP_BATCH_TAIL)))
 		return XDP_ABORTED;
-	/* Unrolled: a constant index leaves the loop's state in three registers. */
 #pragma unroll
+	/* Unrolled: a constant index leaves the loop's state in three registers. */
 	for (i = 0; i < FP_BATCH_MAX_FRAMES; i++) {
 		if (i < frames) {
 			r = fp_replay_frame(ctx);

@@ -1901,9 +1901,9 @@ static void run_psn_per_flow(int threads)
 			set_qp_psn(f, qp, psns[i]);
 			/* Both ways copy the frame before it changes again. */
 			if (rp)
-				assert_int_equal(shard_submit(rp, f->data, f->len, f->len, TS(qp),
-							      FX_PATH, qp),
-						 0);
+				assert_int_equal(
+				    shard_submit(rp, f->data, f->len, f->len, TS(qp), FX_PATH, qp),
+				    0);
 			else
 				assert_int_equal(probe_run_frame(&g_probe, f->data, f->len, f->len,
 								 TS(qp), FX_PATH),
@@ -2024,8 +2024,8 @@ static void test_replay_batch_refused(void **state)
 	/* A record shorter than an Ethernet header, the second one walked: one frame runs. */
 	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_REPLAY);
 	at = raw_batch(buf, 1024, f, 3, 3);
-	buf[1024 - FP_BATCH_TAIL - 2 * (f->len + sizeof(struct fp_batch_rec)) +
-	    f->len + offsetof(struct fp_batch_rec, cap_len)] = 13;
+	buf[1024 - FP_BATCH_TAIL - 2 * (f->len + sizeof(struct fp_batch_rec)) + f->len +
+	    offsetof(struct fp_batch_rec, cap_len)] = 13;
 	memset(buf + 1024 - FP_BATCH_TAIL - 2 * (f->len + sizeof(struct fp_batch_rec)) + f->len +
 		   offsetof(struct fp_batch_rec, cap_len) + 1,
 	       0, 3);
@@ -2039,8 +2039,8 @@ static void test_replay_batch_refused(void **state)
 	for (int i = 0; i < FP_BATCH_MAX_FRAMES; i++)
 		assert_true(probe_batch_add(b, f->data, FP_BATCH_MIN_CAP, &m));
 	assert_false(probe_batch_add(b, f->data, FP_BATCH_MIN_CAP, &m));
-	assert_int_equal(probe_batch_run(&g_probe, bpf_program__fd(g_probe.skel->progs.fp_replay), b),
-			 0);
+	assert_int_equal(
+	    probe_batch_run(&g_probe, bpf_program__fd(g_probe.skel->progs.fp_replay), b), 0);
 	assert_int_equal(frames_counted(), FP_BATCH_MAX_FRAMES);
 	assert_int_equal(b->frames, 0);
 	assert_false(probe_batch_add(b, buf, PROBE_BATCH_BYTES, &m));

@@ -332,9 +332,8 @@ void run_replay(struct probe *p, const struct fx *fx, int threads)
 	for (int i = 0; i < fx->n; i++) {
 		const struct frame *f = &fx->frames[i];
 
-		assert_int_equal(shard_submit(rp, f->data, f->len, fr_wire_len(f), f->ts_ns,
-					      f->path_id, i),
-				 0);
+		assert_int_equal(
+		    shard_submit(rp, f->data, f->len, fr_wire_len(f), f->ts_ns, f->path_id, i), 0);
 	}
 	assert_int_equal(runpool_drain(rp), 0);
 	assert_int_equal(runpool_refused(rp), 0);

@@ -240,10 +240,8 @@ void probe_batch_reset(struct probe_batch *b, const struct probe *p)
 bool probe_batch_add(struct probe_batch *b, const void *frame, __u32 caplen,
 		     const struct fp_replay_meta *m)
 {
-	struct fp_batch_rec r = {.ts_ns = m->ts_ns,
-				 .path_id = m->path_id,
-				 .wire_len = m->wire_len,
-				 .cap_len = caplen};
+	struct fp_batch_rec r = {
+	    .ts_ns = m->ts_ns, .path_id = m->path_id, .wire_len = m->wire_len, .cap_len = caplen};
 	__u32 rec = caplen + sizeof(r);
 
 	if (caplen < FP_BATCH_MIN_CAP || caplen > FP_BATCH_MAX_CAP ||
@@ -273,8 +271,8 @@ int probe_batch_run(const struct probe *p, int fd, struct probe_batch *b)
 	return err ?: check_verdict(p, retval);
 }
 
-int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire_len, __u64 ts_ns,
-		    __u32 path_id)
+int probe_run_frame(const struct probe *p, const void *frame, __u32 caplen, __u32 wire_len,
+		    __u64 ts_ns, __u32 path_id)
 {
 	static __thread __u8 buf[sizeof(struct fp_replay_meta) + PROBE_FRAME_MAX];
 	struct fp_replay_meta meta = {.ts_ns = ts_ns, .path_id = path_id, .wire_len = wire_len};
@@ -283,8 +281,7 @@ int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire
 		return -EINVAL;
 	memcpy(buf, &meta, sizeof(meta));
 	memcpy(buf + sizeof(meta), frame, caplen);
-	return probe_run_prepared(p, run_prog_fd(p), buf,
-				  sizeof(meta) + caplen);
+	return probe_run_prepared(p, run_prog_fd(p), buf, sizeof(meta) + caplen);
 }
 
 bool probe_is_ours(const char *prog_name)

@@ -67,8 +67,8 @@ struct probe {
 	__u32 flow_entries;  /* fp_flows4's max_entries */
 	__u32 flow6_entries; /* fp_flows6's */
 	bool replay;
-	bool mirror_drop;    /* XDP returns XDP_DROP for mirror copies */
-	__u32 batch_bytes;   /* replay's batches (probe_batch_*); 0: one frame a run */
+	bool mirror_drop;  /* XDP returns XDP_DROP for mirror copies */
+	__u32 batch_bytes; /* replay's batches (probe_batch_*); 0: one frame a run */
 	struct probe_link links[PROBE_MAX_LINKS];
 	int n_links;
 	struct ring_buffer *samples_rb; /* probe/samples.h, when sampling */
@@ -110,8 +110,8 @@ int probe_iface_up(const char *ifname);
  * PROBE_FRAME_MAX, say), -EPROTO when the program did not pass it
  * (dropping is allowed only with mirror_drop).
  */
-int probe_run_frame(struct probe *p, const void *frame, __u32 caplen, __u32 wire_len, __u64 ts_ns,
-		    __u32 path_id);
+int probe_run_frame(const struct probe *p, const void *frame, __u32 caplen, __u32 wire_len,
+		    __u64 ts_ns, __u32 path_id);
 
 /*
  * For replay threads (probe/runpool.c). probe_run_fd: a file of the thread's
@@ -136,8 +136,8 @@ int probe_run_prepared(const struct probe *p, int fd, const void *buf, __u32 len
 #define PROBE_BATCH_BYTES 3072
 
 struct probe_batch {
-	__u32 cap;    /* bytes this batch may use: the probe's batch_bytes */
-	__u32 pos;    /* the records start here; they fill buf from cap down */
+	__u32 cap; /* bytes this batch may use: the probe's batch_bytes */
+	__u32 pos; /* the records start here; they fill buf from cap down */
 	__u32 frames;
 	__u8 buf[PROBE_BATCH_BYTES] __attribute__((aligned(8)));
 };

@@ -12,7 +12,7 @@
  * increments; a new flow's first value is on the stack (bpf/core.h).
  *
  * A runner (one a worker, one for a pool of one thread) packs the frames
- * it is given into batches of fp_replay_batch (probe.h), in their order,
+ * it is given into fp_replay's batches (probe.h), in their order,
  * and runs a batch when the next frame does not fit or the pool drains:
  * one BPF_PROG_TEST_RUN for up to FP_BATCH_MAX_FRAMES frames. A frame no
  * batch takes (too long) runs alone, after the batch before it.
@@ -60,7 +60,7 @@ struct runner {
 struct worker {
 	struct runpool *rp;
 	pthread_t thread;
-	struct runner run;		  /* with files of this worker's own */
+	struct runner run;		  /* with a program file of this worker's own */
 	pthread_cond_t work;		  /* a batch queued for this worker, or quit */
 	struct batch *queue, *queue_tail; /* full batches, oldest first */
 	struct batch *free;		  /* empty batches */
@@ -74,9 +74,7 @@ struct runpool {
 	pthread_mutex_t lock;
 	pthread_cond_t idle; /* a batch done (the submitter waits for one) */
 	bool quit;
-	int err; /* the first error a worker met */
-	__u64 err_tag;
-	__u64 refused;
+	struct tally t;	   /* every run's, workers' merged under the lock */
 	struct runner one; /* a pool of one thread runs on the caller's */
 	struct worker w[];
 };
@@ -128,20 +126,21 @@ static void runner_flush(struct runner *r, const struct probe *p, struct tally *
  * One frame, after those before it. prepared, when the caller has it, is
  * the frame behind its struct fp_replay_meta (probe_run_prepared()).
  */
-static void runner_frame(struct runner *r, const struct probe *p, const void *frame,
-			 __u32 caplen, const struct fp_replay_meta *m, const void *prepared,
-			 __u64 tag, struct tally *t)
+static void runner_frame(struct runner *r, const struct probe *p, const void *frame, __u32 caplen,
+			 const struct fp_replay_meta *m, const void *prepared, __u64 tag,
+			 struct tally *t)
 {
 	if (!probe_batch_add(&r->batch, frame, caplen, m)) {
 		runner_flush(r, p, t);
 		if (!probe_batch_add(&r->batch, frame, caplen, m)) {
 			if (prepared)
-				tally(t, probe_run_prepared(p, r->fd, prepared, sizeof(*m) + caplen),
+				tally(t,
+				      probe_run_prepared(p, r->fd, prepared, sizeof(*m) + caplen),
 				      tag);
 			else
 				tally(t,
-				      probe_run_frame((struct probe *)p, frame, caplen, m->wire_len,
-						      m->ts_ns, m->path_id),
+				      probe_run_frame(p, frame, caplen, m->wire_len, m->ts_ns,
+						      m->path_id),
 				      tag);
 			return;
 		}
@@ -172,8 +171,8 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&rp->lock);
 
 		/* After a failure the rest is not run: the source stops on it. */
-		for (int i = 0; i < b->n && !t.err && !__atomic_load_n(&rp->err, __ATOMIC_RELAXED);
-		     i++) {
+		for (int i = 0;
+		     i < b->n && !t.err && !__atomic_load_n(&rp->t.err, __ATOMIC_RELAXED); i++) {
 			const struct fp_replay_meta *m = (const void *)(b->bytes + b->jobs[i].off);
 
 			runner_frame(&w->run, rp->probe, m + 1, b->jobs[i].len - sizeof(*m), m, m,
@@ -182,10 +181,10 @@ static void *worker_main(void *arg)
 		runner_flush(&w->run, rp->probe, &t);
 
 		pthread_mutex_lock(&rp->lock);
-		rp->refused += t.refused;
-		if (t.err && !rp->err) {
-			rp->err_tag = t.err_tag;
-			__atomic_store_n(&rp->err, t.err, __ATOMIC_RELAXED);
+		rp->t.refused += t.refused;
+		if (t.err && !rp->t.err) {
+			rp->t.err_tag = t.err_tag;
+			__atomic_store_n(&rp->t.err, t.err, __ATOMIC_RELAXED);
 		}
 		b->n = 0;
 		b->used = 0;
@@ -244,19 +243,14 @@ int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 cap
 	struct batch *b;
 
 	if (rp->n == 1) {
-		struct tally t = {.err = rp->err, .err_tag = rp->err_tag};
-
-		if (!rp->err)
-			runner_frame(&rp->one, rp->probe, frame, caplen, &meta, NULL, tag, &t);
-		rp->refused += t.refused;
-		rp->err = t.err;
-		rp->err_tag = t.err_tag;
-		return rp->err;
+		if (!rp->t.err)
+			runner_frame(&rp->one, rp->probe, frame, caplen, &meta, NULL, tag, &rp->t);
+		return rp->t.err;
 	}
 	if (caplen > PROBE_FRAME_MAX) {
 		/* The kernel would refuse it too; it never reaches a batch. */
 		pthread_mutex_lock(&rp->lock);
-		rp->refused++;
+		rp->t.refused++;
 		pthread_mutex_unlock(&rp->lock);
 		return 0;
 	}
@@ -274,7 +268,7 @@ int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 cap
 	if (b->n == BATCH_FRAMES)
 		queue_batch(rp, w);
 	/* Written under the lock by a worker; a stale 0 only delays the stop by a frame. */
-	return __atomic_load_n(&rp->err, __ATOMIC_RELAXED);
+	return __atomic_load_n(&rp->t.err, __ATOMIC_RELAXED);
 }
 
 int runpool_drain(struct runpool *rp)
@@ -282,14 +276,9 @@ int runpool_drain(struct runpool *rp)
 	int err;
 
 	if (rp->n == 1) {
-		struct tally t = {.err = rp->err, .err_tag = rp->err_tag};
-
-		if (!rp->err)
-			runner_flush(&rp->one, rp->probe, &t);
-		rp->refused += t.refused;
-		rp->err = t.err;
-		rp->err_tag = t.err_tag;
-		return rp->err;
+		if (!rp->t.err)
+			runner_flush(&rp->one, rp->probe, &rp->t);
+		return rp->t.err;
 	}
 	for (int i = 0; i < rp->n; i++)
 		queue_batch(rp, &rp->w[i]);
@@ -297,7 +286,7 @@ int runpool_drain(struct runpool *rp)
 	for (int i = 0; i < rp->n; i++)
 		while (rp->w[i].queue || rp->w[i].running)
 			pthread_cond_wait(&rp->idle, &rp->lock);
-	err = rp->err;
+	err = rp->t.err;
 	pthread_mutex_unlock(&rp->lock);
 	return err;
 }
@@ -307,7 +296,7 @@ __u64 runpool_refused(struct runpool *rp)
 	__u64 n;
 
 	pthread_mutex_lock(&rp->lock);
-	n = rp->refused;
+	n = rp->t.refused;
 	pthread_mutex_unlock(&rp->lock);
 	return n;
 }
@@ -317,9 +306,9 @@ bool runpool_failed(struct runpool *rp, int *err, __u64 *tag)
 	bool failed;
 
 	pthread_mutex_lock(&rp->lock);
-	failed = rp->err != 0;
-	*err = rp->err;
-	*tag = rp->err_tag;
+	failed = rp->t.err != 0;
+	*err = rp->t.err;
+	*tag = rp->t.err_tag;
 	pthread_mutex_unlock(&rp->lock);
 	return failed;
 }
