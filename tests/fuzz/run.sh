@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Fuzzing in CI: every harness first re-runs its kept corpus and every
 # crasher ever found (regressions), then fuzzes for FUZZ_SECONDS (default
-# 30: seven harnesses share the CI budget). A new crash is saved under tests/fuzz/crashers/HARNESS/ and fails.
+# 30: eight harnesses share the CI budget). A new crash is saved under tests/fuzz/crashers/HARNESS/ and fails.
 # FUZZ_ONLY=pattern runs only the harnesses whose name matches (fuzz_sflow).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -94,6 +94,15 @@ def main():
     for i, frame in enumerate(list(seen)[:200] + crafted):
         with open(os.path.join(bpf, f"seed-{i:04d}"), "wb") as f:
             f.write(b"\x00\x00" + frame)
+    # fuzz_batch: runs of frames, each behind its length and wire excess.
+    batch = os.path.join(out, "fuzz_batch")
+    os.makedirs(batch, exist_ok=True)
+    frames = sorted(seen)[:120] + crafted
+    for i in range(0, len(frames), 20):
+        run = frames[i:i + 20] + [frames[i][:13], frames[i] * 3]
+        with open(os.path.join(batch, f"seed-{i:04d}"), "wb") as f:
+            for frame in run:
+                f.write(len(frame).to_bytes(2, "big") + b"\x00" + frame)
 
 
 if __name__ == "__main__":
