@@ -61,32 +61,43 @@ void json_arr_end(struct json *j)
 	nest_close(j, ']');
 }
 
+/* A JSON string: plain runs in one write each, not a character a call (100k flows: 66 MB). */
 static void write_escaped(FILE *out, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	char u[8];
+
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (;; p++) {
+		const char *esc;
+
+		if (*p >= 0x20 && *p != '"' && *p != '\\')
+			continue;
+		fwrite(run, 1, p - run, out);
+		if (!*p)
+			break;
 		switch (*p) {
 		case '"':
-			fputs("\\\"", out);
+			esc = "\\\"";
 			break;
 		case '\\':
-			fputs("\\\\", out);
+			esc = "\\\\";
 			break;
 		case '\n':
-			fputs("\\n", out);
+			esc = "\\n";
 			break;
 		case '\t':
-			fputs("\\t", out);
+			esc = "\\t";
 			break;
 		case '\r':
-			fputs("\\r", out);
+			esc = "\\r";
 			break;
 		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
+			snprintf(u, sizeof(u), "\\u%04x", *p);
+			esc = u;
 		}
+		fputs(esc, out);
+		run = p + 1;
 	}
 	fputc('"', out);
 }
