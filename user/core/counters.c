@@ -89,4 +89,3 @@ const struct flow_def flow_defs[FC_MAX] = {
     [FC_FECN] = {"fecn", NULL, "Packets with the BTH FECN bit", "FECN", 0},
     [FC_BECN] = {"becn", NULL, "Packets with the BTH BECN bit", "BECN", 0},
 };
-
