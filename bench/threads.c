@@ -78,6 +78,34 @@ static double run_threads(struct worker *w, int n, bool batched)
 	return (double)(bench_now_ns() - t0) / runs;
 }
 
+/* Each worker's own program descriptor; -1 when one cannot be had. */
+static int open_fds(struct worker *w, int n, const struct probe *p)
+{
+	for (int i = 0; i < n; i++) {
+		w[i].fd = probe_run_fd(p);
+		if (w[i].fd < 0) {
+			fprintf(stderr, "threads: no program descriptor: %s\n", strerror(-w[i].fd));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Close them; -1 when a worker's run failed. */
+static int close_fds(struct worker *w, int n)
+{
+	int err = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (w[i].err && !err) {
+			fprintf(stderr, "threads: a run failed: %s\n", strerror(-w[i].err));
+			err = -1;
+		}
+		close(w[i].fd);
+	}
+	return err;
+}
+
 /* One mode: trials of one thread and then all, the median ratio and costs as a row. */
 static void measure(struct worker *w, int n, int trials, bool batched)
 {
@@ -143,34 +171,21 @@ int main(int argc, char **argv)
 		w[i].len = sizeof(m) + len;
 		w[i].p = &p;
 		w[i].runs = runs;
-		w[i].fd = probe_run_fd(&p);
-		if (w[i].fd < 0) {
-			fprintf(stderr, "threads: no program descriptor: %s\n", strerror(-w[i].fd));
-			return 1;
-		}
 	}
+	if (open_fds(w, n, &p))
+		return 1;
 	measure(w, n, trials, false);
-	for (int i = 0; i < n; i++) {
-		if (w[i].err) {
-			fprintf(stderr, "threads: a run failed: %s\n", strerror(-w[i].err));
-			return 1;
-		}
-		close(w[i].fd);
-	}
+	if (close_fds(w, n))
+		return 1;
 	probe_destroy(&p);
 
 	/* Replay's own entry point, as replay loads it. */
 	opts.hooks = PROBE_HOOK_REPLAY;
-	if (probe_load(&p, &opts))
+	if (probe_load(&p, &opts) || open_fds(w, n, &p))
 		return 1;
 	for (int i = 0; i < n; i++) {
 		const struct fp_replay_meta *m = (const void *)w[i].buf;
 
-		w[i].fd = probe_run_fd(&p);
-		if (w[i].fd < 0) {
-			fprintf(stderr, "threads: no program descriptor: %s\n", strerror(-w[i].fd));
-			return 1;
-		}
 		probe_batch_reset(&w[i].batch, &p);
 		while (probe_batch_add(&w[i].batch, m + 1, w[i].len - sizeof(*m), m))
 			;
@@ -182,13 +197,8 @@ int main(int argc, char **argv)
 		w[i].batch_frames = w[i].batch.frames;
 	}
 	measure(w, n, trials, true);
-	for (int i = 0; i < n; i++) {
-		if (w[i].err) {
-			fprintf(stderr, "threads: a run failed: %s\n", strerror(-w[i].err));
-			return 1;
-		}
-		close(w[i].fd);
-	}
+	if (close_fds(w, n))
+		return 1;
 	bench_note("replay ceiling: %d threads x %d frames of a 256-byte WRITE, a flow and a "
 		   "program descriptor each, median of %d trials; no capture read; one frame a run "
 		   "(fp_xdp), then fp_replay's batches of %u",

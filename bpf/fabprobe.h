@@ -33,7 +33,7 @@ struct fp_replay_meta {
 };
 
 /*
- * Replay in batches (fp_replay_batch): up to FP_BATCH_MAX_FRAMES frames in
+ * Replay in batches (fp_replay): up to FP_BATCH_MAX_FRAMES frames in
  * one BPF_PROG_TEST_RUN, whose fixed cost (about 1.1 us on the VM of
  * BENCHMARKS.md) is otherwise paid once a frame. The program bounds each
  * frame in turn with bpf_xdp_adjust_head/tail, so the parser sees exactly
@@ -50,7 +50,7 @@ struct fp_replay_meta {
 #define FP_BATCH_TAIL	    16 /* XDP's head and tail keep an Ethernet header's room */
 #define FP_BATCH_MIN_CAP    14 /* so does each frame */
 #define FP_BATCH_MAX_CAP    4096
-#define FP_BATCH_DROP_BITS  7 /* fp_batch_frame's return: bytes, then a drop */
+#define FP_BATCH_DROP_BITS  7 /* fp_replay_frame's return: bytes, then a drop */
 
 struct fp_batch_head {
 	__u32 magic;

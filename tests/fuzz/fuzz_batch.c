@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Replay's batches against frames run alone: every input is a run of
- * frames, each run alone through fp_xdp on one probe and packed into
- * fp_replay's batches on another (the frames no batch takes run alone
- * there too, as replay runs them). The two probes must then hold the same
- * counters and the same flows, byte for byte: batching only changes how
- * many frames a BPF_PROG_TEST_RUN carries, never what the parser sees.
+ * frames, each run alone through fp_xdp on one probe and handed to
+ * replay's pool of one thread on another, which packs them into fp_replay's
+ * batches and runs the frames no batch takes alone, as replay does. The
+ * two probes must then hold the same counters and the same flows, byte for
+ * byte, and the pool must refuse exactly the frames the kernel refused
+ * alone: batching only changes how many frames a BPF_PROG_TEST_RUN
+ * carries, never what the parser sees.
  *
  * An input is records of a 3-byte head (the frame's length, big-endian,
  * and its wire length's excess over it) and then the frame's bytes, cut
@@ -21,15 +23,15 @@
 #include <bpf/libbpf.h>
 
 #include "probe/collect.h"
-#include "fabprobe.skel.h"
 #include "probe/probe.h"
+#include "probe/runpool.h"
 
 #define FLOWS	   1024
 #define MAX_FRAMES 160	/* more than two full batches */
 #define MAX_FRAME  5000 /* past what a batch takes, and past a page: fragments */
 
 static struct probe alone, batched;
-static struct probe_batch batch;
+static struct runpool *pool;
 static struct snapshot snap_alone, snap_batched;
 static unsigned long runs;
 
@@ -43,22 +45,6 @@ static int cmp_record(const void *a, const void *b)
 {
 	return memcmp(&((const struct flow_record *)a)->key, &((const struct flow_record *)b)->key,
 		      sizeof(struct flow_key));
-}
-
-static void empty(struct probe *p)
-{
-	int tables[] = {bpf_map__fd(p->skel->maps.fp_flows4), bpf_map__fd(p->skel->maps.fp_flows6)};
-	void *zero = calloc(p->ncpus, (sizeof(struct fp_totals) + 7) & ~7UL);
-	struct flow_key key; /* either table's key fits */
-	__u32 idx = 0;
-
-	if (!zero || bpf_map_update_elem(bpf_map__fd(p->skel->maps.fp_totals), &idx, zero, 0))
-		die("cannot empty fp_totals");
-	free(zero);
-	for (int i = 0; i < 2; i++)
-		while (!bpf_map_get_next_key(tables[i], NULL, &key))
-			if (bpf_map_delete_elem(tables[i], &key))
-				die("cannot empty a flow table");
 }
 
 /* Both probes hold the same: every counter, every flow and its counters. */
@@ -83,27 +69,8 @@ static void check(void)
 			die("a flow differs between frames alone and in batches");
 	if (snap_alone.totals[FP_CNT_FLOW_NEW] > FLOWS / 2)
 		die("too many flows for a table that must not evict");
-	empty(&alone);
-	empty(&batched);
-}
-
-static void flush(void)
-{
-	int err = probe_batch_run(&batched, bpf_program__fd(batched.skel->progs.fp_replay), &batch);
-
-	if (err)
-		die("a batch did not run");
-}
-
-/* One frame into the batched probe: in the batch, or alone after it. Returns its error. */
-static int run_batched(const __u8 *frame, __u32 len, const struct fp_replay_meta *m)
-{
-	if (probe_batch_add(&batch, frame, len, m))
-		return 0;
-	flush();
-	if (probe_batch_add(&batch, frame, len, m))
-		return 0;
-	return probe_run_frame(&batched, frame, len, m->wire_len, m->ts_ns, m->path_id);
+	if (probe_clear(&alone) || probe_clear(&batched))
+		die("cannot empty the maps");
 }
 
 static void load(struct probe *p, unsigned int hooks)
@@ -126,32 +93,38 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	load(&batched, PROBE_HOOK_REPLAY);
 	if (!batched.batch_bytes)
 		die("the kernel runs no batch");
-	probe_batch_reset(&batch, &batched);
+	pool = runpool_new(&batched, 1);
+	if (!pool)
+		die("no replay pool");
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 {
+	__u64 refused_alone = 0, refused = runpool_refused(pool);
 	size_t at = 0;
 
 	for (int n = 0; n < MAX_FRAMES && at + 3 <= size; n++) {
 		__u32 len = ((__u32)data[at] << 8 | data[at + 1]) % MAX_FRAME;
 		struct fp_replay_meta m = {.ts_ns = runs * 1000 + n, .path_id = 1 + n % 3};
-		int a, b;
+		int a;
 
 		if (len > size - at - 3)
 			len = size - at - 3;
 		m.wire_len = len + data[at + 2];
 		a = probe_run_frame(&alone, data + at + 3, len, m.wire_len, m.ts_ns, m.path_id);
-		b = run_batched(data + at + 3, len, &m);
-		/* Alone, the kernel refuses frames shorter than Ethernet: so it must here too. */
-		if (a != b)
-			die("a frame's run gave another result alone than in replay");
 		if (a && a != -EINVAL)
 			die("BPF_PROG_TEST_RUN failed");
+		refused_alone += a == -EINVAL;
+		if (runpool_submit(pool, 0, data + at + 3, len, m.wire_len, m.ts_ns, m.path_id, n))
+			die("replay's pool failed");
 		at += 3 + len;
 	}
-	flush();
+	if (runpool_drain(pool))
+		die("a batch did not run");
+	/* Alone, the kernel refuses frames shorter than Ethernet: replay must refuse them too. */
+	if (runpool_refused(pool) - refused != refused_alone)
+		die("replay refused other frames than the kernel did alone");
 	check();
 	runs++;
 	return 0;

@@ -219,23 +219,6 @@ static struct cached_probe {
 } g_cache[PROBE_CACHE];
 static int g_cached;
 
-static void empty_maps(struct probe *p)
-{
-	size_t tstride = (sizeof(struct fp_totals) + 7) & ~(size_t)7;
-	void *zero_totals = calloc(p->ncpus, tstride);
-	int tables[] = {bpf_map__fd(p->skel->maps.fp_flows4), bpf_map__fd(p->skel->maps.fp_flows6)};
-	struct flow_key key; /* the larger key: either table's fits */
-	__u32 zero = 0;
-
-	assert_non_null(zero_totals);
-	assert_int_equal(
-	    bpf_map_update_elem(bpf_map__fd(p->skel->maps.fp_totals), &zero, zero_totals, 0), 0);
-	for (int i = 0; i < 2; i++)
-		while (!bpf_map_get_next_key(tables[i], NULL, &key))
-			assert_int_equal(bpf_map_delete_elem(tables[i], &key), 0);
-	free(zero_totals);
-}
-
 void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks)
 {
 	struct probe_opts opts = PROBE_OPTS_DEFAULT;
@@ -256,7 +239,7 @@ void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigne
 		if (c->flow_entries == flow_entries && c->hooks == hooks &&
 		    c->roce_port == opts.roce_port && c->vxlan_port == opts.vxlan_port &&
 		    c->mirror_drop == opts.mirror_drop) {
-			empty_maps(&c->probe);
+			assert_int_equal(probe_clear(&c->probe), 0);
 			*p = c->probe;
 			return;
 		}

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -165,6 +166,26 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	return 0;
 fail:
 	fabprobe_bpf__destroy(skel);
+	return err;
+}
+
+int probe_clear(const struct probe *p)
+{
+	int tables[] = {bpf_map__fd(p->skel->maps.fp_flows4), bpf_map__fd(p->skel->maps.fp_flows6)};
+	void *zero = calloc(p->ncpus, (sizeof(struct fp_totals) + 7) & ~(size_t)7);
+	struct flow_key key; /* the larger key: either table's fits */
+	__u32 idx = 0;
+	int err = 0;
+
+	if (!zero)
+		return -ENOMEM;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.fp_totals), &idx, zero, 0))
+		err = -errno;
+	free(zero);
+	for (int i = 0; i < 2 && !err; i++)
+		while (!err && !bpf_map_get_next_key(tables[i], NULL, &key))
+			if (bpf_map_delete_elem(tables[i], &key))
+				err = -errno;
 	return err;
 }
 

@@ -76,6 +76,8 @@ struct probe {
 
 /* Open, configure and load; errors are reported on stderr. */
 int probe_load(struct probe *p, const struct probe_opts *opts);
+/* Every counter to zero and every flow out, as at load (tests, fuzzing). 0 or -errno. */
+int probe_clear(const struct probe *p);
 /* The IPv6 table's size: --flows6, else a quarter of --flows, at least FP_FLOWS6_MIN. */
 __u32 probe_flow6_entries(const struct probe_opts *opts);
 void probe_destroy(struct probe *p);
