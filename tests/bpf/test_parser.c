@@ -2044,6 +2044,13 @@ static void test_replay_batch_refused(void **state)
 	assert_int_equal(frames_counted(), FP_BATCH_MAX_FRAMES);
 	assert_int_equal(b->frames, 0);
 	assert_false(probe_batch_add(b, buf, PROBE_BATCH_BYTES, &m));
+	/* The longest frame a batch takes: the batch less its head, tail and one record. */
+	n = PROBE_BATCH_BYTES - sizeof(struct fp_batch_head) - FP_BATCH_TAIL -
+	    sizeof(struct fp_batch_rec);
+	assert_int_equal(n, 3016); /* what docs/design.md and BENCHMARKS.md say */
+	assert_false(probe_batch_add(b, buf, n + 1, &m));
+	assert_true(probe_batch_add(b, buf, n, &m));
+	assert_false(probe_batch_add(b, buf, FP_BATCH_MIN_CAP, &m));
 	free(b);
 }
 
