@@ -42,7 +42,8 @@ LDLIBS  := -lbpf -lelf -lz -lpcap -lncursesw -lmicrohttpd -lmnl -lpthread -lm
 BPF_SRCS := bpf/fabprobe.bpf.c
 BPF_HDRS := $(wildcard bpf/*.h)
 BPF_OBJ  := $(BUILD)/fabprobe.bpf.o
-SKEL     := $(BUILD)/fabprobe.skel.h
+# The probe, and the loader's clock probe (user/probe/clock.c).
+SKEL     := $(BUILD)/fabprobe.skel.h $(BUILD)/clock.skel.h
 
 USER_SRCS := $(wildcard user/*/*.c)
 USER_HDRS := $(wildcard user/*/*.h)
@@ -74,8 +75,11 @@ $(BUILD) $(BUILD)/obj $(BUILD)/tests:
 $(BPF_OBJ): $(BPF_SRCS) $(BPF_HDRS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(SKEL): $(BPF_OBJ)
-	$(BPFTOOL) gen skeleton $< name fabprobe_bpf > $@.tmp && mv $@.tmp $@
+$(BUILD)/clock.bpf.o: bpf/clock.bpf.c $(BPF_HDRS) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(SKEL) | $(BUILD)/obj
 	@mkdir -p $(@D)

@@ -61,9 +61,9 @@ $(B)/pktcost: bench/pktcost.c $(BENCH_HDRS) $(LIB_OBJS) | $(B)
 
 # The userspace library compiled again, against the new-flow skeleton.
 $(B)/pktcost-newflow: bench/pktcost.c $(BENCH_HDRS) $(LIB_SRCS) $(wildcard user/*/*.h) \
-		$(B)/newflow/fabprobe.skel.h
+		$(B)/newflow/fabprobe.skel.h $(BUILD)/clock.skel.h
 	$(CC) $(BENCH_CFLAGS) -DBENCH_NEW_FLOW -DFABPROBE_VERSION='"bench"' -I$(B)/newflow \
-		$< $(LIB_SRCS) -o $@ $(LDLIBS)
+		-I$(BUILD) $< $(LIB_SRCS) -o $@ $(LDLIBS)
 
 $(B)/genpcap: bench/genpcap.c $(BENCH_HDRS) | $(B)
 	$(CC) $(BENCH_CFLAGS) $< -o $@

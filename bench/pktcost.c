@@ -8,8 +8,11 @@
  * Built twice: against the normal object (the update path: one flow seen
  * again and again) and, as pktcost-newflow, against the object compiled
  * with -DFP_BENCH_NEW_FLOW, where every repeat is a new flow (insert path).
- * fabprobe's program is loaded through the real loader (probe_load, replay
- * mode, XDP only); the baseline is bench/empty.bpf.c, an XDP_PASS program.
+ * fabprobe's program is loaded through the real loader (probe_load, XDP
+ * only) as a host runs it: live mode, the clock the loader measured (core.h,
+ * live_clock()). -R loads it in replay mode instead, where the clock comes
+ * with the frame (none here: time 0), as the tables before 2026-11-26 did.
+ * The baseline is bench/empty.bpf.c, an XDP_PASS program.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -36,6 +39,7 @@ struct bench_case {
 
 static int repeat = 1000000;
 static int trials = 7;
+static bool replay_mode;
 
 /* One BPF_PROG_TEST_RUN of `repeat` runs: the kernel's ns per run. */
 static int test_run(int prog_fd, const void *frame, __u32 len, __u32 *ns)
@@ -71,11 +75,24 @@ static int load_fabprobe(struct probe *p, __u32 flows)
 {
 	struct probe_opts opts = PROBE_OPTS_DEFAULT;
 
-	opts.replay = true;
+	opts.replay = replay_mode;
 	opts.hooks = PROBE_HOOK_XDP;
 	opts.flow_entries = flows;
 	memset(p, 0, sizeof(*p));
 	return probe_load(p, &opts);
+}
+
+static const char *clock_of(const struct probe *p)
+{
+	static char s[96];
+
+	if (replay_mode)
+		snprintf(s, sizeof(s), "replay mode (no clock read)");
+	else if (p->clock.hz)
+		snprintf(s, sizeof(s), "live mode, the tick clock (HZ=%u)", p->clock.hz);
+	else
+		snprintf(s, sizeof(s), "live mode, the precise clock (bpf_ktime_get_ns)");
+	return s;
 }
 
 static __u64 read_total(struct probe *p, enum fp_counter c)
@@ -177,9 +194,10 @@ static int run_update(int empty_fd, double *empty_med)
 			printf("UPDATE_NS|%.1f\n", med);
 	}
 	bench_note("per packet: %d trials x %d repeats, median of the kernel's duration; "
-		   "flow inserts during the update runs: %llu (one per RoCE case); mirror "
+		   "%s; flow inserts during the update runs: %llu (one per RoCE case); mirror "
 		   "copies decoded: %llu",
-		   trials, repeat, (unsigned long long)read_total(&p, FP_CNT_FLOW_NEW),
+		   trials, repeat, clock_of(&p),
+		   (unsigned long long)read_total(&p, FP_CNT_FLOW_NEW),
 		   (unsigned long long)read_total(&p, FP_CNT_MIRRORED));
 out:
 	probe_destroy(&p);
@@ -270,12 +288,12 @@ static int run_insert(int empty_fd, double update_ns)
 		bench_row("per packet (test_run)", "new flow, table full (1024 entries)", v, base,
 			  vs, ub, b <= 3 * update_ns ? "met" : "MISSED");
 	}
-	bench_note("new flow: %llu inserts for %llu runs into fresh tables (%llu failed, %zu "
-		   "of the first trial's %d flows still present); %llu inserts for %llu runs "
+	bench_note("new flow: %s; %llu inserts for %llu runs into fresh tables (%llu failed, "
+		   "%zu of the first trial's %d flows still present); %llu inserts for %llu runs "
 		   "into the full table",
-		   (unsigned long long)inserts, (unsigned long long)trials * repeat,
-		   (unsigned long long)fails, present, repeat, (unsigned long long)full_inserts,
-		   (unsigned long long)trials * repeat);
+		   clock_of(&small), (unsigned long long)inserts,
+		   (unsigned long long)trials * repeat, (unsigned long long)fails, present, repeat,
+		   (unsigned long long)full_inserts, (unsigned long long)trials * repeat);
 out_small:
 	probe_destroy(&small);
 	return err;
@@ -289,7 +307,7 @@ int main(int argc, char **argv)
 	double update_ns = 0, empty_ns;
 	int opt, empty_fd, err;
 
-	while ((opt = getopt(argc, argv, "e:r:t:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "e:r:t:u:R")) != -1) {
 		switch (opt) {
 		case 'e':
 			empty_path = optarg;
@@ -303,10 +321,13 @@ int main(int argc, char **argv)
 		case 'u':
 			update_ns = atof(optarg);
 			break;
+		case 'R':
+			replay_mode = true;
+			break;
 		default:
 			fprintf(stderr,
 				"usage: %s [-e empty.bpf.o] [-r repeat] [-t trials] "
-				"[-u update_ns]\n",
+				"[-u update_ns] [-R]\n",
 				argv[0]);
 			return 2;
 		}

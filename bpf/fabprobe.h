@@ -67,6 +67,12 @@ struct fp_batch_rec {
 	__u32 pad;
 };
 
+/* One run of fp_clock (clock.bpf.c): the tick count and the clock read together. */
+struct fp_clock_sample {
+	__u64 jiffies;
+	__u64 mono_ns; /* CLOCK_MONOTONIC, bpf_ktime_get_ns() */
+};
+
 /* EtherTypes and IP protocol numbers the parser needs. */
 #define FP_ETH_P_IP	    0x0800
 #define FP_ETH_P_IPV6	    0x86DD

@@ -121,6 +121,18 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	skel->rodata->sample_per_flow = opts->sample_per_flow;
 	skel->rodata->sample_max_per_cpu = opts->sample_max_per_cpu;
 	skel->rodata->mirror_drop = opts->mirror_drop;
+	/* Live, a frame's time is the tick's: measured here, or else the precise clock. */
+	memset(&p->clock, 0, sizeof(p->clock));
+	if (!opts->replay) {
+		err = probe_clock_measure(&p->clock);
+		if (err)
+			fp_dbg("clock: cannot measure the kernel's tick (%s); live times read the "
+			       "precise clock",
+			       fp_strerror(err));
+		skel->rodata->clock_tick_ns = p->clock.tick_ns;
+		skel->rodata->clock_base_ns = p->clock.base_ns;
+		err = 0;
+	}
 	if (opts->sample_per_flow)
 		err = bpf_map__set_max_entries(skel->maps.fp_samples, FP_SAMPLE_RING_BYTES);
 	if (err) {

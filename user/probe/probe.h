@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 #include "fabprobe.h"
+#include "probe/clock.h"
 
 struct fabprobe_bpf;
 struct ring_buffer;
@@ -67,8 +68,9 @@ struct probe {
 	__u32 flow_entries;  /* fp_flows4's max_entries */
 	__u32 flow6_entries; /* fp_flows6's */
 	bool replay;
-	bool mirror_drop;  /* XDP returns XDP_DROP for mirror copies */
-	__u32 batch_bytes; /* replay's batches (probe_batch_*); 0: one frame a run */
+	bool mirror_drop;	  /* XDP returns XDP_DROP for mirror copies */
+	__u32 batch_bytes;	  /* replay's batches (probe_batch_*); 0: one frame a run */
+	struct probe_clock clock; /* live: the tick the programs' clock counts; replay: zero */
 	struct probe_link links[PROBE_MAX_LINKS];
 	int n_links;
 	struct ring_buffer *samples_rb; /* probe/samples.h, when sampling */
