@@ -366,8 +366,8 @@ static __always_inline int parse_vxlan(struct cursor *c, __u32 *vni)
 
 /*
  * Extension headers between the BTH and the payload (IBTA 9.2, A17.4), as
- * lookups rather than chains of compares: one shift and mask each, where
- * the compares cost 4 to 5 ns a RoCE packet (BENCHMARKS.md). Lengths are
+ * lookups rather than chains of compares: one shift and mask each, 1 to
+ * 2 ns less a RoCE packet than the compares (BENCHMARKS.md). Lengths are
  * in 4-byte units, one nibble an operation (ops 0-15 in the low word, 16-31
  * in the high one) or a transport (opcode >> 5).
  */
