@@ -2,7 +2,8 @@
 /*
  * test_clock.c - the live programs' clock (core.h, live_clock(); probe/clock.c):
  * the tick rate read from a measured span, and, on this kernel, the times a
- * live fp_xdp gives a flow against CLOCK_MONOTONIC read around its runs.
+ * live fp_xdp gives a flow against CLOCK_MONOTONIC read around its runs, on
+ * the tick and with --precise-clock.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -157,6 +158,32 @@ static void test_live_times(void **state)
 	probe_destroy(&p);
 }
 
+/* --precise-clock: no tick measured, and a packet's time lies between the reads around it. */
+static void test_precise_clock(void **state)
+{
+	struct probe_opts opts = PROBE_OPTS_DEFAULT;
+	const struct flow_counters *c;
+	static struct frame f;
+	struct snapshot s = {};
+	struct probe p = {};
+	__u64 before, after;
+
+	(void)state;
+	opts.hooks = PROBE_HOOK_XDP;
+	opts.flow_entries = 1024;
+	opts.precise_clock = true;
+	assert_int_equal(probe_load(&p, &opts), 0);
+	assert_int_equal(p.clock.hz, 0);
+	send_only(&f, 1);
+	before = mono_ns();
+	assert_int_equal(probe_run_frame(&p, f.data, f.len, f.len, 0, 0), 0);
+	after = mono_ns();
+	c = only_flow(&p, &s);
+	assert_true(c->first_seen_ns >= before && c->first_seen_ns <= after);
+	snapshot_free(&s);
+	probe_destroy(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +191,7 @@ int main(void)
 	    cmocka_unit_test(test_tick_ns),
 	    cmocka_unit_test(test_measure),
 	    cmocka_unit_test(test_live_times),
+	    cmocka_unit_test(test_precise_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -168,6 +168,10 @@ int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
 		cs->live_given = true;
 		cs->popts.mirror_drop = true;
 		return 1;
+	case OPT_PRECISE_CLOCK:
+		cs->live_given = true;
+		cs->popts.precise_clock = true;
+		return 1;
 	case OPT_SPEED:
 		cs->speed_given = true;
 		return opt_parse_seconds("--speed", arg, 0, 1e6, &cs->pcap.speed) ?: 1;

@@ -42,6 +42,7 @@ enum {
 	OPT_MIRROR_PORT_DROP,
 	OPT_THREADS,
 	OPT_FLOWS6,
+	OPT_PRECISE_CLOCK,
 	OPT_CMD_FIRST = 384, /* a command's own long options start here */
 };
 
@@ -122,7 +123,8 @@ enum {
 	    {"pcap", required_argument, NULL, OPT_PCAP},                                           \
 	    {"speed", required_argument, NULL, OPT_SPEED},                                         \
 	    {"threads", required_argument, NULL, OPT_THREADS},                                     \
-	    {"mirror-port-drop", no_argument, NULL, OPT_MIRROR_PORT_DROP}, OPT_SFLOW_LONG_OPTS,    \
+	    {"mirror-port-drop", no_argument, NULL, OPT_MIRROR_PORT_DROP},                         \
+	    {"precise-clock", no_argument, NULL, OPT_PRECISE_CLOCK}, OPT_SFLOW_LONG_OPTS,          \
 	    OPT_PROBE_LONG_OPTS, OPT_NIC_LONG_OPTS
 #define OPT_SOURCE_HELP                                                                            \
 	"Input: this host's interfaces (live), a recording, or sFlow:\n"                           \
@@ -135,6 +137,8 @@ enum {
 	"      --mirror-port-drop   the interfaces only receive switch mirror copies: drop\n"      \
 	"                           them in XDP after counting, so the host's stack does not\n"    \
 	"                           spend CPU on them (the one mode that drops; off by default)\n" \
+	"      --precise-clock      time packets with the clock source (about 30 ns a packet\n"   \
+	"                           more) instead of the kernel tick (4 ms at HZ=250)\n"          \
 	"      --pcap [NAME=]FILE   read a pcap/pcapng capture instead of interfaces; with\n"      \
 	"                           NAME=, the capture of uplink NAME (repeat for each\n"          \
 	"                           uplink of one ECMP group; merged in time order)\n"             \

@@ -34,6 +34,7 @@ struct probe_opts {
 	__u32 sample_max_per_cpu; /* and per CPU in all */
 	bool replay;		  /* take clock and path from replay_frame() */
 	bool mirror_drop;	  /* --mirror-port-drop: XDP drops mirror copies after counting */
+	bool precise_clock;	  /* --precise-clock: live, bpf_ktime_get_ns(), not the tick */
 };
 
 #define PROBE_OPTS_DEFAULT                                                                         \
