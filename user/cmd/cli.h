@@ -137,8 +137,8 @@ enum {
 	"      --mirror-port-drop   the interfaces only receive switch mirror copies: drop\n"      \
 	"                           them in XDP after counting, so the host's stack does not\n"    \
 	"                           spend CPU on them (the one mode that drops; off by default)\n" \
-	"      --precise-clock      time packets with the clock source (about 30 ns a packet\n"   \
-	"                           more) instead of the kernel tick (4 ms at HZ=250)\n"          \
+	"      --precise-clock      time packets with the clock source (about 30 ns a packet\n"    \
+	"                           more) instead of the kernel tick (4 ms at HZ=250)\n"           \
 	"      --pcap [NAME=]FILE   read a pcap/pcapng capture instead of interfaces; with\n"      \
 	"                           NAME=, the capture of uplink NAME (repeat for each\n"          \
 	"                           uplink of one ECMP group; merged in time order)\n"             \
