@@ -56,9 +56,9 @@ static void test_tick_ns(void **state)
 }
 
 /*
- * Under a loaded test run the measuring thread may be preempted over a
- * step each time; the loader then reads the precise clock. Here the test
- * asks until the measure succeeds, and fails if it never does.
+ * A measure skips the steps it was preempted over, and fails only when no
+ * two it can place come within its time (the loader then reads the precise
+ * clock). Under a loaded test run the test asks again before it fails.
  */
 static void test_measure(void **state)
 {

@@ -6,8 +6,7 @@
  * monotonic ns = base + jiffies * TICK_NSEC holds for as long as the host
  * runs, to within the moment a step lands. Userspace cannot read jiffies:
  * clock.bpf.c reads it and the clock in one run, and this file runs it
- * until the count steps, notes when, and runs it until the count steps
- * again at least PROBE_CLOCK_SPAN_NS later.
+ * over PROBE_CLOCK_SPAN_NS and more, noting when the count steps.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,12 +23,11 @@
  * A step is placed at the last run before it: the tick that makes it is an
  * interrupt, and where it lands on this CPU its handler (20 to 30 us on
  * this VM) runs between the two. A wider gap is a preemption, which leaves
- * the step anywhere in it: that measurement starts over.
+ * the step anywhere in it.
  */
 #define STEP_GAP_MAX_NS 100000ULL
 /* Ticks are at most 1/24 s (HZ=24): give up well after two of them. */
 #define MEASURE_MAX_NS 200000000ULL
-#define MEASURE_TRIES  3
 
 /* Tick rates Linux is built with (Kconfig HZ_*, and the arch-specific ones). */
 static const unsigned int known_hz[] = {24,  32,  48,  64,  100,  128,	200, 250,
@@ -65,62 +63,53 @@ static int sample(int fd, struct fp_clock_sample *s)
 }
 
 /*
- * Run until the count steps past `after`, at least span_ns after from_ns;
- * *at is the run after the step, at its own count and at the time of the
- * run before it. -EAGAIN when that run is too far back to place the step,
- * -ETIME when no step comes.
+ * Run the probe from one step of the count to the first step at least
+ * PROBE_CLOCK_SPAN_NS later. The rate comes from the first and last steps;
+ * the phase from the earliest of them all, each placed at the run before
+ * it: a step the kernel made late (the CPU that keeps jiffies was slow to
+ * take its tick, up to 60 us here) would put times after their packets.
+ * -ETIME when the count does not step where it can be placed.
  */
-static int next_step(int fd, __u64 after, __u64 from_ns, __u64 span_ns, struct fp_clock_sample *at)
-{
-	__u64 deadline = from_ns + span_ns + MEASURE_MAX_NS;
-	struct fp_clock_sample prev, s;
-	int err = sample(fd, &prev);
+#define STEPS_MAX 64
 
-	while (!err) {
+static int measure(int fd, struct probe_clock *c)
+{
+	struct fp_clock_sample prev, s, steps[STEPS_MAX];
+	__u64 deadline, base;
+	int n = 0, err;
+
+	err = sample(fd, &prev);
+	if (err)
+		return err;
+	deadline = prev.mono_ns + PROBE_CLOCK_SPAN_NS + MEASURE_MAX_NS;
+	while (n < STEPS_MAX) {
 		err = sample(fd, &s);
 		if (err)
 			return err;
 		if (s.mono_ns > deadline)
 			return -ETIME;
-		if (s.jiffies != prev.jiffies && s.jiffies > after &&
-		    prev.mono_ns >= from_ns + span_ns) {
-			if (s.mono_ns - prev.mono_ns > STEP_GAP_MAX_NS)
-				return -EAGAIN;
-			*at =
+		/* A step that came during a preemption cannot be placed: skipped. */
+		if (s.jiffies != prev.jiffies && s.mono_ns - prev.mono_ns <= STEP_GAP_MAX_NS) {
+			steps[n++] =
 			    (struct fp_clock_sample){.jiffies = s.jiffies, .mono_ns = prev.mono_ns};
-			return 0;
+			if (n > 1 && prev.mono_ns - steps[0].mono_ns >= PROBE_CLOCK_SPAN_NS)
+				break;
 		}
 		prev = s;
 	}
-	return err;
-}
-
-/*
- * The tick's length from two steps PROBE_CLOCK_SPAN_NS or more apart, its
- * phase from the earlier of the two: a step the kernel made late (the CPU
- * that keeps jiffies was slow to take its tick, up to 60 us here) would
- * put every time after the packet it stands for.
- */
-static int measure(int fd, struct probe_clock *c)
-{
-	struct fp_clock_sample first, a, b;
-	__u64 base_a, base_b;
-	int err = sample(fd, &first);
-
-	if (err)
-		return err;
-	err = next_step(fd, first.jiffies, first.mono_ns, 0, &a);
-	if (!err)
-		err = next_step(fd, a.jiffies, a.mono_ns, PROBE_CLOCK_SPAN_NS, &b);
-	if (err)
-		return err;
-	c->hz = probe_clock_hz(b.mono_ns - a.mono_ns, b.jiffies - a.jiffies);
+	if (n < 2)
+		return -ETIME;
+	c->hz = probe_clock_hz(steps[n - 1].mono_ns - steps[0].mono_ns,
+			       steps[n - 1].jiffies - steps[0].jiffies);
 	if (!c->hz)
 		return -ERANGE;
 	c->tick_ns = probe_clock_tick_ns(c->hz);
-	base_a = a.mono_ns - a.jiffies * c->tick_ns;
-	base_b = b.mono_ns - b.jiffies * c->tick_ns;
-	c->base_ns = (__s64)(base_b - base_a) < 0 ? base_b : base_a;
+	c->base_ns = steps[0].mono_ns - steps[0].jiffies * c->tick_ns;
+	for (int i = 1; i < n; i++) {
+		base = steps[i].mono_ns - steps[i].jiffies * c->tick_ns;
+		if ((__s64)(base - c->base_ns) < 0)
+			c->base_ns = base;
+	}
 	return 0;
 }
 
@@ -134,11 +123,7 @@ int probe_clock_measure(struct probe_clock *c)
 	if (!skel)
 		return -errno;
 	fd = bpf_program__fd(skel->progs.fp_clock);
-	for (int i = 0; i < MEASURE_TRIES; i++) {
-		err = measure(fd, c);
-		if (err != -EAGAIN)
-			break;
-	}
+	err = measure(fd, c);
 	clock_bpf__destroy(skel);
 	if (err) {
 		memset(c, 0, sizeof(*c));
