@@ -187,10 +187,8 @@ static void test_precise_clock(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_hz_of_span),
-	    cmocka_unit_test(test_tick_ns),
-	    cmocka_unit_test(test_measure),
-	    cmocka_unit_test(test_live_times),
+	    cmocka_unit_test(test_hz_of_span),	  cmocka_unit_test(test_tick_ns),
+	    cmocka_unit_test(test_measure),	  cmocka_unit_test(test_live_times),
 	    cmocka_unit_test(test_precise_clock),
 	};
 
