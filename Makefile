@@ -39,11 +39,10 @@ CFLAGS  += $(WARN) -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(BUILD) \
 	-DFABPROBE_VERSION='"$(VERSION)"' $(SAN_FLAGS) $(EXTRA_CFLAGS)
 LDLIBS  := -lbpf -lelf -lz -lpcap -lncursesw -lmicrohttpd -lmnl -lpthread -lm
 
-BPF_SRCS := bpf/fabprobe.bpf.c
 BPF_HDRS := $(wildcard bpf/*.h)
-BPF_OBJ  := $(BUILD)/fabprobe.bpf.o
 # The probe, and the loader's clock probe (user/probe/clock.c).
-SKEL     := $(BUILD)/fabprobe.skel.h $(BUILD)/clock.skel.h
+BPF_OBJS := $(BUILD)/fabprobe.bpf.o $(BUILD)/clock.bpf.o
+SKEL     := $(BPF_OBJS:.bpf.o=.skel.h)
 
 USER_SRCS := $(wildcard user/*/*.c)
 USER_HDRS := $(wildcard user/*/*.h)
@@ -72,10 +71,7 @@ all: $(BUILD)/fabprobe
 $(BUILD) $(BUILD)/obj $(BUILD)/tests:
 	@mkdir -p $@
 
-$(BPF_OBJ): $(BPF_SRCS) $(BPF_HDRS) | $(BUILD)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-
-$(BUILD)/clock.bpf.o: bpf/clock.bpf.c $(BPF_HDRS) | $(BUILD)
+$(BPF_OBJS): $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
