@@ -243,6 +243,7 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 	po->roce_port = cs->popts.roce_port;
 	po->vxlan_port = cs->popts.vxlan_port;
 	po->mirror_drop = cs->popts.mirror_drop;
+	po->precise_clock = cs->popts.precise_clock;
 	if (samples) {
 		po->sample_per_flow = SAMPLES_PER_FLOW;
 		po->sample_max_per_cpu = SAMPLES_MAX;

@@ -123,7 +123,9 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	skel->rodata->mirror_drop = opts->mirror_drop;
 	/* Live, a frame's time is the tick's: measured here, or else the precise clock. */
 	memset(&p->clock, 0, sizeof(p->clock));
-	if (!opts->replay && !opts->precise_clock) {
+	if (!opts->replay && opts->precise_clock) {
+		fp_dbg("clock: --precise-clock: live times read the precise clock");
+	} else if (!opts->replay) {
 		err = probe_clock_measure(&p->clock);
 		if (err)
 			fp_dbg("clock: cannot measure the kernel's tick (%s); live times read the "
