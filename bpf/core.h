@@ -32,7 +32,8 @@ const volatile __u8 mirror_drop = 0;
  * clock source, about 29 ns a packet on this VM, a third of the program;
  * the verifier inlines bpf_jiffies64() into one load (BENCHMARKS.md).
  * The base wraps as a __u64 on purpose: the sum is right modulo 2^64.
- * clock_tick_ns 0 (the loader could not measure the tick): the precise clock.
+ * clock_tick_ns 0 (--precise-clock, or the tick could not be measured):
+ * the precise clock.
  */
 const volatile __u64 clock_tick_ns = 0;
 const volatile __u64 clock_base_ns = 0;
