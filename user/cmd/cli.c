@@ -238,12 +238,14 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 	if (!cs->speed_given)
 		cs->pcap.speed = cs->default_speed;
 	po = recording ? &cs->pcap.popts : sflow ? &cs->sflow.popts : &cs->live.popts;
-	po->flow_entries = cs->popts.flow_entries;
-	po->flow6_entries = cs->popts.flow6_entries;
-	po->roce_port = cs->popts.roce_port;
-	po->vxlan_port = cs->popts.vxlan_port;
-	po->mirror_drop = cs->popts.mirror_drop;
-	po->precise_clock = cs->popts.precise_clock;
+	/* Every probe option given goes to the source; how it runs frames stays its own. */
+	{
+		struct probe_opts given = cs->popts;
+
+		given.replay = po->replay;
+		given.hooks = po->hooks;
+		*po = given;
+	}
 	if (samples) {
 		po->sample_per_flow = SAMPLES_PER_FLOW;
 		po->sample_max_per_cpu = SAMPLES_MAX;
