@@ -12,6 +12,7 @@
  * only) as a host runs it: live mode, the clock the loader measured (core.h,
  * live_clock()). -R loads it in replay mode instead, where the clock comes
  * with the frame (none here: time 0), as the tables before 2026-11-26 did.
+ * Live, the bare WRITE also runs on a second load with --precise-clock.
  * The baseline is bench/empty.bpf.c, an XDP_PASS program.
  */
 #include <errno.h>
