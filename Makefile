@@ -74,7 +74,7 @@ $(BUILD) $(BUILD)/obj $(BUILD)/tests:
 $(BPF_OBJS): $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+$(SKEL): $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(SKEL) | $(BUILD)/obj
