@@ -137,7 +137,7 @@ static void measure(struct worker *w, int n, int trials, bool batched)
 int main(int argc, char **argv)
 {
 	struct probe_opts opts = PROBE_OPTS_DEFAULT;
-	int n = runpool_default_threads(), runs = 200000, trials = 7, opt;
+	int n = (int)sysconf(_SC_NPROCESSORS_ONLN), runs = 200000, trials = 7, opt;
 	static struct worker w[RUNPOOL_MAX_THREADS];
 	struct probe p = {0};
 
@@ -151,6 +151,10 @@ int main(int argc, char **argv)
 	}
 	if (runs < 1 || trials < 1 || trials > MAX_TRIALS)
 		goto usage;
+	if (n < 1)
+		n = 1;
+	if (n > RUNPOOL_MAX_THREADS)
+		n = RUNPOOL_MAX_THREADS;
 	opts.replay = true;
 	opts.hooks = PROBE_HOOK_XDP;
 	if (probe_load(&p, &opts))

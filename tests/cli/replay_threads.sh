@@ -78,6 +78,40 @@ done
 # Two uplinks' captures merged in time, on two threads.
 same "--path x2" --path a="$PCAPS"/nccl_ring2_node0.pcap --path b="$PCAPS"/nccl_ring2_node1.pcap
 
+# Workers are named fp-run/N and pinned, one CPU each: the kernel's LRU
+# keeps free entries per CPU, so a full table evicts by the CPU an insert
+# runs on. A table of 2 flows with 3 flows in it evicts twice, however the
+# reading thread moves (unpinned, runs that moved evicted 99 times).
+python3 tests/ipfix/mkpcap.py evict "$tmp/evict.pcap"
+ncpu=$(nproc)
+for t in 1 2; do
+	"$FABPROBE" capture --pcap "$tmp/evict.pcap" --speed 1 --flows 2 --threads "$t" \
+		-o "$tmp/ev$t.tar.gz" >/dev/null 2>"$tmp/ev$t.err" &
+	pid=$!
+	sleep 0.5
+	for task in /proc/$pid/task/*; do
+		echo "$(cat "$task/comm") $(awk '/^Cpus_allowed_list/ {print $2}' "$task/status")"
+	done >"$tmp/tasks$t" 2>/dev/null
+	n=0
+	while kill -0 "$pid" 2>/dev/null; do
+		taskset -p -c $((n % ncpu)) "$pid" >/dev/null 2>&1
+		n=$((n + 1))
+	done
+	wait "$pid"
+	check "--threads $t --flows 2: capture exits 0" test $? -eq 0
+	want=$(for i in $(seq 0 $((t - 1))); do echo "fp-run/$i"; done)
+	check "--threads $t: workers fp-run/0..$((t - 1)), each pinned to one CPU" \
+		test "$(awk '$1 ~ /^fp-run/ && $2 ~ /^[0-9]+$/ {print $1}' "$tmp/tasks$t" | sort)" = "$want"
+	# On two workers which flow a full table evicts depends on how they interleave.
+	ev=$(tar -xzOf "$tmp/ev$t.tar.gz" report.json | jq '.totals.flow_evictions')
+	[ "$t" = 1 ] &&
+		check "--threads 1 --flows 2: 2 evictions while the reader moved ($n moves; got $ev)" \
+			test "$ev" = 2
+done
+[ "$ncpu" -ge 2 ] &&
+	check "two workers on two CPUs: pinned to different ones" \
+		test "$(awk '$1 ~ /^fp-run/ {print $2}' "$tmp/tasks2" | sort -u | wc -l)" -eq 2
+
 # Bad values: one line, usage exit.
 for v in 0 65 x -1; do
 	"$FABPROBE" replay --threads "$v" "$tmp/order.pcap" >/dev/null 2>"$tmp/err"

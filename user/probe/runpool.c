@@ -11,19 +11,29 @@
  * The program keeps nothing per CPU across that but fp_totals' plain
  * increments; a new flow's first value is on the stack (bpf/core.h).
  *
- * A runner (one a worker, one for a pool of one thread) packs the frames
- * it is given into fp_replay's batches (probe.h), in their order,
- * and runs a batch when the next frame does not fit or the pool drains:
- * one BPF_PROG_TEST_RUN for up to FP_BATCH_MAX_FRAMES frames. A frame no
- * batch takes (too long) runs alone, after the batch before it.
+ * Each worker is pinned to a CPU of the process's affinity (worker i to
+ * the i-th, round robin). The kernel's LRU hash keeps free elements in
+ * per-CPU lists, so which flow a full table evicts depends on the CPU an
+ * insert runs on: pinned, one worker evicts the same flows each time a
+ * recording is run. A worker that cannot be pinned runs unpinned (said
+ * under -v).
+ *
+ * A worker's runner packs the frames it is given into fp_replay's batches
+ * (probe.h), in their order, and runs a batch when the next frame does not
+ * fit or the pool drains: one BPF_PROG_TEST_RUN for up to
+ * FP_BATCH_MAX_FRAMES frames. A frame no batch takes (too long) runs
+ * alone, after the batch before it.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "probe/runpool.h"
+#include "util/log.h"
 
 #define BATCH_FRAMES   1024
 #define BATCH_BYTES    (2 * 1024 * 1024)
@@ -66,6 +76,7 @@ struct worker {
 	struct batch *free;		  /* empty batches */
 	struct batch *filling;		  /* the submitter's, not yet queued */
 	bool running;			  /* a batch taken off the queue */
+	int cpu;			  /* the CPU it is pinned to; -1: none */
 };
 
 struct runpool {
@@ -74,14 +85,14 @@ struct runpool {
 	pthread_mutex_t lock;
 	pthread_cond_t idle; /* a batch done (the submitter waits for one) */
 	bool quit;
-	struct tally t;	   /* every run's, workers' merged under the lock */
-	struct runner one; /* a pool of one thread runs on the caller's */
+	struct tally t; /* every run's, workers' merged under the lock */
 	struct worker w[];
 };
 
 int runpool_default_threads(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	/* The thread that reads the input keeps a CPU busy too. */
+	long n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
 
 	if (n < 1)
 		return 1;
@@ -122,26 +133,16 @@ static void runner_flush(struct runner *r, const struct probe *p, struct tally *
 	tally(t, e == -EINVAL ? -EPROTO : e, r->batch_tag);
 }
 
-/*
- * One frame, after those before it. prepared, when the caller has it, is
- * the frame behind its struct fp_replay_meta (probe_run_prepared()).
- */
-static void runner_frame(struct runner *r, const struct probe *p, const void *frame, __u32 caplen,
-			 const struct fp_replay_meta *m, const void *prepared, __u64 tag,
-			 struct tally *t)
+/* One frame (behind its struct fp_replay_meta m), after those before it. */
+static void runner_frame(struct runner *r, const struct probe *p, const struct fp_replay_meta *m,
+			 __u32 caplen, __u64 tag, struct tally *t)
 {
+	const void *frame = m + 1;
+
 	if (!probe_batch_add(&r->batch, frame, caplen, m)) {
 		runner_flush(r, p, t);
 		if (!probe_batch_add(&r->batch, frame, caplen, m)) {
-			if (prepared)
-				tally(t,
-				      probe_run_prepared(p, r->fd, prepared, sizeof(*m) + caplen),
-				      tag);
-			else
-				tally(t,
-				      probe_run_frame(p, frame, caplen, m->wire_len, m->ts_ns,
-						      m->path_id),
-				      tag);
+			tally(t, probe_run_prepared(p, r->fd, m, sizeof(*m) + caplen), tag);
 			return;
 		}
 	}
@@ -149,11 +150,34 @@ static void runner_frame(struct runner *r, const struct probe *p, const void *fr
 		r->batch_tag = tag;
 }
 
+/*
+ * Name the calling worker fp-run/N (top -H, /proc/PID/task) and pin it to
+ * its CPU; one that cannot be pinned runs where it is put.
+ */
+static void pin(const struct worker *w)
+{
+	char name[16];
+	cpu_set_t set;
+	int err;
+
+	snprintf(name, sizeof(name), "fp-run/%d", (int)(w - w->rp->w));
+	pthread_setname_np(pthread_self(), name);
+	if (w->cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err)
+		fp_dbg("replay: a worker runs unpinned: cannot pin it to CPU %d: %s", w->cpu,
+		       fp_strerror(err));
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct runpool *rp = w->rp;
 
+	pin(w);
 	pthread_mutex_lock(&rp->lock);
 	for (;;) {
 		struct batch *b;
@@ -175,7 +199,7 @@ static void *worker_main(void *arg)
 		     i < b->n && !t.err && !__atomic_load_n(&rp->t.err, __ATOMIC_RELAXED); i++) {
 			const struct fp_replay_meta *m = (const void *)(b->bytes + b->jobs[i].off);
 
-			runner_frame(&w->run, rp->probe, m + 1, b->jobs[i].len - sizeof(*m), m, m,
+			runner_frame(&w->run, rp->probe, m, b->jobs[i].len - sizeof(*m),
 				     b->jobs[i].tag, &t);
 		}
 		runner_flush(&w->run, rp->probe, &t);
@@ -242,11 +266,6 @@ int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 cap
 	struct worker *w;
 	struct batch *b;
 
-	if (rp->n == 1) {
-		if (!rp->t.err)
-			runner_frame(&rp->one, rp->probe, frame, caplen, &meta, NULL, tag, &rp->t);
-		return rp->t.err;
-	}
 	if (caplen > PROBE_FRAME_MAX) {
 		/* The kernel would refuse it too; it never reaches a batch. */
 		pthread_mutex_lock(&rp->lock);
@@ -275,11 +294,6 @@ int runpool_drain(struct runpool *rp)
 {
 	int err;
 
-	if (rp->n == 1) {
-		if (!rp->t.err)
-			runner_flush(&rp->one, rp->probe, &rp->t);
-		return rp->t.err;
-	}
 	for (int i = 0; i < rp->n; i++)
 		queue_batch(rp, &rp->w[i]);
 	pthread_mutex_lock(&rp->lock);
@@ -345,6 +359,20 @@ static void stop_workers(struct runpool *rp, int started)
 	pthread_mutex_destroy(&rp->lock);
 }
 
+/* Worker i's CPU: the i-th the process may run on, round robin; -1 if unknown. */
+static void assign_cpus(struct runpool *rp)
+{
+	int cpus[CPU_SETSIZE], ncpus = 0;
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				cpus[ncpus++] = c;
+	for (int i = 0; i < rp->n; i++)
+		rp->w[i].cpu = ncpus ? cpus[i % ncpus] : -1;
+}
+
 struct runpool *runpool_new(struct probe *p, int threads)
 {
 	struct runpool *rp;
@@ -357,18 +385,7 @@ struct runpool *runpool_new(struct probe *p, int threads)
 		return NULL;
 	rp->probe = p;
 	rp->n = n;
-	if (n == 1) {
-		/* probe_run_frame()'s own program; the pool's thread is the caller's. */
-		int fd = probe_run_fd(p);
-
-		if (fd < 0) {
-			free(rp);
-			errno = -fd;
-			return NULL;
-		}
-		runner_init(&rp->one, p, fd);
-		return rp;
-	}
+	assign_cpus(rp);
 	pthread_mutex_init(&rp->lock, NULL);
 	pthread_cond_init(&rp->idle, NULL);
 	for (int i = 0; i < n; i++)
@@ -413,9 +430,6 @@ void runpool_free(struct runpool *rp)
 	if (!rp)
 		return;
 	runpool_drain(rp);
-	if (rp->n > 1)
-		stop_workers(rp, rp->n);
-	else if (rp->one.fd > 0)
-		close(rp->one.fd);
+	stop_workers(rp, rp->n);
 	free(rp);
 }

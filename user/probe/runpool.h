@@ -9,10 +9,10 @@
  * order and its PSN tracking is what one thread would see. Frames are
  * copied into per-worker batches, so a worker wakes once per batch, not
  * once per frame, and each worker packs them into fp_replay's batches
- * (probe_batch_*), one BPF_PROG_TEST_RUN for many frames. With one thread
- * the pool packs and runs them on the caller's thread; either way a frame
- * counts as probe_run_frame() alone counts it, and runpool_drain() is when
- * the maps hold every frame queued.
+ * (probe_batch_*), one BPF_PROG_TEST_RUN for many frames. A frame counts as
+ * probe_run_frame() alone counts it, and runpool_drain() is when the maps
+ * hold every frame queued. Workers are pinned to CPUs (runpool.c), so the
+ * flows a full table evicts are the same from run to run with one thread.
  */
 #ifndef __FP_RUNPOOL_H
 #define __FP_RUNPOOL_H
@@ -26,7 +26,10 @@
 
 struct runpool;
 
-/* The number of threads "one per online CPU" means here (at least 1). */
+/*
+ * The default number of workers: one per online CPU but one, for the
+ * thread that reads the input and submits its frames (at least 1).
+ */
 int runpool_default_threads(void);
 
 /*

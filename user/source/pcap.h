@@ -25,7 +25,7 @@ struct pcap_opts {
 	} files[PCAP_MAX_FILES];
 	int n_files;
 	double speed; /* 1: as recorded, 2: twice as fast, 0: as fast as frames run */
-	int threads;  /* workers running frames (probe/runpool.h); 0: one per online CPU */
+	int threads;  /* workers running frames (probe/runpool.h); 0: runpool_default_threads() */
 	struct probe_opts popts;
 };
 
