@@ -85,15 +85,19 @@ if ! skipped replay; then
 		echo "$FRAMES $t0 $t1" | awk '{printf "%.0f\n", $1 / (($3 - $2) / 1e9)}'
 	}
 	declare -A pps
-	tools="fabprobe fabprobe-1 read tcpdump tshark"
+	tools="fabprobe fabprobe-n fabprobe-1 fabprobe-cpu read tcpdump tshark"
 	for tool in $tools; do
 		: >"$OUT/replay-$tool.pps"
 	done
 	cores=$(nproc)
+	# The one-thread baseline: everything (reading, verifier, workers) on one CPU.
+	cpu0=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
 	for t in $(seq $TRIALS); do
-		log "replay: trial $t of $TRIALS (fabprobe on $cores threads and on 1, libpcap's read, tcpdump, tshark)"
+		log "replay: trial $t of $TRIALS (fabprobe by default, on $cores workers, on 1, on one CPU; libpcap's read, tcpdump, tshark)"
 		pps_of "$FP" replay "$pcap" >>"$OUT/replay-fabprobe.pps"
+		pps_of "$FP" replay --threads "$cores" "$pcap" >>"$OUT/replay-fabprobe-n.pps"
 		pps_of "$FP" replay --threads 1 "$pcap" >>"$OUT/replay-fabprobe-1.pps"
+		pps_of taskset -c "$cpu0" "$FP" replay --threads 1 "$pcap" >>"$OUT/replay-fabprobe-cpu.pps"
 		pps_of tcpdump -r "$pcap" -w /dev/null >>"$OUT/replay-read.pps"
 		pps_of tcpdump -n -r "$pcap" >>"$OUT/replay-tcpdump.pps"
 		pps_of tshark -n -r "$pcap" >>"$OUT/replay-tshark.pps"
@@ -106,9 +110,18 @@ if ! skipped replay; then
 	fmt_pps() { awk -v v="$1" 'BEGIN {printf "%.0f k/s", v / 1000}'; }
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 	verdict() { awk -v r="$1" -v t="$2" -v le="$3" 'BEGIN {print ((le ? r <= t : r >= t) ? "met" : "MISSED")}'; }
-	r=$(ratio "${pps[fabprobe]}" "${pps[fabprobe-1]}")
-	row "replay ($FRAMES frames)" "fabprobe replay, $cores threads (default)" "$(fmt_pps "${pps[fabprobe]}")" \
-		"$(fmt_pps "${pps[fabprobe-1]}") on 1 thread" "${r}x one thread" ">= 1.8x" "$(verdict "$r" 1.8 0)"
+	workers=$((cores > 2 ? cores - 1 : 1))
+	[ "$workers" = 1 ] && workers="1 worker" || workers="$workers workers"
+	r=$(ratio "${pps[fabprobe]}" "${pps[fabprobe-cpu]}")
+	row "replay ($FRAMES frames)" "fabprobe replay, default ($workers + the reader)" \
+		"$(fmt_pps "${pps[fabprobe]}")" "$(fmt_pps "${pps[fabprobe-cpu]}") all on CPU $cpu0" \
+		"${r}x one CPU" ">= 1.8x" "$(verdict "$r" 1.8 0)"
+	row "replay ($FRAMES frames)" "fabprobe replay --threads $cores" "$(fmt_pps "${pps[fabprobe-n]}")" \
+		"$(fmt_pps "${pps[fabprobe]}") default" "$(ratio "${pps[fabprobe-n]}" "${pps[fabprobe]}")x default" \
+		"-" "-"
+	row "replay ($FRAMES frames)" "fabprobe replay --threads 1" "$(fmt_pps "${pps[fabprobe-1]}")" \
+		"$(fmt_pps "${pps[fabprobe]}") default" "$(ratio "${pps[fabprobe-1]}" "${pps[fabprobe]}")x default" \
+		"-" "-"
 	# What threads can give at all here: the program alone on every CPU, no capture.
 	log "replay: the ceiling, BPF_PROG_TEST_RUN alone on 1 and on $cores threads"
 	"$B/threads" -t "$TRIALS" | tee "$OUT/threads.log" | grep -E '^(ROW|NOTE)' >>"$ROWS"
