@@ -162,14 +162,18 @@ static void pin(const struct worker *w)
 
 	snprintf(name, sizeof(name), "fp-run/%d", (int)(w - w->rp->w));
 	pthread_setname_np(pthread_self(), name);
-	if (w->cpu < 0)
+	if (w->cpu < 0) {
+		fp_dbg("%s runs unpinned: the process's CPUs are unknown", name);
 		return;
+	}
 	CPU_ZERO(&set);
 	CPU_SET(w->cpu, &set);
 	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	if (err)
-		fp_dbg("replay: a worker runs unpinned: cannot pin it to CPU %d: %s", w->cpu,
+		fp_dbg("%s runs unpinned: cannot pin it to CPU %d: %s", name, w->cpu,
 		       fp_strerror(err));
+	else
+		fp_dbg("%s runs on CPU %d", name, w->cpu);
 }
 
 static void *worker_main(void *arg)
