@@ -112,6 +112,20 @@ done
 	check "two workers on two CPUs: pinned to different ones" \
 		test "$(awk '$1 ~ /^fp-run/ {print $2}' "$tmp/tasks2" | sort -u | wc -l)" -eq 2
 
+# The default: one worker per CPU the process may use, but the reader's.
+want=$(($(nproc) > 2 ? $(nproc) - 1 : 1))
+"$FABPROBE" -v replay "$tmp/evict.pcap" >/dev/null 2>"$tmp/v"
+check "default: $want worker(s) for $(nproc) CPUs, each said under -v" \
+	test "$(grep -c 'fp-run/[0-9]* runs on CPU' "$tmp/v")" -eq "$want"
+if [ "$ncpu" -ge 2 ]; then
+	taskset -c 1 "$FABPROBE" -v replay --threads 2 "$tmp/evict.pcap" >/dev/null 2>"$tmp/v"
+	check "taskset -c 1: the workers run on CPU 1 only" \
+		test "$(grep -c 'fp-run/[01] runs on CPU 1$' "$tmp/v")" -eq 2
+	taskset -c 1 "$FABPROBE" -v replay "$tmp/evict.pcap" >/dev/null 2>"$tmp/v"
+	check "taskset -c 1: one worker by default (nproc counts 1)" \
+		test "$(grep -c 'fp-run/' "$tmp/v")" -eq 1
+fi
+
 # Bad values: one line, usage exit.
 for v in 0 65 x -1; do
 	"$FABPROBE" replay --threads "$v" "$tmp/order.pcap" >/dev/null 2>"$tmp/err"

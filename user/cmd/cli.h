@@ -113,9 +113,9 @@ enum {
 	"                            default erspan:ID, gre:KEY or gre)\n"
 
 #define OPT_THREADS_HELP                                                                           \
-	"      --threads N          with --pcap: run frames on N worker threads, each flow's\n"   \
-	"                           frames in order on one (default: one per online CPU\n"     \
-	"                           but one, which reads the capture)\n"
+	"      --threads N          with --pcap: run frames on N worker threads, each flow's\n"    \
+	"                           frames in order on one (default: one per CPU, as nproc\n"      \
+	"                           counts, but one, which reads the capture)\n"
 
 /* What to watch: the live interfaces, or recordings. */
 #define OPT_SOURCE_LONG_OPTS                                                                       \

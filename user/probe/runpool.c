@@ -91,9 +91,16 @@ struct runpool {
 
 int runpool_default_threads(void)
 {
-	/* The thread that reads the input keeps a CPU busy too. */
-	long n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	cpu_set_t set;
+	long n;
 
+	/* The CPUs this process may run on (taskset, a cgroup's cpuset), as nproc counts. */
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		n = CPU_COUNT(&set);
+	else
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	/* The thread that reads the input keeps one of them busy too. */
+	n -= 1;
 	if (n < 1)
 		return 1;
 	return n > RUNPOOL_MAX_THREADS ? RUNPOOL_MAX_THREADS : (int)n;

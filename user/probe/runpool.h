@@ -27,8 +27,9 @@
 struct runpool;
 
 /*
- * The default number of workers: one per online CPU but one, for the
- * thread that reads the input and submits its frames (at least 1).
+ * The default number of workers: one per CPU the process may run on (as
+ * nproc counts them) but one, for the thread that reads the input and
+ * submits its frames (at least 1).
  */
 int runpool_default_threads(void);
 
