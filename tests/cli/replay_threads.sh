@@ -88,10 +88,13 @@ for t in 1 2; do
 	"$FABPROBE" capture --pcap "$tmp/evict.pcap" --speed 1 --flows 2 --threads "$t" \
 		-o "$tmp/ev$t.tar.gz" >/dev/null 2>"$tmp/ev$t.err" &
 	pid=$!
-	sleep 0.5
-	for task in /proc/$pid/task/*; do
-		echo "$(cat "$task/comm") $(awk '/^Cpus_allowed_list/ {print $2}' "$task/status")"
-	done >"$tmp/tasks$t" 2>/dev/null
+	for i in $(seq 50); do # until its workers run (5 s at most)
+		for task in /proc/$pid/task/*; do
+			echo "$(cat "$task/comm") $(awk '/^Cpus_allowed_list/ {print $2}' "$task/status")"
+		done >"$tmp/tasks$t" 2>/dev/null
+		[ "$(grep -c '^fp-run/' "$tmp/tasks$t")" -ge "$t" ] && break
+		sleep 0.1
+	done
 	n=0
 	while kill -0 "$pid" 2>/dev/null; do
 		taskset -p -c $((n % ncpu)) "$pid" >/dev/null 2>&1

@@ -158,25 +158,26 @@ static void runner_frame(struct runner *r, const struct probe *p, const struct f
 }
 
 /*
- * Name the calling worker fp-run/N (top -H, /proc/PID/task) and pin it to
- * its CPU; one that cannot be pinned runs where it is put.
+ * Pin the calling worker to its CPU (one that cannot be pinned runs where
+ * it is put), then name it fp-run/N (top -H, /proc/PID/task): a worker
+ * that has its name has its CPU.
  */
 static void pin(const struct worker *w)
 {
+	int err = 0, id = (int)(w - w->rp->w);
 	char name[16];
 	cpu_set_t set;
-	int err;
 
-	snprintf(name, sizeof(name), "fp-run/%d", (int)(w - w->rp->w));
-	pthread_setname_np(pthread_self(), name);
-	if (w->cpu < 0) {
-		fp_dbg("%s runs unpinned: the process's CPUs are unknown", name);
-		return;
+	if (w->cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	}
-	CPU_ZERO(&set);
-	CPU_SET(w->cpu, &set);
-	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	if (err)
+	snprintf(name, sizeof(name), "fp-run/%d", id);
+	pthread_setname_np(pthread_self(), name);
+	if (w->cpu < 0)
+		fp_dbg("%s runs unpinned: the process's CPUs are unknown", name);
+	else if (err)
 		fp_dbg("%s runs unpinned: cannot pin it to CPU %d: %s", name, w->cpu,
 		       fp_strerror(err));
 	else
