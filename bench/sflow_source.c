@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sflow_source.c - the sFlow source end to end (source/sflow.c): samples
- * decoded and run through the BPF program per second on one thread and on
+ * decoded and run through the BPF program per second on one CPU and on
  * every core, what each part costs, and the listener's loss at a fixed
  * datagram rate.
  *
@@ -15,9 +15,9 @@
  *               runs them
  *   userspace   decode + Ethernet adapter + rate id, no BPF
  *   source      the source reading a capture of the datagrams: pcap, UDP
- *               payload, decode, run, as `replay --sflow` does; on one
- *               thread pinned to one CPU, then with its default worker
- *               threads (probe/runpool.c) on every CPU
+ *               payload, decode, run, as `replay --sflow` does; with
+ *               one worker, it and the reading thread on one CPU, then
+ *               with its default workers (probe/runpool.c) on every CPU
  *   listener    a sender thread (sendmmsg, paced) at RATE datagrams/s for
  *               2 s to the source's UDP socket on loopback; datagrams
  *               decoded vs sent, the kernel's drops (SO_RXQ_OVFL), 1- and
@@ -317,7 +317,7 @@ int main(int argc, char **argv)
 	us_ps = per_s(samples, bench_now_ns() - t0);
 	sflow_ports_free(&us->ports);
 
-	/* the source on a capture of n datagrams: one thread (pinned), then every core */
+	/* the source on a capture of n datagrams: all on one CPU, then every core */
 	fd = mkstemp(path);
 	close(fd);
 	write_capture(path, n);
@@ -358,9 +358,9 @@ int main(int argc, char **argv)
 	bench_row("sflow source", "userspace part: decode + adapter + rate id", v, b, vs, "-", "-");
 	snprintf(v, sizeof(v), "%.0f k samples/s", src_ps / 1e3);
 	snprintf(vs, sizeof(vs), "%.0f%%", 100 * src_ps / run_ps);
-	bench_row("sflow source", "source end to end (capture, one thread)", v, b, vs, "-", "-");
+	bench_row("sflow source", "source end to end (capture, one CPU)", v, b, vs, "-", "-");
 	snprintf(v, sizeof(v), "%.0f k samples/s", src_all_ps / 1e3);
-	snprintf(b, sizeof(b), "%.0f k/s on one thread", src_ps / 1e3);
+	snprintf(b, sizeof(b), "%.0f k/s on one CPU", src_ps / 1e3);
 	snprintf(vs, sizeof(vs), "%.2fx", src_all_ps / src_ps);
 	bench_row("sflow source", "source end to end (capture, every core: --threads default)", v,
 		  b, vs, ">= 500 k samples/s", src_all_ps >= 500000 ? "met" : "MISSED");
@@ -370,7 +370,7 @@ int main(int argc, char **argv)
 	bench_row("sflow source", "run-only in fp_replay's batches (one thread)", v, b, vs, "-",
 		  "-");
 	bench_note(
-	    "sflow source: per sample %.0f ns in all on one thread. A sample alone takes %.0f ns "
+	    "sflow source: per sample %.0f ns in all on one CPU. A sample alone takes %.0f ns "
 	    "of BPF_PROG_TEST_RUN (%.0f ns of it the same run of an empty XDP_PASS program: "
 	    "syscall and test context); in fp_replay's batches, %.0f ns. Decoding, adapting and "
 	    "finding the rate id: %.0f ns; the rest is reading the capture",
