@@ -11,8 +11,8 @@
  * The program keeps nothing per CPU across that but fp_totals' plain
  * increments; a new flow's first value is on the stack (bpf/core.h).
  *
- * Each worker is pinned to a CPU of the process's affinity (worker i to
- * the i-th, round robin). The kernel's LRU hash keeps free elements in
+ * Each worker is pinned to a CPU of the process's affinity, in turn from
+ * the one after the reader's (assign_cpus()). The kernel's LRU hash keeps free elements in
  * per-CPU lists, so which flow a full table evicts depends on the CPU an
  * insert runs on: pinned, one worker evicts the same flows each time a
  * recording is run. A worker that cannot be pinned runs unpinned (said
@@ -371,18 +371,27 @@ static void stop_workers(struct runpool *rp, int started)
 	pthread_mutex_destroy(&rp->lock);
 }
 
-/* Worker i's CPU: the i-th the process may run on, round robin; -1 if unknown. */
+/*
+ * Worker i's CPU: the CPUs the process may run on taken in turn, from the
+ * one after the CPU the caller (the reader) is on. Starting there, and not
+ * at the first CPU, spreads the workers of processes run side by side
+ * (a script replaying many captures at once) as the scheduler spread
+ * their readers. -1 when the CPUs are unknown.
+ */
 static void assign_cpus(struct runpool *rp)
 {
-	int cpus[CPU_SETSIZE], ncpus = 0;
+	int cpus[CPU_SETSIZE], ncpus = 0, here = sched_getcpu(), first = 0;
 	cpu_set_t set;
 
 	if (!sched_getaffinity(0, sizeof(set), &set))
 		for (int c = 0; c < CPU_SETSIZE; c++)
-			if (CPU_ISSET(c, &set))
+			if (CPU_ISSET(c, &set)) {
+				if (c == here)
+					first = ncpus + 1;
 				cpus[ncpus++] = c;
+			}
 	for (int i = 0; i < rp->n; i++)
-		rp->w[i].cpu = ncpus ? cpus[i % ncpus] : -1;
+		rp->w[i].cpu = ncpus ? cpus[(first + i) % ncpus] : -1;
 }
 
 struct runpool *runpool_new(struct probe *p, int threads)
