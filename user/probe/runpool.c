@@ -12,11 +12,11 @@
  * increments; a new flow's first value is on the stack (bpf/core.h).
  *
  * Each worker is pinned to a CPU of the process's affinity, in turn from
- * the one after the reader's (assign_cpus()). The kernel's LRU hash keeps free elements in
- * per-CPU lists, so which flow a full table evicts depends on the CPU an
- * insert runs on: pinned, one worker evicts the same flows each time a
- * recording is run. A worker that cannot be pinned runs unpinned (said
- * under -v).
+ * the one after the reader's (assign_cpus()). The kernel's LRU hash keeps
+ * free elements in per-CPU lists, so which flow a full table evicts
+ * depends on the CPU an insert runs on: pinned, one worker evicts the same
+ * flows each time a recording is run. A worker that cannot be pinned runs
+ * unpinned (said under -v).
  *
  * A worker's runner packs the frames it is given into fp_replay's batches
  * (probe.h), in their order, and runs a batch when the next frame does not
