@@ -89,16 +89,20 @@ struct runpool {
 	struct worker w[];
 };
 
+/*
+ * The CPUs this process may run on (taskset, a cgroup's cpuset), as nproc
+ * counts them: their number, 0 when unknown.
+ */
+static int process_cpus(cpu_set_t *set)
+{
+	return sched_getaffinity(0, sizeof(*set), set) ? 0 : CPU_COUNT(set);
+}
+
 int runpool_default_threads(void)
 {
 	cpu_set_t set;
-	long n;
+	long n = process_cpus(&set) ?: sysconf(_SC_NPROCESSORS_ONLN);
 
-	/* The CPUs this process may run on (taskset, a cgroup's cpuset), as nproc counts. */
-	if (!sched_getaffinity(0, sizeof(set), &set))
-		n = CPU_COUNT(&set);
-	else
-		n = sysconf(_SC_NPROCESSORS_ONLN);
 	/* The thread that reads the input keeps one of them busy too. */
 	n -= 1;
 	if (n < 1)
@@ -383,7 +387,7 @@ static void assign_cpus(struct runpool *rp)
 	int cpus[CPU_SETSIZE], ncpus = 0, here = sched_getcpu(), first = 0;
 	cpu_set_t set;
 
-	if (!sched_getaffinity(0, sizeof(set), &set))
+	if (process_cpus(&set))
 		for (int c = 0; c < CPU_SETSIZE; c++)
 			if (CPU_ISSET(c, &set)) {
 				if (c == here)
