@@ -222,8 +222,7 @@ static int run_update(int empty_fd, double *empty_med)
 		   (unsigned long long)read_total(&p, FP_CNT_FLOW_NEW),
 		   (unsigned long long)read_total(&p, FP_CNT_MIRRORED));
 out:
-	if (pp.skel)
-		probe_destroy(&pp);
+	probe_destroy(&pp);
 	probe_destroy(&p);
 	return err;
 }
