@@ -38,6 +38,14 @@ const volatile __u8 mirror_drop = 0;
 const volatile __u64 clock_tick_ns = 0;
 const volatile __u64 clock_base_ns = 0;
 
+/*
+ * The slot table (fp_slots, fabprobe.h): its buckets, 0 for fp_flows4
+ * alone. slot_tag_mask is all ones; tests clear bits of it to make
+ * different flows share a bucket and a tag.
+ */
+const volatile __u32 slot_buckets = 0;
+const volatile __u64 slot_tag_mask = ~0ULL;
+
 static const struct flow_counters zero_counters;
 
 enum fp_class {
@@ -419,15 +427,97 @@ flow_account(void *map, const void *key, struct fp_pkt *p, struct fp_totals *t, 
 	return fs;
 }
 
+static __always_inline bool key4_equal(const struct flow_key4 *a, const struct flow_key4 *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4]) |
+		 (x[5] ^ y[5]));
+}
+
+/*
+ * Claim slot i of bucket bk for a new flow: mark it busy (only one CPU can
+ * take it from free), write the key and first time, then publish the tag.
+ * The tag is stored last: on the CPUs BPF runs on here (x86, where stores
+ * are seen in order) a program that reads the tag reads the key after it.
+ */
+static __always_inline struct flow_counters *claim_slot(struct fp_slot_bucket *bk, int i,
+							const struct flow_key4 *k4, __u64 tag,
+							struct fp_totals *t, __u64 now)
+{
+	struct flow_slot *s;
+
+	if (i < 0)
+		return NULL;
+	i &= FP_SLOT_WAYS - 1;
+	if (__sync_val_compare_and_swap(&bk->tag[i], FP_SLOT_FREE, FP_SLOT_BUSY) != FP_SLOT_FREE)
+		return NULL;
+	s = &bk->slot[i];
+	__builtin_memcpy(&s->key, k4, sizeof(*k4));
+	s->c.first_seen_ns = now;
+	asm volatile("" ::: "memory");
+	*(volatile __u64 *)&bk->tag[i] = tag;
+	t->cnt[FP_CNT_FLOW_NEW]++;
+	return &s->c;
+}
+
+/*
+ * An IPv4 flow: its slot if it has one, else its fp_flows4 entry, else a
+ * free slot of its bucket, else a new fp_flows4 entry (without a slot
+ * table, slot_buckets 0, the verifier prunes all but fp_flows4). The flow's tag is
+ * looked for in every way, past free ones (userspace frees slots), and a
+ * tag found with another key (two keys, one hash) is passed over: two
+ * flows never share counters.
+ */
+static __always_inline struct flow_counters *
+slot_account(const struct flow_key4 *k4, struct fp_pkt *p, struct fp_totals *t, __u64 now)
+{
+	__u64 tag = fp_slot_tag(fp_key4_hash(k4), slot_tag_mask);
+	__u32 b = fp_slot_bucket_of(tag, slot_buckets);
+	struct flow_counters *fs = NULL;
+	struct fp_slot_bucket *bk;
+	int i, vacant = -1;
+
+	bk = slot_buckets ? bpf_map_lookup_elem(&fp_slots, &b) : NULL;
+#ifdef __clang__
+#pragma unroll
+#endif
+	for (i = 0; bk && i < FP_SLOT_WAYS; i++) {
+		__u64 have = *(volatile __u64 *)&bk->tag[i];
+
+		if (have == tag) {
+			asm volatile("" ::: "memory");
+			if (key4_equal(&bk->slot[i].key, k4)) {
+				fs = &bk->slot[i].c;
+				break;
+			}
+		} else if (have == FP_SLOT_FREE && vacant < 0) {
+			vacant = i;
+		}
+	}
+	if (!fs) {
+		fs = bpf_map_lookup_elem(&fp_flows4, k4);
+		if (!fs && bk)
+			fs = claim_slot(bk, vacant, k4, tag, t, now);
+		if (!fs)
+			return insert_flow(&fp_flows4, k4, p, t, now);
+	}
+	count_packet(p, fs, now, true);
+	return fs;
+}
+
+/*
+ * An IPv4 flow's key is compacted in place (each field copied down, none
+ * onto bytes it has yet to read): the stack has no room for a copy beside
+ * a new flow's first value. key.flags, past the compacted bytes, stays.
+ */
 static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, struct fp_totals *t,
 							  __u64 now)
 {
-	struct flow_key4 k4;
-
 	if (p->key.flags & FP_FLOW_ANY_IPV6)
 		return flow_account(&fp_flows6, &p->key, p, t, now);
-	fp_key4_from(&k4, &p->key);
-	return flow_account(&fp_flows4, &k4, p, t, now);
+	fp_key4_from(&p->key4, &p->key);
+	return slot_account(&p->key4, p, t, now);
 }
 
 /*
@@ -454,7 +544,10 @@ static __always_inline void take_sample(void *ctx, bool xdp, struct fp_pkt *p,
 	}
 	fs->samples++;
 	t->cnt[FP_CNT_SAMPLES]++;
-	s->key = p->key;
+	if (p->key.flags & FP_FLOW_ANY_IPV6)
+		s->key = p->key;
+	else
+		fp_key_from4(&s->key, &p->key4);
 	s->ts_ns = now;
 	s->wire_len = frame_len;
 	/* What is there (a replayed frame may hold fewer bytes than it had on the wire). */

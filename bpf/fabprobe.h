@@ -421,22 +421,21 @@ struct flow_counters {
 };
 
 /*
- * 64-bit hash of a flow key, never 0 (userspace: analysis' index, top,
- * sFlow). Two lanes, each taking every other 8-byte word, so that the
- * multiplies of one wait for half as many others. A multiply carries a
- * difference upwards only, so the lanes meet in a last round that brings
- * their top bytes down to the low bits.
+ * 64-bit hash of len bytes (a multiple of 16) of a key, never 0. Two
+ * lanes, each taking every other 8-byte word, so that the multiplies of
+ * one wait for half as many others. A multiply carries a difference
+ * upwards only, so the lanes meet in a last round that brings their top
+ * bytes down to the low bits.
  */
-static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow_key *k)
+static inline __attribute__((always_inline)) __u64 fp_hash_words(const void *k, unsigned int len)
 {
 	__u64 a = 0x9E3779B97F4A7C15ULL, b = 0xC2B2AE3D27D4EB4FULL, w, v;
 	unsigned int i;
 
-	_Static_assert(sizeof(*k) % 16 == 0, "fp_key_hash takes the key 16 bytes a round");
 #ifdef __clang__
 #pragma unroll
 #endif
-	for (i = 0; i < sizeof(*k) / 16; i++) {
+	for (i = 0; i < len / 16; i++) {
 		__builtin_memcpy(&w, (const char *)k + 16 * i, 8);
 		__builtin_memcpy(&v, (const char *)k + 16 * i + 8, 8);
 		a = (a ^ w) * 0xFF51AFD7ED558CCDULL;
@@ -447,6 +446,61 @@ static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow
 	a = (a ^ (b >> 29) ^ (b << 35)) * 0xFF51AFD7ED558CCDULL;
 	a ^= a >> 32;
 	return a | 1;
+}
+
+/* A flow key's hash (userspace: analysis' index, top, sFlow). */
+static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow_key *k)
+{
+	_Static_assert(sizeof(*k) % 16 == 0, "fp_hash_words takes the key 16 bytes a round");
+	return fp_hash_words(k, sizeof(*k));
+}
+
+/*
+ * The slot table (fp_slots): where an IPv4 flow is counted when it can be.
+ * An array the program indexes by the key's hash, in buckets of
+ * FP_SLOT_WAYS slots. A bucket opens with one tag a slot, a cache line:
+ * FP_SLOT_FREE, FP_SLOT_BUSY while the program that claimed the slot
+ * writes its key, FP_SLOT_RETIRED while userspace takes it back, or the
+ * flow's tag (fp_slot_tag(), odd) once the key is in place. A packet
+ * counts in the slot whose tag and key are its flow's; a new flow claims
+ * its bucket's first free slot (compare-and-swap); a flow that finds
+ * none, or whose first packets race another CPU's claim, counts in
+ * fp_flows4 as before. Userspace, which maps the array, reads the slots
+ * in place and sums any flow found twice by key (collect.c).
+ */
+#define FP_SLOT_WAYS	8
+#define FP_SLOT_FREE	0ULL
+#define FP_SLOT_BUSY	2ULL
+#define FP_SLOT_RETIRED 4ULL
+/* --flows below this: fp_flows4 alone, as buckets need room to spread. */
+#define FP_SLOTS_MIN_FLOWS 1024
+
+struct flow_slot {
+	struct flow_key4 key;
+	struct flow_counters c;
+};
+
+struct fp_slot_bucket {
+	__u64 tag[FP_SLOT_WAYS];
+	struct flow_slot slot[FP_SLOT_WAYS];
+};
+
+/* The tag of the flow whose key hashes to h; tag_mask is all ones but in tests. */
+static inline __attribute__((always_inline)) __u64 fp_slot_tag(__u64 h, __u64 tag_mask)
+{
+	return (h & tag_mask) | 1;
+}
+
+/* Its bucket of buckets: the top 32 bits of the tag, scaled (no power of two needed). */
+static inline __attribute__((always_inline)) __u32 fp_slot_bucket_of(__u64 tag, __u32 buckets)
+{
+	return (__u32)(((tag >> 32) * buckets) >> 32);
+}
+
+static inline __attribute__((always_inline)) __u64 fp_key4_hash(const struct flow_key4 *k)
+{
+	_Static_assert(sizeof(*k) % 16 == 0, "fp_hash_words takes the key 16 bytes a round");
+	return fp_hash_words(k, sizeof(*k));
 }
 
 /*

@@ -34,6 +34,19 @@ struct {
 	__type(value, struct flow_counters);
 } fp_flows6 SEC(".maps");
 
+/*
+ * The slot table in front of fp_flows4 (fabprobe.h): one bucket an entry,
+ * mapped by userspace, which sizes it before load (slot_buckets in core.h;
+ * one unused bucket when --flows is too small for it).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct fp_slot_bucket);
+} fp_slots SEC(".maps");
+
 /* Packet samples for capture; sized by userspace, tiny when sampling is off. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

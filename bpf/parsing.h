@@ -51,7 +51,11 @@ struct fp_pkt {
 	__u8 syndrome;	/* AETH syndrome when has_aeth */
 	__u8 has_aeth;
 	__u8 encap; /* FP_ENCAP_* */
-	struct flow_key key;
+	union {
+		struct flow_key key;
+		/* An IPv4 flow's key, compacted in place for its tables (core.h, account_flow). */
+		struct flow_key4 key4;
+	};
 	/*
 	 * Mirror copies only: what the GRE and ERSPAN headers said, for the
 	 * key and the counters. Set before FP_ENCAP_MIRROR, so a frame on the

@@ -1851,6 +1851,237 @@ static void test_lru_pressure(void **state)
 	assert_true(newest);
 }
 
+/* ---- the slot table ---------------------------------------------------------- */
+
+/* Slots whose tag is published: the IPv4 flows the slot table holds. */
+static __u32 slot_entries(const struct probe *p)
+{
+	__u32 n = 0;
+
+	for (__u32 b = 0; b < p->slot_buckets; b++)
+		for (int i = 0; i < FP_SLOT_WAYS; i++)
+			n += p->slots[b].tag[i] & 1;
+	return n;
+}
+
+static __u32 table_entries(int fd)
+{
+	struct flow_key k, prev;
+	__u32 n = 0;
+
+	while (!bpf_map_get_next_key(fd, n ? &prev : NULL, &k)) {
+		prev = k;
+		n++;
+	}
+	return n;
+}
+
+#define COLLIDE_FLOWS 20
+
+/*
+ * Forced collisions: with the tag cut to one bit every flow hashes to
+ * bucket 0 with one tag. Eight flows take its slots, the rest fp_flows4,
+ * and no two share counters or PSN state: each of 20 queue pairs sends
+ * PSN 1, 2, 2 (a retransmit) and 4 (a gap), interleaved.
+ */
+static void test_slot_collisions(void **state)
+{
+	static const __u32 psns[] = {1, 2, 2, 4};
+	struct frame *f;
+
+	(void)state;
+	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
+	load_tagged(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP, 1);
+	assert_true(g_probe.slot_buckets > 1);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	for (size_t i = 0; i < sizeof(psns) / sizeof(psns[0]); i++)
+		for (__u32 qp = 1; qp <= COLLIDE_FLOWS; qp++) {
+			set_qp_psn(f, qp, psns[i]);
+			assert_int_equal(
+			    probe_run_frame(&g_probe, f->data, f->len, f->len, TS(qp), FX_PATH), 0);
+		}
+	for (int i = 0; i < FP_SLOT_WAYS; i++)
+		assert_int_equal(g_probe.slots[0].tag[i], 1);
+	assert_int_equal(slot_entries(&g_probe), FP_SLOT_WAYS);
+	assert_int_equal(table_entries(bpf_map__fd(g_probe.skel->maps.fp_flows4)),
+			 COLLIDE_FLOWS - FP_SLOT_WAYS);
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, COLLIDE_FLOWS);
+	assert_int_equal(g_snap.merged, 0);
+	assert_int_equal(g_snap.totals[FP_CNT_FLOW_NEW], COLLIDE_FLOWS);
+	assert_int_equal(snapshot_evictions(&g_snap), 0);
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		const struct flow_record *r = &g_snap.flows[i];
+
+		assert_in_range(r->key.dest_qp, 1, COLLIDE_FLOWS);
+		/* Slots first, in the order the flows came. */
+		if (i < FP_SLOT_WAYS)
+			assert_int_equal(r->key.dest_qp, i + 1);
+		assert_int_equal(r->c.packets, 4);
+		assert_int_equal(r->c.retransmits, 1);
+		assert_int_equal(r->c.psn_gaps, 1);
+		assert_int_equal(r->c.psn.max_psn, 4);
+		assert_int_equal(r->c.first_seen_ns, TS(r->key.dest_qp));
+	}
+}
+
+/*
+ * A flow counted in two places (two CPUs raced its first packets: one
+ * claimed a slot, the other a second slot or an fp_flows4 entry) is one
+ * record, its counters summed, its last packet's fields from the entry
+ * that saw it. Made here by writing the copies from userspace.
+ */
+static void test_slot_merge(void **state)
+{
+	struct flow_counters extra = {.bytes = 1000,
+				      .ecn = {3},
+				      .cnp = 2,
+				      .first_seen_ns = TS(0),
+				      .last_seen_ns = TS(9),
+				      .dscp_mask = 1ULL << 40,
+				      .dscp = 40};
+	struct fp_slot_bucket *bk = NULL;
+	struct frame *f;
+	int way = -1;
+
+	(void)state;
+	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	assert_int_equal(probe_run_frame(&g_probe, f->data, f->len, f->len, TS(1), FX_PATH), 0);
+	for (__u32 b = 0; b < g_probe.slot_buckets && way < 0; b++)
+		for (int i = 0; i < FP_SLOT_WAYS; i++)
+			if (g_probe.slots[b].tag[i] & 1) {
+				bk = &g_probe.slots[b];
+				way = i;
+			}
+	assert_non_null(bk);
+	assert_true(way < FP_SLOT_WAYS - 1);
+	/* The same key in fp_flows4, and in the next way of the bucket. */
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(g_probe.skel->maps.fp_flows4),
+					     &bk->slot[way].key, &extra, BPF_NOEXIST),
+			 0);
+	bk->slot[way + 1].key = bk->slot[way].key;
+	bk->slot[way + 1].c =
+	    (struct flow_counters){.bytes = 7, .ecn = {[3] = 1}, .last_seen_ns = TS(0)};
+	bk->tag[way + 1] = bk->tag[way];
+
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, 1);
+	assert_int_equal(g_snap.merged, 2);
+	assert_int_equal(g_snap.flows[0].c.packets, 1 + 3 + 1);
+	assert_int_equal(g_snap.flows[0].c.bytes, SEND64 + 1000 + 7);
+	assert_int_equal(g_snap.flows[0].c.ecn[3], 1);
+	assert_int_equal(g_snap.flows[0].c.cnp, 2);
+	assert_int_equal(g_snap.flows[0].c.first_seen_ns, TS(0));
+	assert_int_equal(g_snap.flows[0].c.last_seen_ns, TS(9));
+	assert_int_equal(g_snap.flows[0].c.dscp, 40);
+	assert_true(g_snap.flows[0].c.dscp_mask & (1ULL << 40));
+	assert_int_not_equal(g_snap.flows[0].c.dscp_mask, 1ULL << 40);
+	/* One flow in three entries, one of them the kernel's: no eviction. */
+	assert_int_equal(snapshot_evictions(&g_snap), 0);
+}
+
+/*
+ * A full table of both kinds: 1024 IPv4 flows' room (896 slots and a
+ * 128-entry fp_flows4) and 3000 flows of one packet. Evictions are exact
+ * (every flow counted new, once), every survivor is whole, and the newest
+ * flow is there: in a slot, or the LRU's most recent entry.
+ */
+#define SLOT_PRESSURE_FLOWS 3000
+
+static void test_slot_pressure(void **state)
+{
+	bool newest = false;
+	struct frame *f;
+
+	(void)state;
+	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	assert_int_equal(g_probe.slot_buckets * FP_SLOT_WAYS, FX_FLOWS - FX_FLOWS / 8);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	for (__u32 qp = 1; qp <= SLOT_PRESSURE_FLOWS; qp++) {
+		set_qp_psn(f, qp, 100);
+		assert_int_equal(
+		    probe_run_frame(&g_probe, f->data, f->len, f->len, TS(qp), FX_PATH), 0);
+	}
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.totals[FP_CNT_FLOW_NEW], SLOT_PRESSURE_FLOWS);
+	assert_int_equal(g_snap.totals[FP_CNT_FRAMES], SLOT_PRESSURE_FLOWS);
+	assert_true(g_snap.n_flows > FX_FLOWS / 2);
+	assert_true(g_snap.n_flows <= FX_FLOWS);
+	assert_int_equal(g_snap.merged, 0);
+	assert_int_equal(snapshot_evictions(&g_snap), SLOT_PRESSURE_FLOWS - g_snap.n_flows);
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		const struct flow_record *r = &g_snap.flows[i];
+
+		assert_in_range(r->key.dest_qp, 1, SLOT_PRESSURE_FLOWS);
+		assert_int_equal(r->c.packets, 1);
+		assert_int_equal(r->c.bytes, SEND64);
+		assert_int_equal(r->c.first_seen_ns, TS(r->key.dest_qp));
+		newest |= r->key.dest_qp == SLOT_PRESSURE_FLOWS;
+	}
+	assert_true(newest);
+}
+
+/* Flows first .. last, one SEND each, stamped TS(qp). */
+static void send_flows(struct frame *f, __u32 first, __u32 last)
+{
+	for (__u32 qp = first; qp <= last; qp++) {
+		set_qp_psn(f, qp, 100);
+		assert_int_equal(
+		    probe_run_frame(&g_probe, f->data, f->len, f->len, TS(qp), FX_PATH), 0);
+	}
+}
+
+/*
+ * Freeing slots: 2000 flows fill the 896 slots and overflow fp_flows4
+ * (128 entries). The read after frees as many slots as fp_flows4 took
+ * new flows, its oldest flows' (all older than fp_flows4's oldest); a
+ * read with no new flow frees none; new flows then take freed slots. At
+ * every read evictions are inserts minus entries, exactly.
+ */
+static void test_slot_reclaim(void **state)
+{
+	__u32 in_slots, lru_entries = FX_FLOWS / 8;
+	size_t n1;
+	struct frame *f;
+
+	(void)state;
+	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	send_flows(f, 1, 2000);
+	in_slots = slot_entries(&g_probe);
+	assert_int_equal(in_slots, FX_FLOWS - lru_entries);
+
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	n1 = g_snap.n_flows;
+	assert_int_equal(snapshot_evictions(&g_snap), 2000 - n1);
+	/* Every flow fp_flows4 holds came after the slots filled: all of them new. */
+	assert_int_equal(slot_entries(&g_probe), in_slots - (n1 - in_slots));
+	in_slots = slot_entries(&g_probe);
+
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, in_slots + (n1 - FX_FLOWS + lru_entries));
+	assert_int_equal(slot_entries(&g_probe), in_slots); /* nothing new: nothing freed */
+	assert_int_equal(snapshot_evictions(&g_snap), 2000 - g_snap.n_flows);
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		assert_int_equal(g_snap.flows[i].c.packets, 1);
+		assert_int_equal(g_snap.flows[i].c.first_seen_ns, TS(g_snap.flows[i].key.dest_qp));
+	}
+
+	send_flows(f, 2001, 2100);
+	assert_true(slot_entries(&g_probe) > in_slots);
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(snapshot_evictions(&g_snap), 2100 - g_snap.n_flows - g_snap.merged);
+	assert_int_equal(g_snap.merged, 0);
+}
+
 /*
  * Each flow keeps its request-PSN state in its own entry: 1000 queue pairs
  * interleaved, each sending PSN 1, 2, 2 (a retransmit) and 4 (a gap), all
@@ -2056,8 +2287,8 @@ static void test_replay_batch_refused(void **state)
 
 /*
  * Two tables: a flow whose addresses are all IPv4 keeps a 48-byte key in
- * fp_flows4, one with an IPv6 address (outer or inner) the whole key in
- * fp_flows6. Each of the six (bare IPv4 and IPv6, VXLAN in all four
+ * the slot table (or fp_flows4), one with an IPv6 address (outer or
+ * inner) the whole key in fp_flows6. Each of the six (bare IPv4 and IPv6, VXLAN in all four
  * outer/inner pairs) lands in its table, and the
  * snapshot gives every key back whole: the IPv4 ones widened to the
  * address fields' first 4 bytes, the rest zero, as the parser lays them
@@ -2078,18 +2309,6 @@ static void b_families(struct fx *fx)
 		send_only(vxlan(fx, &specs[i]), 100);
 }
 
-static __u32 table_entries(int fd)
-{
-	struct flow_key k, prev;
-	__u32 n = 0;
-
-	while (!bpf_map_get_next_key(fd, n ? &prev : NULL, &k)) {
-		prev = k;
-		n++;
-	}
-	return n;
-}
-
 static void test_flow_tables_by_family(void **state)
 {
 	(void)state;
@@ -2102,7 +2321,9 @@ static void test_flow_tables_by_family(void **state)
 						 f->ts_ns, f->path_id),
 				 0);
 	}
-	assert_int_equal(table_entries(bpf_map__fd(g_probe.skel->maps.fp_flows4)), 2);
+	assert_true(g_probe.slot_buckets > 0);
+	assert_int_equal(slot_entries(&g_probe), 2);
+	assert_int_equal(table_entries(bpf_map__fd(g_probe.skel->maps.fp_flows4)), 0);
 	assert_int_equal(table_entries(bpf_map__fd(g_probe.skel->maps.fp_flows6)), 4);
 	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
 	assert_int_equal(g_snap.n_flows, 6);
@@ -2112,7 +2333,7 @@ static void test_flow_tables_by_family(void **state)
 		bool six = k->flags & FP_FLOW_ANY_IPV6;
 		static const __u8 zero[12];
 
-		/* The IPv4 table's entries come first, each address widened. */
+		/* The IPv4 flows come first, each address widened. */
 		assert_int_equal(six, i >= 2);
 		if (!six) {
 			assert_memory_equal(k->src + 4, zero, 12);
@@ -2253,6 +2474,10 @@ int main(void)
 	for (size_t i = 0; i < N_CUTS; i++)
 		fx_add("", cut_cases[i].name, test_cut, &cut_cases[i]);
 	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
+	fx_add("", "slot_collisions_one_tag_20_flows", test_slot_collisions, NULL);
+	fx_add("", "slot_merge_one_flow_three_entries", test_slot_merge, NULL);
+	fx_add("", "slot_pressure_1024_entries_3000_flows", test_slot_pressure, NULL);
+	fx_add("", "slot_reclaim_2000_flows", test_slot_reclaim, NULL);
 	fx_add("", "psn_state_per_flow_1000_flows", test_psn_per_flow, NULL);
 	fx_add("", "psn_state_per_flow_1000_flows_replay_batches", test_psn_per_flow_batches,
 	       &(const int){1});

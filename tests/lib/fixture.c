@@ -216,10 +216,17 @@ static struct cached_probe {
 	unsigned int hooks;
 	__u16 roce_port, vxlan_port;
 	bool mirror_drop;
+	__u64 slot_tag_mask;
 } g_cache[PROBE_CACHE];
 static int g_cached;
 
 void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks)
+{
+	load_tagged(p, fx, flow_entries, hooks, 0);
+}
+
+void load_tagged(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks,
+		 __u64 slot_tag_mask)
 {
 	struct probe_opts opts = PROBE_OPTS_DEFAULT;
 	struct cached_probe *c;
@@ -229,6 +236,7 @@ void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigne
 	opts.hooks = hooks;
 	opts.replay = true;
 	opts.flow_entries = flow_entries;
+	opts.slot_tag_mask = slot_tag_mask;
 	if (fx && fx->roce_port)
 		opts.roce_port = fx->roce_port;
 	if (fx && fx->vxlan_port)
@@ -238,7 +246,7 @@ void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigne
 		c = &g_cache[i];
 		if (c->flow_entries == flow_entries && c->hooks == hooks &&
 		    c->roce_port == opts.roce_port && c->vxlan_port == opts.vxlan_port &&
-		    c->mirror_drop == opts.mirror_drop) {
+		    c->mirror_drop == opts.mirror_drop && c->slot_tag_mask == slot_tag_mask) {
 			assert_int_equal(probe_clear(&c->probe), 0);
 			*p = c->probe;
 			return;
@@ -252,6 +260,7 @@ void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigne
 	c->roce_port = opts.roce_port;
 	c->vxlan_port = opts.vxlan_port;
 	c->mirror_drop = opts.mirror_drop;
+	c->slot_tag_mask = slot_tag_mask;
 	g_cached++;
 	*p = c->probe;
 }

@@ -233,6 +233,9 @@ void check_flows(const struct snapshot *s, const struct fixture *fx, __u8 dir);
 
 /* A probe of fx's configuration (NULL: the defaults) with the hooks given, maps empty. */
 void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks);
+/* load(), the slot table's tags cut to slot_tag_mask's bits (0: all): forced collisions. */
+void load_tagged(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks,
+		 __u64 slot_tag_mask);
 /* One frame through a tc program; returns the verdict. */
 int run_tc(struct bpf_program *prog, const struct frame *f, void *out, __u32 *out_len);
 /* One frame through XDP with the replay clock and path; returns the verdict. */

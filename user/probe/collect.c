@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,8 +51,69 @@ void flow_counters_read(struct flow_counters *out, const struct flow_counters *m
 	out->packets = map->ecn[0] + map->ecn[1] + map->ecn[2] + map->ecn[3];
 }
 
-/* n entries of one table: keys of key_size bytes (flow_key4 or flow_key), widened. */
-static int add_flows(struct snapshot *s, const void *keys, size_t key_size,
+void flow_counters_merge(struct flow_counters *into, const struct flow_counters *from)
+{
+	/* packets to becn: counts, every one a sum. */
+	__u64 *sum = &into->packets;
+	const __u64 *add = &from->packets;
+	size_t n = offsetof(struct flow_counters, first_seen_ns) / sizeof(__u64);
+
+	for (size_t i = 0; i < n; i++)
+		sum[i] += add[i];
+	for (int i = 0; i < 4; i++)
+		into->opcodes[i] |= from->opcodes[i];
+	into->dscp_mask |= from->dscp_mask;
+	if (from->first_seen_ns &&
+	    (!into->first_seen_ns || from->first_seen_ns < into->first_seen_ns))
+		into->first_seen_ns = from->first_seen_ns;
+	into->samples = into->samples + from->samples > 255 ? 255 : into->samples + from->samples;
+	if (from->last_seen_ns <= into->last_seen_ns)
+		return;
+	/* The last packet's fields and the PSN state, from the entry that saw it. */
+	into->last_seen_ns = from->last_seen_ns;
+	into->psn = from->psn;
+	into->vlan = from->vlan;
+	into->dscp = from->dscp;
+	into->pcp = from->pcp;
+	into->vlan_tagged = from->vlan_tagged;
+	into->last_opcode = from->last_opcode;
+	into->last_nak_code = from->last_nak_code;
+}
+
+#define SNAP_NO_RECORD UINT32_MAX
+
+/* The record of the slot holding the flow of k4 in this read, or SNAP_NO_RECORD. */
+static __u32 slot_record(const struct probe *p, const struct snapshot *s,
+			 const struct flow_key4 *k4, const struct flow_key *key)
+{
+	__u32 b =
+	    fp_slot_bucket_of(fp_slot_tag(fp_key4_hash(k4), p->slot_tag_mask), p->slot_buckets);
+
+	for (int i = 0; i < FP_SLOT_WAYS; i++) {
+		__u32 rec = s->slot_rec[(size_t)b * FP_SLOT_WAYS + i];
+
+		if (rec != SNAP_NO_RECORD && !memcmp(&s->flows[rec].key, key, sizeof(*key)))
+			return rec;
+	}
+	return SNAP_NO_RECORD;
+}
+
+static struct flow_record *new_record(struct snapshot *s, const struct flow_counters *c)
+{
+	struct flow_record *r = &s->flows[s->n_flows++];
+
+	r->samples = 0;
+	r->rate = 0;
+	flow_counters_read(&r->c, c);
+	return r;
+}
+
+/*
+ * n entries of one table: keys of key_size bytes (flow_key4 or flow_key),
+ * widened. p: fp_flows4's, whose flows the slot table may hold too (read
+ * first): those are summed into their slot's record.
+ */
+static int add_flows(const struct probe *p, struct snapshot *s, const void *keys, size_t key_size,
 		     const struct flow_counters *values, size_t n)
 {
 	int err = buf_grow((void **)&s->flows, &s->cap, s->n_flows + n, sizeof(*s->flows));
@@ -56,23 +121,85 @@ static int add_flows(struct snapshot *s, const void *keys, size_t key_size,
 	if (err)
 		return err;
 	for (size_t i = 0; i < n; i++) {
-		struct flow_record *r = &s->flows[s->n_flows++];
 		const void *k = (const char *)keys + i * key_size;
+		struct flow_key key;
+		__u32 rec;
 
 		if (key_size == sizeof(struct flow_key4))
-			fp_key_from4(&r->key, k);
+			fp_key_from4(&key, k);
 		else
-			memcpy(&r->key, k, sizeof(r->key));
-		r->samples = 0;
-		r->rate = 0;
-		flow_counters_read(&r->c, &values[i]);
+			memcpy(&key, k, sizeof(key));
+		rec = p && p->slots ? slot_record(p, s, k, &key) : SNAP_NO_RECORD;
+		if (rec == SNAP_NO_RECORD) {
+			new_record(s, &values[i])->key = key;
+		} else {
+			struct flow_counters c;
+
+			flow_counters_read(&c, &values[i]);
+			flow_counters_merge(&s->flows[rec].c, &c);
+			s->merged++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The slot table, read in place, bucket by bucket: a slot counts once its
+ * tag is published, and its key is read after the tag (acquire). A flow in
+ * two slots of its bucket (two CPUs claimed for it at once) is one record.
+ */
+static int read_slots(const struct probe *p, struct snapshot *s)
+{
+	size_t n = (size_t)p->slot_buckets * FP_SLOT_WAYS;
+
+	if (!p->slots)
+		return 0;
+	if (s->slot_rec_n != n) {
+		free(s->slot_rec);
+		s->slot_rec = malloc(n * sizeof(*s->slot_rec));
+		s->slot_rec_n = s->slot_rec ? n : 0;
+		if (!s->slot_rec)
+			return -ENOMEM;
+	}
+	for (__u32 b = 0; b < p->slot_buckets; b++) {
+		const struct fp_slot_bucket *bk = &p->slots[b];
+		__u32 *rec = &s->slot_rec[(size_t)b * FP_SLOT_WAYS];
+		__u64 tags[FP_SLOT_WAYS];
+		int err = buf_grow((void **)&s->flows, &s->cap, s->n_flows + FP_SLOT_WAYS,
+				   sizeof(*s->flows));
+
+		if (err)
+			return err;
+		for (int i = 0; i < FP_SLOT_WAYS; i++) {
+			struct flow_key key;
+
+			tags[i] = __atomic_load_n(&bk->tag[i], __ATOMIC_ACQUIRE);
+			rec[i] = SNAP_NO_RECORD;
+			if (!(tags[i] & 1))
+				continue;
+			fp_key_from4(&key, &bk->slot[i].key);
+			for (int j = 0; j < i && rec[i] == SNAP_NO_RECORD; j++)
+				if (tags[j] == tags[i] && rec[j] != SNAP_NO_RECORD &&
+				    !memcmp(&s->flows[rec[j]].key, &key, sizeof(key)))
+					rec[i] = rec[j];
+			if (rec[i] == SNAP_NO_RECORD) {
+				rec[i] = s->n_flows;
+				new_record(s, &bk->slot[i].c)->key = key;
+			} else {
+				struct flow_counters c;
+
+				flow_counters_read(&c, &bk->slot[i].c);
+				flow_counters_merge(&s->flows[rec[i]].c, &c);
+				s->merged++;
+			}
+		}
 	}
 	return 0;
 }
 
 /* bpf_map_lookup_batch, as bcc's libbpf-tools map_helpers do. */
-static int read_flows_batch(int fd, size_t key_size, struct snapshot *s, void *keys,
-			    struct flow_counters *values)
+static int read_flows_batch(const struct probe *p, int fd, size_t key_size, struct snapshot *s,
+			    void *keys, struct flow_counters *values)
 {
 	__u64 token[16];
 	void *in = NULL;
@@ -85,7 +212,7 @@ static int read_flows_batch(int fd, size_t key_size, struct snapshot *s, void *k
 		if (err && errno != ENOENT)
 			return -errno;
 		if (count) {
-			int aerr = add_flows(s, keys, key_size, values, count);
+			int aerr = add_flows(p, s, keys, key_size, values, count);
 
 			if (aerr)
 				return aerr;
@@ -97,7 +224,7 @@ static int read_flows_batch(int fd, size_t key_size, struct snapshot *s, void *k
 }
 
 /* Fallback for kernels without batch ops on this map type. */
-static int read_flows_iter(int fd, size_t key_size, struct snapshot *s,
+static int read_flows_iter(const struct probe *p, int fd, size_t key_size, struct snapshot *s,
 			   struct flow_counters *values)
 {
 	struct flow_key keys[2]; /* this key and the last; either table's fits */
@@ -106,7 +233,7 @@ static int read_flows_iter(int fd, size_t key_size, struct snapshot *s,
 
 	while (!bpf_map_get_next_key(fd, prev, &keys[cur])) {
 		if (bpf_map_lookup_elem(fd, &keys[cur], values) == 0) {
-			err = add_flows(s, &keys[cur], key_size, values, 1);
+			err = add_flows(p, s, &keys[cur], key_size, values, 1);
 			if (err)
 				return err;
 		}
@@ -138,34 +265,149 @@ static int batch_buffers(struct snapshot *s, int ncpus)
 	return s->batch_keys && s->batch_values && s->totals_values ? 0 : -ENOMEM;
 }
 
-static int read_table(int fd, size_t key_size, struct snapshot *s, enum read_mode mode)
+/* p: as add_flows'. */
+static int read_table(const struct probe *p, int fd, size_t key_size, struct snapshot *s,
+		      enum read_mode mode)
 {
-	size_t before = s->n_flows;
+	size_t before = s->n_flows, merged = s->merged;
 	int err;
 
 	if (mode == READ_ITER)
-		return read_flows_iter(fd, key_size, s, s->batch_values);
-	err = read_flows_batch(fd, key_size, s, s->batch_keys, s->batch_values);
+		return read_flows_iter(p, fd, key_size, s, s->batch_values);
+	err = read_flows_batch(p, fd, key_size, s, s->batch_keys, s->batch_values);
 	if (mode == READ_AUTO && (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP)) {
+		/* Nothing was read, so nothing was summed into a slot's record. */
 		s->n_flows = before;
-		err = read_flows_iter(fd, key_size, s, s->batch_values);
+		s->merged = merged;
+		err = read_flows_iter(p, fd, key_size, s, s->batch_values);
 	}
 	return err;
 }
 
-/* The IPv4 table, then the IPv6 one: a table read twice keeps its order. */
+/* MEMBARRIER_CMD_GLOBAL (linux/membarrier.h): returns after an RCU grace period. */
+#define FP_MEMBARRIER_CMD_GLOBAL 1
+
+struct slot_age {
+	__u64 last_seen_ns;
+	__u64 tag; /* what it held when retired; 0: not retired here */
+	__u32 slot;
+};
+
+static int cmp_age(const void *a, const void *b)
+{
+	const struct slot_age *x = a, *y = b;
+
+	if (x->last_seen_ns != y->last_seen_ns)
+		return x->last_seen_ns < y->last_seen_ns ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/*
+ * The two tables evict the least recently seen flows first, together.
+ * fp_flows4 does so itself. A slot is freed here, after a read, when
+ * fp_flows4 has evicted since the last read (inserts minus entries, less
+ * the slots freed here) and has taken new flows (first seen after the
+ * newest it held then): as many slots as it took, of those whose flows
+ * were last seen before fp_flows4's oldest flow, oldest first. Later new
+ * flows of their buckets take them. A slot is retired (its tag, so no new
+ * packet counts in it), then every program already past the tag is
+ * waited for (a grace period: programs run under RCU), and only then is
+ * it emptied and freed. Its flow, in this snapshot, is gone by the next:
+ * an eviction, as inserts minus entries counts it. s->lru4_first,
+ * s->lru4_n: fp_flows4's records in this read.
+ */
+static void slots_reclaim(struct probe *p, struct snapshot *s)
+{
+	size_t nslots = (size_t)p->slot_buckets * FP_SLOT_WAYS, taken = 0, n = 0;
+	__u64 entries = s->n_flows + s->merged + p->slots_freed, lru_evicted = 0;
+	__u64 oldest = UINT64_MAX, newest = p->lru_newest_first;
+	struct slot_age *age;
+
+	for (size_t i = s->lru4_first; i < s->lru4_first + s->lru4_n; i++) {
+		const struct flow_counters *c = &s->flows[i].c;
+
+		if (c->last_seen_ns < oldest)
+			oldest = c->last_seen_ns;
+		if (c->first_seen_ns > p->lru_newest_first) {
+			taken++;
+			newest = c->first_seen_ns > newest ? c->first_seen_ns : newest;
+		}
+	}
+	p->lru_newest_first = newest;
+	if (s->totals[FP_CNT_FLOW_NEW] > entries)
+		lru_evicted = s->totals[FP_CNT_FLOW_NEW] - entries;
+	if (lru_evicted <= p->lru_evicted)
+		return;
+	p->lru_evicted = lru_evicted;
+	if (!p->slots || !taken)
+		return;
+	age = malloc(nslots * sizeof(*age));
+	if (!age)
+		return; /* freed at a later read */
+	for (size_t i = 0; i < nslots; i++) {
+		__u32 rec = s->slot_rec[i];
+
+		if (rec != SNAP_NO_RECORD && s->flows[rec].c.last_seen_ns < oldest)
+			age[n++] = (struct slot_age){.last_seen_ns = s->flows[rec].c.last_seen_ns,
+						     .slot = (__u32)i};
+	}
+	if (n > taken) {
+		qsort(age, n, sizeof(*age), cmp_age);
+		n = taken;
+	}
+	for (size_t i = 0; i < n; i++) {
+		__u64 *tag = &p->slots[age[i].slot / FP_SLOT_WAYS].tag[age[i].slot % FP_SLOT_WAYS];
+		__u64 was = __atomic_load_n(tag, __ATOMIC_ACQUIRE);
+
+		if ((was & 1) && __atomic_compare_exchange_n(tag, &was, FP_SLOT_RETIRED, false,
+							     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			age[i].tag = was;
+	}
+	if (syscall(SYS_membarrier, FP_MEMBARRIER_CMD_GLOBAL, 0, 0)) {
+		/* No grace period to wait for: put the tags back, free nothing. */
+		fp_dbg("flow slots: membarrier: %s; no slot freed", fp_strerror(-errno));
+		for (size_t i = 0; i < n; i++)
+			if (age[i].tag)
+				__atomic_store_n(&p->slots[age[i].slot / FP_SLOT_WAYS]
+						      .tag[age[i].slot % FP_SLOT_WAYS],
+						 age[i].tag, __ATOMIC_RELEASE);
+		free(age);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct fp_slot_bucket *bk = &p->slots[age[i].slot / FP_SLOT_WAYS];
+		int way = age[i].slot % FP_SLOT_WAYS;
+
+		if (!age[i].tag)
+			continue;
+		memset(&bk->slot[way], 0, sizeof(bk->slot[way]));
+		__atomic_store_n(&bk->tag[way], FP_SLOT_FREE, __ATOMIC_RELEASE);
+		p->slots_freed++;
+	}
+	free(age);
+}
+
+/*
+ * The slot table, the IPv4 table, then the IPv6 one: a table read twice
+ * keeps its order.
+ */
 static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
 {
 	int err;
 
 	s->n_flows = 0;
+	s->merged = 0;
 	err = batch_buffers(s, p->ncpus);
 	if (!err)
-		err = read_table(bpf_map__fd(p->skel->maps.fp_flows4), sizeof(struct flow_key4), s,
-				 mode);
+		err = read_slots(p, s);
+	s->lru4_first = s->n_flows;
 	if (!err)
-		err = read_table(bpf_map__fd(p->skel->maps.fp_flows6), sizeof(struct flow_key), s,
-				 mode);
+		err = read_table(p, bpf_map__fd(p->skel->maps.fp_flows4), sizeof(struct flow_key4),
+				 s, mode);
+	s->lru4_n = s->n_flows - s->lru4_first;
+	if (!err)
+		err = read_table(NULL, bpf_map__fd(p->skel->maps.fp_flows6),
+				 sizeof(struct flow_key), s, mode);
 	if (err)
 		fp_err("cannot read the flow table: %s", fp_strerror(err));
 	return err;
@@ -177,8 +419,8 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
  */
 void snapshot_flow_totals(struct snapshot *s)
 {
-	__u64 inserted = s->totals[FP_CNT_FLOW_NEW];
-	__u64 evicted = inserted > s->n_flows ? inserted - s->n_flows : 0;
+	__u64 inserted = s->totals[FP_CNT_FLOW_NEW], entries = s->n_flows + s->merged;
+	__u64 evicted = inserted > entries ? inserted - entries : 0;
 
 	s->totals[SNAP_CNT_FLOWS] = s->n_flows;
 	s->totals[SNAP_CNT_FLOW_CAPACITY] = s->flow_capacity;
@@ -208,8 +450,10 @@ int collect_snapshot(struct probe *p, struct snapshot *s)
 	}
 	totals_sum(s->totals, s->totals_values, ncpus, tstride);
 	err = read_flows(p, s, READ_AUTO);
-	if (!err)
+	if (!err) {
 		snapshot_flow_totals(s);
+		slots_reclaim(p, s);
+	}
 	return err;
 }
 
@@ -224,6 +468,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->batch_keys);
 	free(s->batch_values);
 	free(s->totals_values);
+	free(s->slot_rec);
 	memset(s, 0, sizeof(*s));
 }
 

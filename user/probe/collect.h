@@ -54,6 +54,15 @@ struct snapshot {
 	__u32 flow_capacity6;  /* of which the IPv6 table's (fp_flows6) */
 	__u64 taken_ns;	       /* when taken, in the flows' *_seen_ns clock */
 	__s64 clock_offset_ns; /* add to a flow's *_seen_ns for UNIX time */
+	/*
+	 * Table entries summed into another entry of the same flow: two CPUs
+	 * that raced a new flow's first packets count it in two places.
+	 */
+	size_t merged;
+	size_t lru4_first, lru4_n; /* the records fp_flows4 gave, in order */
+	/* Each slot's record in the last read (collect.c); slot_rec_n of them. */
+	__u32 *slot_rec;
+	size_t slot_rec_n;
 	/* Buffers the kernel fills, kept between reads (their size grows with CPUs). */
 	struct flow_key *batch_keys;
 	void *batch_values; /* COLLECT_BATCH keys' values */
@@ -85,6 +94,9 @@ static inline __u64 snapshot_evictions(const struct snapshot *s)
  */
 void flow_counters_read(struct flow_counters *out, const struct flow_counters *map);
 void totals_sum(__u64 out[FP_CNT_MAX], const void *percpu, int ncpus, size_t stride);
+
+/* Sum from, another entry of into's flow, into into (both as flow_counters_read gives them). */
+void flow_counters_merge(struct flow_counters *into, const struct flow_counters *from);
 
 /* Sort flows by bytes, largest first. */
 void snapshot_sort_by_bytes(struct snapshot *s);

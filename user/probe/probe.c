@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/if_link.h>
@@ -62,6 +63,33 @@ __u32 probe_flow6_entries(const struct probe_opts *opts)
 	return opts->flow_entries / 4 > FP_FLOWS6_MIN ? opts->flow_entries / 4 : FP_FLOWS6_MIN;
 }
 
+__u32 probe_slot_buckets(__u32 flow_entries)
+{
+	if (flow_entries < FP_SLOTS_MIN_FLOWS)
+		return 0;
+	return (flow_entries - flow_entries / 8) / FP_SLOT_WAYS;
+}
+
+/* Map the slot table; the bytes past the last bucket are the page's rest. */
+static int map_slots(struct probe *p)
+{
+	size_t len = (size_t)p->slot_buckets * sizeof(struct fp_slot_bucket);
+	void *m;
+
+	if (!p->slot_buckets)
+		return 0;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(p->skel->maps.fp_slots),
+		 0);
+	if (m == MAP_FAILED) {
+		int err = -errno;
+
+		fp_err("cannot map the flow slot table: %s", fp_strerror(err));
+		return err;
+	}
+	p->slots = m;
+	return 0;
+}
+
 static int run_batch_buf(int fd, const void *buf, __u32 len, __u32 *retval)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = buf, .data_size_in = len, .repeat = 1);
@@ -101,6 +129,9 @@ static __u32 batch_capacity(const struct probe *p)
 int probe_load(struct probe *p, const struct probe_opts *opts)
 {
 	__u32 flow6 = probe_flow6_entries(opts);
+	__u32 buckets = probe_slot_buckets(opts->flow_entries);
+	__u32 flow4 = opts->flow_entries - buckets * FP_SLOT_WAYS;
+	__u64 tag_mask = opts->slot_tag_mask ? opts->slot_tag_mask : ~0ULL;
 	struct fabprobe_bpf *skel;
 	int err;
 
@@ -121,6 +152,8 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	skel->rodata->sample_per_flow = opts->sample_per_flow;
 	skel->rodata->sample_max_per_cpu = opts->sample_max_per_cpu;
 	skel->rodata->mirror_drop = opts->mirror_drop;
+	skel->rodata->slot_buckets = buckets;
+	skel->rodata->slot_tag_mask = tag_mask;
 	/* Live, a frame's time is the tick's: measured here, or else the precise clock. */
 	memset(&p->clock, 0, sizeof(p->clock));
 	if (!opts->replay && opts->precise_clock) {
@@ -142,8 +175,9 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 		goto fail;
 	}
 
-	err = bpf_map__set_max_entries(skel->maps.fp_flows4, opts->flow_entries)
-		  ?: bpf_map__set_max_entries(skel->maps.fp_flows6, flow6);
+	err = bpf_map__set_max_entries(skel->maps.fp_flows4, flow4)
+		  ?: bpf_map__set_max_entries(skel->maps.fp_flows6, flow6)
+		  ?: bpf_map__set_max_entries(skel->maps.fp_slots, buckets ? buckets : 1);
 	if (err) {
 		fp_err("cannot size the flow tables to %u + %u entries: %s", opts->flow_entries,
 		       flow6, fp_strerror(err));
@@ -168,6 +202,12 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	p->ncpus = libbpf_num_possible_cpus();
 	p->flow_entries = opts->flow_entries;
 	p->flow6_entries = flow6;
+	p->slot_buckets = buckets;
+	p->slot_tag_mask = tag_mask;
+	p->slots = NULL;
+	p->lru_newest_first = 0;
+	p->lru_evicted = 0;
+	p->slots_freed = 0;
 	p->replay = opts->replay;
 	p->mirror_drop = opts->mirror_drop;
 	p->batch_bytes = batch_capacity(p);
@@ -177,13 +217,16 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 		probe_destroy(p);
 		return err;
 	}
-	return 0;
+	err = map_slots(p);
+	if (err)
+		probe_destroy(p);
+	return err;
 fail:
 	fabprobe_bpf__destroy(skel);
 	return err;
 }
 
-int probe_clear(const struct probe *p)
+int probe_clear(struct probe *p)
 {
 	int tables[] = {bpf_map__fd(p->skel->maps.fp_flows4), bpf_map__fd(p->skel->maps.fp_flows6)};
 	void *zero = calloc(p->ncpus, (sizeof(struct fp_totals) + 7) & ~(size_t)7);
@@ -200,6 +243,11 @@ int probe_clear(const struct probe *p)
 		while (!err && !bpf_map_get_next_key(tables[i], NULL, &key))
 			if (bpf_map_delete_elem(tables[i], &key))
 				err = -errno;
+	if (p->slots)
+		memset(p->slots, 0, (size_t)p->slot_buckets * sizeof(*p->slots));
+	p->lru_newest_first = 0;
+	p->lru_evicted = 0;
+	p->slots_freed = 0;
 	return err;
 }
 
@@ -210,6 +258,9 @@ void probe_destroy(struct probe *p)
 	p->n_links = 0;
 	ring_buffer__free(p->samples_rb);
 	p->samples_rb = NULL;
+	if (p->slots)
+		munmap(p->slots, (size_t)p->slot_buckets * sizeof(*p->slots));
+	p->slots = NULL;
 	fabprobe_bpf__destroy(p->skel);
 	p->skel = NULL;
 }

@@ -35,6 +35,7 @@ struct probe_opts {
 	bool replay;		  /* take clock and path from replay_frame() */
 	bool mirror_drop;	  /* --mirror-port-drop: XDP drops mirror copies after counting */
 	bool precise_clock;	  /* --precise-clock: live, bpf_ktime_get_ns(), not the tick */
+	__u64 slot_tag_mask;	  /* tests only: bits of a flow's slot tag kept; 0: all */
 };
 
 #define PROBE_OPTS_DEFAULT                                                                         \
@@ -66,8 +67,16 @@ struct probe_link {
 struct probe {
 	struct fabprobe_bpf *skel;
 	int ncpus;
-	__u32 flow_entries;  /* fp_flows4's max_entries */
-	__u32 flow6_entries; /* fp_flows6's */
+	__u32 flow_entries;  /* --flows: IPv4 flows, in the slot table and fp_flows4 */
+	__u32 flow6_entries; /* fp_flows6's max_entries */
+	/* The slot table (fabprobe.h), mapped: slot_buckets of them, none when 0. */
+	struct fp_slot_bucket *slots;
+	__u32 slot_buckets;
+	__u64 slot_tag_mask;
+	/* collect.c, freeing slots: as of the last read, fp_flows4's newest first_seen_ns, */
+	__u64 lru_newest_first;
+	__u64 lru_evicted; /* the evictions not of a slot freed, */
+	__u64 slots_freed; /* and the slots freed so far */
 	bool replay;
 	bool mirror_drop;	  /* XDP returns XDP_DROP for mirror copies */
 	__u32 batch_bytes;	  /* replay's batches (probe_batch_*); 0: one frame a run */
@@ -80,9 +89,14 @@ struct probe {
 /* Open, configure and load; errors are reported on stderr. */
 int probe_load(struct probe *p, const struct probe_opts *opts);
 /* Every counter to zero and every flow out, as at load (tests, fuzzing). 0 or -errno. */
-int probe_clear(const struct probe *p);
+int probe_clear(struct probe *p);
 /* The IPv6 table's size: --flows6, else a quarter of --flows, at least FP_FLOWS6_MIN. */
 __u32 probe_flow6_entries(const struct probe_opts *opts);
+/*
+ * How --flows IPv4 flows are held: slot table buckets (7/8 of them in
+ * slots, none below FP_SLOTS_MIN_FLOWS), the rest fp_flows4's entries.
+ */
+__u32 probe_slot_buckets(__u32 flow_entries);
 void probe_destroy(struct probe *p);
 
 /*
