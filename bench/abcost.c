@@ -8,7 +8,7 @@
  *
  * Each object's xdp.frags program is loaded as it was compiled (maps at
  * their default sizes, load-time settings at their defaults), in live mode
- * with the clock the loader would set (set_tick_clock()). Each trial of
+ * with the clock and tables the loader would set (set_loader_settings()). Each trial of
  * each frame runs the empty program, every build in an order rotated per
  * trial, and the empty program again, BPF_PROG_TEST_RUN with `repeat` runs
  * each; a build's figure is its mean ns per run minus the two empty runs'
@@ -42,16 +42,34 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
+/* An object's rodata variable of that name, set to v where it has one. */
+static void set_rodata(const struct btf *btf, const struct btf_type *sec, char *data, size_t size,
+		       const char *name, __u64 v, size_t width)
+{
+	const struct btf_var_secinfo *vs = btf_var_secinfos(sec);
+
+	for (int i = 0; i < btf_vlen(sec); i++, vs++) {
+		const struct btf_type *var = btf__type_by_id(btf, vs->type);
+
+		if (!strcmp(btf__name_by_offset(btf, var->name_off), name) &&
+		    vs->offset + width <= size)
+			memcpy(data + vs->offset, &v, width); /* little-endian: the low bytes */
+	}
+}
+
 /*
  * Live mode as the loader sets it up (probe/clock.c): the programs read the
  * tick clock (core.h, live_clock()), not bpf_ktime_get_ns(). An object
  * older than that has no clock_tick_ns and pays for the precise clock, as
- * it did live. Any tick will do: the cost is the same.
+ * it did live. Any tick will do: the cost is the same. An object with a
+ * slot table (fp_slots) gets it sized as the loader sizes it for the
+ * default --flows (probe_slot_buckets()), fp_flows4 the rest.
  */
-static void set_tick_clock(struct bpf_object *obj)
+static void set_loader_settings(struct bpf_object *obj)
 {
+	__u32 buckets = (FP_FLOWS_DEFAULT - FP_FLOWS_DEFAULT / 8) / FP_SLOT_WAYS;
+	struct bpf_map *slots = bpf_object__find_map_by_name(obj, "fp_slots");
 	const struct btf *btf = bpf_object__btf(obj);
-	const struct btf_var_secinfo *v;
 	const struct btf_type *sec;
 	struct bpf_map *rodata = NULL, *m;
 	size_t size;
@@ -69,14 +87,13 @@ static void set_tick_clock(struct bpf_object *obj)
 	sec = btf__type_by_id(btf, id);
 	/* libbpf 1.1 hands it out const; before load it is the object's writable copy. */
 	data = (char *)bpf_map__initial_value(rodata, &size);
-	v = btf_var_secinfos(sec);
-	for (int i = 0; data && i < btf_vlen(sec); i++, v++) {
-		const struct btf_type *var = btf__type_by_id(btf, v->type);
-
-		if (!strcmp(btf__name_by_offset(btf, var->name_off), "clock_tick_ns") &&
-		    v->offset + sizeof(__u64) <= size)
-			*(__u64 *)(data + v->offset) = 4000000;
-	}
+	if (!data)
+		return;
+	set_rodata(btf, sec, data, size, "clock_tick_ns", 4000000, sizeof(__u64));
+	if (slots && !bpf_map__set_max_entries(slots, buckets) &&
+	    !bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "fp_flows4"),
+				      FP_FLOWS_DEFAULT - buckets * FP_SLOT_WAYS))
+		set_rodata(btf, sec, data, size, "slot_buckets", buckets, sizeof(__u32));
 }
 
 /*
@@ -104,7 +121,7 @@ static int load_xdp(const char *path)
 	{
 		bpf_program__set_autoload(prog, prog == xdp);
 	}
-	set_tick_clock(obj);
+	set_loader_settings(obj);
 	if (!xdp || bpf_object__load(obj)) {
 		fprintf(stderr, "abcost: cannot load the XDP program of %s\n", path);
 		return -1;
