@@ -67,7 +67,7 @@ static void set_rodata(const struct btf *btf, const struct btf_type *sec, char *
  */
 static void set_loader_settings(struct bpf_object *obj)
 {
-	__u32 buckets = (FP_FLOWS_DEFAULT - FP_FLOWS_DEFAULT / 8) / FP_SLOT_WAYS;
+	__u32 buckets = fp_slot_buckets_for(FP_FLOWS_DEFAULT);
 	struct bpf_map *slots = bpf_object__find_map_by_name(obj, "fp_slots");
 	const struct btf *btf = bpf_object__btf(obj);
 	const struct btf_type *sec;

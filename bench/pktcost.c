@@ -229,7 +229,8 @@ out:
 #else
 /*
  * The insert path (object built with -DFP_BENCH_NEW_FLOW): every repeat is
- * a new WRITE flow, so it inserts into fp_flows4. "not full": a
+ * a new WRITE flow: it claims a free slot while its bucket has one, then
+ * inserts into fp_flows4. "not full": a
  * fresh table larger than the repeats of one trial; "full": a 1024-entry
  * table filled first, so every insert evicts the least recently used flow.
  */

@@ -497,6 +497,20 @@ static inline __attribute__((always_inline)) __u32 fp_slot_bucket_of(__u64 tag, 
 	return (__u32)(((tag >> 32) * buckets) >> 32);
 }
 
+/*
+ * How --flows IPv4 flows are held: three quarters in slots, in buckets of
+ * FP_SLOT_WAYS (none below FP_SLOTS_MIN_FLOWS), the rest in fp_flows4,
+ * which takes the flows whose bucket is full. A bucket fills at random, so
+ * the LRU's quarter is what keeps a table 95% full from evicting
+ * (BENCHMARKS.md, part 7). The slot table's buckets:
+ */
+static inline __attribute__((always_inline)) __u32 fp_slot_buckets_for(__u32 flows)
+{
+	if (flows < FP_SLOTS_MIN_FLOWS)
+		return 0;
+	return (flows - flows / 4) / FP_SLOT_WAYS;
+}
+
 static inline __attribute__((always_inline)) __u64 fp_key4_hash(const struct flow_key4 *k)
 {
 	_Static_assert(sizeof(*k) % 16 == 0, "fp_hash_words takes the key 16 bytes a round");

@@ -1985,8 +1985,8 @@ static void test_slot_merge(void **state)
 }
 
 /*
- * A full table of both kinds: 1024 IPv4 flows' room (896 slots and a
- * 128-entry fp_flows4) and 3000 flows of one packet. Evictions are exact
+ * A full table of both kinds: 1024 IPv4 flows' room (768 slots and a
+ * 256-entry fp_flows4) and 3000 flows of one packet. Evictions are exact
  * (every flow counted new, once), every survivor is whole, and the newest
  * flow is there: in a slot, or the LRU's most recent entry.
  */
@@ -2000,7 +2000,7 @@ static void test_slot_pressure(void **state)
 	(void)state;
 	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
 	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
-	assert_int_equal(g_probe.slot_buckets * FP_SLOT_WAYS, FX_FLOWS - FX_FLOWS / 8);
+	assert_int_equal(g_probe.slot_buckets * FP_SLOT_WAYS, FX_FLOWS - FX_FLOWS / 4);
 	build(&g_fx, b_send_only, NULL);
 	f = &g_fx.frames[0];
 	for (__u32 qp = 1; qp <= SLOT_PRESSURE_FLOWS; qp++) {
@@ -2038,15 +2038,15 @@ static void send_flows(struct frame *f, __u32 first, __u32 last)
 }
 
 /*
- * Freeing slots: 2000 flows fill the 896 slots and overflow fp_flows4
- * (128 entries). The read after frees as many slots as fp_flows4 took
+ * Freeing slots: 2000 flows fill the 768 slots and overflow fp_flows4
+ * (256 entries). The read after frees as many slots as fp_flows4 took
  * new flows, its oldest flows' (all older than fp_flows4's oldest); a
  * read with no new flow frees none; new flows then take freed slots. At
  * every read evictions are inserts minus entries, exactly.
  */
 static void test_slot_reclaim(void **state)
 {
-	__u32 in_slots, lru_entries = FX_FLOWS / 8;
+	__u32 in_slots, lru_entries = FX_FLOWS / 4;
 	size_t n1;
 	struct frame *f;
 

@@ -65,9 +65,7 @@ __u32 probe_flow6_entries(const struct probe_opts *opts)
 
 __u32 probe_slot_buckets(__u32 flow_entries)
 {
-	if (flow_entries < FP_SLOTS_MIN_FLOWS)
-		return 0;
-	return (flow_entries - flow_entries / 8) / FP_SLOT_WAYS;
+	return fp_slot_buckets_for(flow_entries);
 }
 
 /* Map the slot table; the bytes past the last bucket are the page's rest. */

@@ -92,10 +92,7 @@ int probe_load(struct probe *p, const struct probe_opts *opts);
 int probe_clear(struct probe *p);
 /* The IPv6 table's size: --flows6, else a quarter of --flows, at least FP_FLOWS6_MIN. */
 __u32 probe_flow6_entries(const struct probe_opts *opts);
-/*
- * How --flows IPv4 flows are held: slot table buckets (7/8 of them in
- * slots, none below FP_SLOTS_MIN_FLOWS), the rest fp_flows4's entries.
- */
+/* The slot table's buckets for --flows (fp_slot_buckets_for); the rest is fp_flows4's. */
 __u32 probe_slot_buckets(__u32 flow_entries);
 void probe_destroy(struct probe *p);
 
