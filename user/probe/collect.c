@@ -98,6 +98,16 @@ static __u32 slot_record(const struct probe *p, const struct snapshot *s,
 	return SNAP_NO_RECORD;
 }
 
+/* Another entry of record rec's flow, as the map holds it: summed into the record. */
+static void merge_entry(struct snapshot *s, __u32 rec, const struct flow_counters *map)
+{
+	struct flow_counters c;
+
+	flow_counters_read(&c, map);
+	flow_counters_merge(&s->flows[rec].c, &c);
+	s->merged++;
+}
+
 static struct flow_record *new_record(struct snapshot *s, const struct flow_counters *c)
 {
 	struct flow_record *r = &s->flows[s->n_flows++];
@@ -130,15 +140,10 @@ static int add_flows(const struct probe *p, struct snapshot *s, const void *keys
 		else
 			memcpy(&key, k, sizeof(key));
 		rec = p && p->slots ? slot_record(p, s, k, &key) : SNAP_NO_RECORD;
-		if (rec == SNAP_NO_RECORD) {
+		if (rec == SNAP_NO_RECORD)
 			new_record(s, &values[i])->key = key;
-		} else {
-			struct flow_counters c;
-
-			flow_counters_read(&c, &values[i]);
-			flow_counters_merge(&s->flows[rec].c, &c);
-			s->merged++;
-		}
+		else
+			merge_entry(s, rec, &values[i]);
 	}
 	return 0;
 }
@@ -186,11 +191,7 @@ static int read_slots(const struct probe *p, struct snapshot *s)
 				rec[i] = s->n_flows;
 				new_record(s, &bk->slot[i].c)->key = key;
 			} else {
-				struct flow_counters c;
-
-				flow_counters_read(&c, &bk->slot[i].c);
-				flow_counters_merge(&s->flows[rec[i]].c, &c);
-				s->merged++;
+				merge_entry(s, rec[i], &bk->slot[i].c);
 			}
 		}
 	}
