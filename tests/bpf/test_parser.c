@@ -22,6 +22,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -2082,6 +2087,61 @@ static void test_slot_reclaim(void **state)
 	assert_int_equal(g_snap.merged, 0);
 }
 
+/* From here on, this process's membarrier() fails with EPERM, as a container's seccomp may. */
+static int deny_membarrier(void)
+{
+	struct sock_filter f[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_membarrier, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/*
+ * Where no grace period can be waited for (membarrier refused), no slot is
+ * freed: the tags retired for it are put back, the flows stay whole and
+ * counted once, one line says so, and later reads do not try again. In a
+ * child process, as the filter cannot be taken off.
+ */
+static void test_slot_reclaim_refused(void **state)
+{
+	struct frame *f;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	send_flows(f, 1, 2000);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		__u32 in_slots = slot_entries(&g_probe);
+		bool ok = !deny_membarrier();
+
+		ok = ok && !collect_snapshot(&g_probe, &g_snap) && g_probe.slots_stuck;
+		ok = ok && slot_entries(&g_probe) == in_slots;
+		ok = ok && snapshot_evictions(&g_snap) == 2000 - g_snap.n_flows && !g_snap.merged;
+		for (__u32 b = 0; ok && b < g_probe.slot_buckets; b++)
+			for (int i = 0; i < FP_SLOT_WAYS; i++)
+				ok = ok && (g_probe.slots[b].tag[i] & 1);
+		ok = ok && !collect_snapshot(&g_probe, &g_snap) &&
+		     slot_entries(&g_probe) == in_slots;
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /*
  * Each flow keeps its request-PSN state in its own entry: 1000 queue pairs
  * interleaved, each sending PSN 1, 2, 2 (a retransmit) and 4 (a gap), all
@@ -2478,6 +2538,7 @@ int main(void)
 	fx_add("", "slot_merge_one_flow_three_entries", test_slot_merge, NULL);
 	fx_add("", "slot_pressure_1024_entries_3000_flows", test_slot_pressure, NULL);
 	fx_add("", "slot_reclaim_2000_flows", test_slot_reclaim, NULL);
+	fx_add("", "slot_reclaim_refused_no_grace_period", test_slot_reclaim_refused, NULL);
 	fx_add("", "psn_state_per_flow_1000_flows", test_psn_per_flow, NULL);
 	fx_add("", "psn_state_per_flow_1000_flows_replay_batches", test_psn_per_flow_batches,
 	       &(const int){1});

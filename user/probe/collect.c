@@ -340,7 +340,7 @@ static void slots_reclaim(struct probe *p, struct snapshot *s)
 	if (lru_evicted <= p->lru_evicted)
 		return;
 	p->lru_evicted = lru_evicted;
-	if (!p->slots || !taken)
+	if (!p->slots || !taken || p->slots_stuck)
 		return;
 	age = malloc(nslots * sizeof(*age));
 	if (!age)
@@ -365,8 +365,11 @@ static void slots_reclaim(struct probe *p, struct snapshot *s)
 			age[i].tag = was;
 	}
 	if (syscall(SYS_membarrier, FP_MEMBARRIER_CMD_GLOBAL, 0, 0)) {
-		/* No grace period to wait for: put the tags back, free nothing. */
-		fp_dbg("flow slots: membarrier: %s; no slot freed", fp_strerror(-errno));
+		/* No grace period to wait for: put the tags back, and free nothing again. */
+		fp_err("flow slots: cannot wait for running programs (membarrier: %s): no slot is "
+		       "freed, so new flows past the slots take the LRU part of --flows",
+		       fp_strerror(-errno));
+		p->slots_stuck = true;
 		for (size_t i = 0; i < n; i++)
 			if (age[i].tag)
 				__atomic_store_n(&p->slots[age[i].slot / FP_SLOT_WAYS]

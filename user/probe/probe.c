@@ -206,6 +206,7 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	p->lru_newest_first = 0;
 	p->lru_evicted = 0;
 	p->slots_freed = 0;
+	p->slots_stuck = false;
 	p->replay = opts->replay;
 	p->mirror_drop = opts->mirror_drop;
 	p->batch_bytes = batch_capacity(p);

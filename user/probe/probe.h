@@ -76,7 +76,8 @@ struct probe {
 	/* collect.c, freeing slots: as of the last read, fp_flows4's newest first_seen_ns, */
 	__u64 lru_newest_first;
 	__u64 lru_evicted; /* the evictions not of a slot freed, */
-	__u64 slots_freed; /* and the slots freed so far */
+	__u64 slots_freed; /* and the slots freed so far; */
+	bool slots_stuck;  /* none can be: no grace period to wait for (membarrier) */
 	bool replay;
 	bool mirror_drop;	  /* XDP returns XDP_DROP for mirror copies */
 	__u32 batch_bytes;	  /* replay's batches (probe_batch_*); 0: one frame a run */
