@@ -464,10 +464,12 @@ static __always_inline struct flow_counters *claim_slot(struct fp_slot_bucket *b
 /*
  * An IPv4 flow: its slot if it has one, else its fp_flows4 entry, else a
  * free slot of its bucket, else a new fp_flows4 entry (without a slot
- * table, slot_buckets 0, the verifier prunes all but fp_flows4). The flow's tag is
- * looked for in every way, past free ones (userspace frees slots), and a
- * tag found with another key (two keys, one hash) is passed over: two
- * flows never share counters.
+ * table, slot_buckets 0, the verifier prunes all but fp_flows4). The
+ * flow's tag is looked for in every way, past free ones (userspace frees
+ * slots), and a tag found with another key (two keys, one hash) is passed
+ * over: two flows never share counters. A claim lost to another CPU sends
+ * the packet to fp_flows4; if that CPU claimed for the same flow, userspace
+ * sums the two entries (collect.c).
  */
 static __always_inline struct flow_counters *
 slot_account(const struct flow_key4 *k4, struct fp_pkt *p, struct fp_totals *t, __u64 now)
