@@ -75,7 +75,8 @@ enum {
 		"vxlan-port", required_argument, NULL, 'X'                                         \
 	}
 #define OPT_PROBE_HELP                                                                             \
-	"      --flows N          IPv4 flow table size in entries (default 65536)\n"               \
+	"      --flows N          IPv4 flows the flow table holds (default 65536, about\n"         \
+	"                         300 bytes of kernel memory each)\n"                              \
 	"      --flows6 N         table of flows with an IPv6 address (default a quarter\n"        \
 	"                         of --flows, at least 1024)\n"                                    \
 	"      --roce-port PORT   RoCEv2 UDP port (default 4791)\n"                                \
