@@ -1812,6 +1812,22 @@ static void set_qp_psn(struct frame *f, __u32 qp, __u32 psn)
 	b[11] = psn;
 }
 
+/* Flows first .. last, one SEND each, stamped TS(qp). */
+static void send_flows(struct frame *f, __u32 first, __u32 last)
+{
+	for (__u32 qp = first; qp <= last; qp++) {
+		set_qp_psn(f, qp, 100);
+		assert_int_equal(
+		    probe_run_frame(&g_probe, f->data, f->len, f->len, TS(qp), FX_PATH), 0);
+	}
+}
+
+/* A read that starts from no evictions: a snapshot keeps their highest between reads. */
+static void forget_evictions(void)
+{
+	snapshot_free(&g_snap);
+}
+
 static void test_lru_pressure(void **state)
 {
 	__u64 want[FP_CNT_MAX] = {0};
@@ -1819,14 +1835,11 @@ static void test_lru_pressure(void **state)
 	bool newest = false;
 
 	(void)state;
+	forget_evictions();
 	load(&g_probe, NULL, LRU_ENTRIES, PROBE_HOOK_XDP);
 	build(&g_fx, b_send_only, NULL);
 	f = &g_fx.frames[0];
-	for (__u32 qp = 1; qp <= LRU_FLOWS; qp++) {
-		set_qp_psn(f, qp, 100);
-		assert_int_equal(
-		    probe_run_frame(&g_probe, f->data, f->len, f->len, TS(qp), FX_PATH), 0);
-	}
+	send_flows(f, 1, LRU_FLOWS);
 	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
 
 	want[FP_CNT_FRAMES] = LRU_FLOWS;
@@ -1895,7 +1908,7 @@ static void test_slot_collisions(void **state)
 	struct frame *f;
 
 	(void)state;
-	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
+	forget_evictions();
 	load_tagged(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP, 1);
 	assert_true(g_probe.slot_buckets > 1);
 	build(&g_fx, b_send_only, NULL);
@@ -1951,7 +1964,7 @@ static void test_slot_merge(void **state)
 	int way = -1;
 
 	(void)state;
-	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
+	forget_evictions();
 	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
 	build(&g_fx, b_send_only, NULL);
 	f = &g_fx.frames[0];
@@ -2003,16 +2016,12 @@ static void test_slot_pressure(void **state)
 	struct frame *f;
 
 	(void)state;
-	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
+	forget_evictions();
 	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
 	assert_int_equal(g_probe.slot_buckets * FP_SLOT_WAYS, FX_FLOWS - FX_FLOWS / 4);
 	build(&g_fx, b_send_only, NULL);
 	f = &g_fx.frames[0];
-	for (__u32 qp = 1; qp <= SLOT_PRESSURE_FLOWS; qp++) {
-		set_qp_psn(f, qp, 100);
-		assert_int_equal(
-		    probe_run_frame(&g_probe, f->data, f->len, f->len, TS(qp), FX_PATH), 0);
-	}
+	send_flows(f, 1, SLOT_PRESSURE_FLOWS);
 	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
 	assert_int_equal(g_snap.totals[FP_CNT_FLOW_NEW], SLOT_PRESSURE_FLOWS);
 	assert_int_equal(g_snap.totals[FP_CNT_FRAMES], SLOT_PRESSURE_FLOWS);
@@ -2032,16 +2041,6 @@ static void test_slot_pressure(void **state)
 	assert_true(newest);
 }
 
-/* Flows first .. last, one SEND each, stamped TS(qp). */
-static void send_flows(struct frame *f, __u32 first, __u32 last)
-{
-	for (__u32 qp = first; qp <= last; qp++) {
-		set_qp_psn(f, qp, 100);
-		assert_int_equal(
-		    probe_run_frame(&g_probe, f->data, f->len, f->len, TS(qp), FX_PATH), 0);
-	}
-}
-
 /*
  * Freeing slots: 2000 flows fill the 768 slots and overflow fp_flows4
  * (256 entries). The read after frees as many slots as fp_flows4 took
@@ -2056,7 +2055,7 @@ static void test_slot_reclaim(void **state)
 	struct frame *f;
 
 	(void)state;
-	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
+	forget_evictions();
 	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
 	build(&g_fx, b_send_only, NULL);
 	f = &g_fx.frames[0];
@@ -2116,7 +2115,7 @@ static void test_slot_reclaim_refused(void **state)
 	pid_t pid;
 
 	(void)state;
-	snapshot_free(&g_snap); /* evictions are kept at their highest between reads */
+	forget_evictions();
 	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
 	build(&g_fx, b_send_only, NULL);
 	f = &g_fx.frames[0];
