@@ -63,7 +63,7 @@ static void set_rodata(const struct btf *btf, const struct btf_type *sec, char *
  * older than that has no clock_tick_ns and pays for the precise clock, as
  * it did live. Any tick will do: the cost is the same. An object with a
  * slot table (fp_slots) gets it sized as the loader sizes it for the
- * default --flows (probe_slot_buckets()), fp_flows4 the rest.
+ * default --flows (fp_slot_buckets_for()), fp_flows4 the rest.
  */
 static void set_loader_settings(struct bpf_object *obj)
 {

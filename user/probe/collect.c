@@ -294,6 +294,12 @@ struct slot_age {
 	__u32 slot;
 };
 
+/* Slot i's tag (slot i: way i % FP_SLOT_WAYS of bucket i / FP_SLOT_WAYS). */
+static __u64 *slot_tag(const struct probe *p, __u32 i)
+{
+	return &p->slots[i / FP_SLOT_WAYS].tag[i % FP_SLOT_WAYS];
+}
+
 static int cmp_age(const void *a, const void *b)
 {
 	const struct slot_age *x = a, *y = b;
@@ -314,32 +320,32 @@ static int cmp_age(const void *a, const void *b)
  * packet counts in it), then every program already past the tag is
  * waited for (a grace period: programs run under RCU), and only then is
  * it emptied and freed. Its flow, in this snapshot, is gone by the next:
- * an eviction, as inserts minus entries counts it. s->lru4_first,
- * s->lru4_n: fp_flows4's records in this read.
+ * an eviction, as inserts minus entries counts it. lru_first, lru_n:
+ * fp_flows4's records in this read.
  */
-static void slots_reclaim(struct probe *p, struct snapshot *s)
+static void slots_reclaim(struct probe *p, struct snapshot *s, size_t lru_first, size_t lru_n)
 {
 	size_t nslots = (size_t)p->slot_buckets * FP_SLOT_WAYS, taken = 0, n = 0;
-	__u64 entries = s->n_flows + s->merged + p->slots_freed, lru_evicted = 0;
-	__u64 oldest = UINT64_MAX, newest = p->lru_newest_first;
+	__u64 entries = s->n_flows + s->merged + p->reclaim.slots_freed, lru_evicted = 0;
+	__u64 oldest = UINT64_MAX, newest = p->reclaim.lru_newest_first;
 	struct slot_age *age;
 
-	for (size_t i = s->lru4_first; i < s->lru4_first + s->lru4_n; i++) {
+	for (size_t i = lru_first; i < lru_first + lru_n; i++) {
 		const struct flow_counters *c = &s->flows[i].c;
 
 		if (c->last_seen_ns < oldest)
 			oldest = c->last_seen_ns;
-		if (c->first_seen_ns > p->lru_newest_first) {
+		if (c->first_seen_ns > p->reclaim.lru_newest_first) {
 			taken++;
 			newest = c->first_seen_ns > newest ? c->first_seen_ns : newest;
 		}
 	}
-	p->lru_newest_first = newest;
+	p->reclaim.lru_newest_first = newest;
 	if (s->totals[FP_CNT_FLOW_NEW] > entries)
 		lru_evicted = s->totals[FP_CNT_FLOW_NEW] - entries;
-	if (lru_evicted <= p->lru_evicted)
+	if (lru_evicted <= p->reclaim.lru_evicted)
 		return;
-	p->lru_evicted = lru_evicted;
+	p->reclaim.lru_evicted = lru_evicted;
 	if (!p->slots || !taken || p->slots_stuck)
 		return;
 	age = malloc(nslots * sizeof(*age));
@@ -357,7 +363,7 @@ static void slots_reclaim(struct probe *p, struct snapshot *s)
 		n = taken;
 	}
 	for (size_t i = 0; i < n; i++) {
-		__u64 *tag = &p->slots[age[i].slot / FP_SLOT_WAYS].tag[age[i].slot % FP_SLOT_WAYS];
+		__u64 *tag = slot_tag(p, age[i].slot);
 		__u64 was = __atomic_load_n(tag, __ATOMIC_ACQUIRE);
 
 		if ((was & 1) && __atomic_compare_exchange_n(tag, &was, FP_SLOT_RETIRED, false,
@@ -372,30 +378,28 @@ static void slots_reclaim(struct probe *p, struct snapshot *s)
 		p->slots_stuck = true;
 		for (size_t i = 0; i < n; i++)
 			if (age[i].tag)
-				__atomic_store_n(&p->slots[age[i].slot / FP_SLOT_WAYS]
-						      .tag[age[i].slot % FP_SLOT_WAYS],
-						 age[i].tag, __ATOMIC_RELEASE);
+				__atomic_store_n(slot_tag(p, age[i].slot), age[i].tag,
+						 __ATOMIC_RELEASE);
 		free(age);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct fp_slot_bucket *bk = &p->slots[age[i].slot / FP_SLOT_WAYS];
-		int way = age[i].slot % FP_SLOT_WAYS;
-
 		if (!age[i].tag)
 			continue;
-		memset(&bk->slot[way], 0, sizeof(bk->slot[way]));
-		__atomic_store_n(&bk->tag[way], FP_SLOT_FREE, __ATOMIC_RELEASE);
-		p->slots_freed++;
+		memset(&p->slots[age[i].slot / FP_SLOT_WAYS].slot[age[i].slot % FP_SLOT_WAYS], 0,
+		       sizeof(struct flow_slot));
+		__atomic_store_n(slot_tag(p, age[i].slot), FP_SLOT_FREE, __ATOMIC_RELEASE);
+		p->reclaim.slots_freed++;
 	}
 	free(age);
 }
 
 /*
  * The slot table, the IPv4 table, then the IPv6 one: a table read twice
- * keeps its order.
+ * keeps its order. *lru_first, *lru_n: the records fp_flows4 gave.
  */
-static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
+static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, size_t *lru_first,
+		      size_t *lru_n)
 {
 	int err;
 
@@ -404,11 +408,11 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode)
 	err = batch_buffers(s, p->ncpus);
 	if (!err)
 		err = read_slots(p, s);
-	s->lru4_first = s->n_flows;
+	*lru_first = s->n_flows;
 	if (!err)
 		err = read_table(p, bpf_map__fd(p->skel->maps.fp_flows4), sizeof(struct flow_key4),
 				 s, mode);
-	s->lru4_n = s->n_flows - s->lru4_first;
+	*lru_n = s->n_flows - *lru_first;
 	if (!err)
 		err = read_table(NULL, bpf_map__fd(p->skel->maps.fp_flows6),
 				 sizeof(struct flow_key), s, mode);
@@ -434,7 +438,7 @@ void snapshot_flow_totals(struct snapshot *s)
 
 int collect_snapshot(struct probe *p, struct snapshot *s)
 {
-	size_t tstride = percpu_stride(sizeof(struct fp_totals));
+	size_t tstride = percpu_stride(sizeof(struct fp_totals)), lru_first, lru_n;
 	int ncpus = p->ncpus, err;
 	__u32 zero = 0;
 
@@ -453,17 +457,19 @@ int collect_snapshot(struct probe *p, struct snapshot *s)
 		return err;
 	}
 	totals_sum(s->totals, s->totals_values, ncpus, tstride);
-	err = read_flows(p, s, READ_AUTO);
+	err = read_flows(p, s, READ_AUTO, &lru_first, &lru_n);
 	if (!err) {
 		snapshot_flow_totals(s);
-		slots_reclaim(p, s);
+		slots_reclaim(p, s, lru_first, lru_n);
 	}
 	return err;
 }
 
 int collect_flows_mode(struct probe *p, struct snapshot *s, bool batch)
 {
-	return read_flows(p, s, batch ? READ_BATCH : READ_ITER);
+	size_t lru_first, lru_n;
+
+	return read_flows(p, s, batch ? READ_BATCH : READ_ITER, &lru_first, &lru_n);
 }
 
 void snapshot_free(struct snapshot *s)

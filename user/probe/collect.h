@@ -59,7 +59,6 @@ struct snapshot {
 	 * that raced a new flow's first packets count it in two places.
 	 */
 	size_t merged;
-	size_t lru4_first, lru4_n; /* the records fp_flows4 gave, in order */
 	/* Each slot's record in the last read (collect.c); slot_rec_n of them. */
 	__u32 *slot_rec;
 	size_t slot_rec_n;

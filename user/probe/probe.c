@@ -63,11 +63,6 @@ __u32 probe_flow6_entries(const struct probe_opts *opts)
 	return opts->flow_entries / 4 > FP_FLOWS6_MIN ? opts->flow_entries / 4 : FP_FLOWS6_MIN;
 }
 
-__u32 probe_slot_buckets(__u32 flow_entries)
-{
-	return fp_slot_buckets_for(flow_entries);
-}
-
 /* Map the slot table; the bytes past the last bucket are the page's rest. */
 static int map_slots(struct probe *p)
 {
@@ -127,7 +122,7 @@ static __u32 batch_capacity(const struct probe *p)
 int probe_load(struct probe *p, const struct probe_opts *opts)
 {
 	__u32 flow6 = probe_flow6_entries(opts);
-	__u32 buckets = probe_slot_buckets(opts->flow_entries);
+	__u32 buckets = fp_slot_buckets_for(opts->flow_entries);
 	__u32 flow4 = opts->flow_entries - buckets * FP_SLOT_WAYS;
 	__u64 tag_mask = opts->slot_tag_mask ? opts->slot_tag_mask : ~0ULL;
 	struct fabprobe_bpf *skel;
@@ -203,9 +198,7 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	p->slot_buckets = buckets;
 	p->slot_tag_mask = tag_mask;
 	p->slots = NULL;
-	p->lru_newest_first = 0;
-	p->lru_evicted = 0;
-	p->slots_freed = 0;
+	memset(&p->reclaim, 0, sizeof(p->reclaim));
 	p->slots_stuck = false;
 	p->replay = opts->replay;
 	p->mirror_drop = opts->mirror_drop;
@@ -244,9 +237,7 @@ int probe_clear(struct probe *p)
 				err = -errno;
 	if (p->slots)
 		memset(p->slots, 0, (size_t)p->slot_buckets * sizeof(*p->slots));
-	p->lru_newest_first = 0;
-	p->lru_evicted = 0;
-	p->slots_freed = 0;
+	memset(&p->reclaim, 0, sizeof(p->reclaim));
 	return err;
 }
 

@@ -73,11 +73,13 @@ struct probe {
 	struct fp_slot_bucket *slots;
 	__u32 slot_buckets;
 	__u64 slot_tag_mask;
-	/* collect.c, freeing slots: as of the last read, fp_flows4's newest first_seen_ns, */
-	__u64 lru_newest_first;
-	__u64 lru_evicted; /* the evictions not of a slot freed, */
-	__u64 slots_freed; /* and the slots freed so far; */
-	bool slots_stuck;  /* none can be: no grace period to wait for (membarrier) */
+	/* collect.c, freeing slots, as of the last read: */
+	struct {
+		__u64 lru_newest_first; /* fp_flows4's newest first_seen_ns */
+		__u64 lru_evicted;	/* the evictions not of a slot freed */
+		__u64 slots_freed;	/* slots freed so far */
+	} reclaim;
+	bool slots_stuck; /* no slot can be freed: no grace period to wait for (membarrier) */
 	bool replay;
 	bool mirror_drop;	  /* XDP returns XDP_DROP for mirror copies */
 	__u32 batch_bytes;	  /* replay's batches (probe_batch_*); 0: one frame a run */
@@ -93,8 +95,6 @@ int probe_load(struct probe *p, const struct probe_opts *opts);
 int probe_clear(struct probe *p);
 /* The IPv6 table's size: --flows6, else a quarter of --flows, at least FP_FLOWS6_MIN. */
 __u32 probe_flow6_entries(const struct probe_opts *opts);
-/* The slot table's buckets for --flows (fp_slot_buckets_for); the rest is fp_flows4's. */
-__u32 probe_slot_buckets(__u32 flow_entries);
 void probe_destroy(struct probe *p);
 
 /*
