@@ -108,6 +108,16 @@ static void merge_entry(struct snapshot *s, __u32 rec, const struct flow_counter
 	s->merged++;
 }
 
+/* Room for n records in s->flows, which collect allocates (and then owns). */
+static int grow_flows(struct snapshot *s, size_t n)
+{
+	int err = buf_grow((void **)&s->flows, &s->cap, n, sizeof(*s->flows));
+
+	if (!err)
+		s->own_flows = true;
+	return err;
+}
+
 static struct flow_record *new_record(struct snapshot *s, const struct flow_counters *c)
 {
 	struct flow_record *r = &s->flows[s->n_flows++];
@@ -126,7 +136,7 @@ static struct flow_record *new_record(struct snapshot *s, const struct flow_coun
 static int add_flows(const struct probe *p, struct snapshot *s, const void *keys, size_t key_size,
 		     const struct flow_counters *values, size_t n)
 {
-	int err = buf_grow((void **)&s->flows, &s->cap, s->n_flows + n, sizeof(*s->flows));
+	int err = grow_flows(s, s->n_flows + n);
 
 	if (err)
 		return err;
@@ -170,8 +180,7 @@ static int read_slots(const struct probe *p, struct snapshot *s)
 		const struct fp_slot_bucket *bk = &p->slots[b];
 		__u32 *rec = &s->slot_rec[(size_t)b * FP_SLOT_WAYS];
 		__u64 tags[FP_SLOT_WAYS];
-		int err = buf_grow((void **)&s->flows, &s->cap, s->n_flows + FP_SLOT_WAYS,
-				   sizeof(*s->flows));
+		int err = grow_flows(s, s->n_flows + FP_SLOT_WAYS);
 
 		if (err)
 			return err;
@@ -475,6 +484,8 @@ int collect_flows_mode(struct probe *p, struct snapshot *s, bool batch)
 void snapshot_free(struct snapshot *s)
 {
 	free(s->flows);
+	free(s->spare);
+	free(s->sort_keys);
 	free(s->batch_keys);
 	free(s->batch_values);
 	free(s->totals_values);
@@ -491,8 +502,122 @@ static int cmp_bytes_desc(const void *a, const void *b)
 	return memcmp(&x->key, &y->key, sizeof(x->key));
 }
 
+/* Below this many flows qsort moving whole records is as fast. */
+#define SORT_RADIX_MIN 256
+
+/* A record's place in the sort (snapshot.sort_keys): ~bytes, so ascending is largest first. */
+struct sort_ent {
+	__u64 key;
+	__u64 idx;
+};
+
+/*
+ * LSD radix sort of n entries by key, a byte at a time, stable; a byte
+ * every key shares takes no pass. Returns the buffer holding the result.
+ */
+static struct sort_ent *radix_sort(struct sort_ent *a, struct sort_ent *tmp, size_t n)
+{
+	__u64 differ = 0;
+
+	for (size_t i = 1; i < n; i++)
+		differ |= a[i].key ^ a[0].key;
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = {}, at = 0;
+		struct sort_ent *t;
+
+		if (!(differ >> shift & 0xff))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[a[i].key >> shift & 0xff]++;
+		for (int d = 0; d < 256; d++) {
+			size_t c = count[d];
+
+			count[d] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[a[i].key >> shift & 0xff]++] = a[i];
+		t = a;
+		a = tmp;
+		tmp = t;
+	}
+	return a;
+}
+
+/* Runs of equal bytes up to this long are sorted by insertion: most are 2 or 3. */
+#define SORT_INSERTION_MAX 8
+
+static void insertion_sort(struct flow_record *r, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct flow_record held;
+		size_t j = i;
+
+		if (cmp_bytes_desc(&r[i - 1], &r[i]) <= 0)
+			continue;
+		held = r[i];
+		do {
+			r[j] = r[j - 1];
+			j--;
+		} while (j && cmp_bytes_desc(&r[j - 1], &held) > 0);
+		r[j] = held;
+	}
+}
+
+/* How many records ahead the gather asks for, and how much of each. */
+#define SORT_PREFETCH_AHEAD 8
+#define SORT_PREFETCH_LINES 6
+
+/*
+ * Largest first, ties by key: what qsort of the records gives, without
+ * moving 336-byte records through every comparison. The bytes are radix
+ * sorted beside each record's index, the records gathered in that order
+ * into the spare buffer (which becomes the snapshot's, the old one the
+ * spare), and runs of equal bytes sorted by key where they land.
+ */
 void snapshot_sort_by_bytes(struct snapshot *s)
 {
-	if (s->n_flows > 1) /* qsort(NULL, 0, ...) is undefined */
-		qsort(s->flows, s->n_flows, sizeof(*s->flows), cmp_bytes_desc);
+	size_t n = s->n_flows, line = 64;
+	struct sort_ent *ent, *sorted;
+	struct flow_record *out, *in = s->flows;
+
+	if (n < SORT_RADIX_MIN ||
+	    buf_grow((void **)&s->sort_keys, &s->sort_keys_cap, 2 * n, sizeof(*ent)) ||
+	    buf_grow((void **)&s->spare, &s->spare_cap, n, sizeof(*s->spare))) {
+		if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+			qsort(s->flows, n, sizeof(*s->flows), cmp_bytes_desc);
+		return;
+	}
+	ent = s->sort_keys;
+	for (size_t i = 0; i < n; i++)
+		ent[i] = (struct sort_ent){.key = ~in[i].c.bytes, .idx = i};
+	sorted = radix_sort(ent, ent + n, n);
+	out = s->spare;
+	for (size_t i = 0; i < n; i++) {
+		if (i + SORT_PREFETCH_AHEAD < n) {
+			const char *ahead = (const char *)&in[sorted[i + SORT_PREFETCH_AHEAD].idx];
+
+			for (int l = 0; l < SORT_PREFETCH_LINES; l++)
+				__builtin_prefetch(ahead + l * line);
+		}
+		out[i] = in[sorted[i].idx];
+	}
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && out[j].c.bytes == out[i].c.bytes; j++)
+			;
+		if (j - i > SORT_INSERTION_MAX)
+			qsort(&out[i], j - i, sizeof(*out), cmp_bytes_desc);
+		else if (j - i > 1)
+			insertion_sort(&out[i], j - i);
+	}
+	if (!s->own_flows) {
+		/* The caller's array: the order goes back into it. */
+		memcpy(in, out, n * sizeof(*in));
+		return;
+	}
+	s->flows = out;
+	s->spare = in;
+	n = s->cap;
+	s->cap = s->spare_cap;
+	s->spare_cap = n;
 }

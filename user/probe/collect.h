@@ -50,6 +50,16 @@ struct snapshot {
 	struct flow_record *flows;
 	size_t n_flows;
 	size_t cap;
+	/*
+	 * The records' other buffer: snapshot_sort_by_bytes() gathers into it,
+	 * then swaps the two when collect allocated flows (own_flows), else
+	 * copies the order back into the caller's array.
+	 */
+	struct flow_record *spare;
+	size_t spare_cap;
+	bool own_flows;
+	void *sort_keys; /* the sort's keys, two per record */
+	size_t sort_keys_cap;
 	__u32 flow_capacity;   /* the flow tables' max_entries, IPv4 and IPv6 */
 	__u32 flow_capacity6;  /* of which the IPv6 table's (fp_flows6) */
 	__u64 taken_ns;	       /* when taken, in the flows' *_seen_ns clock */
