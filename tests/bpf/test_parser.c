@@ -1822,6 +1822,31 @@ static void send_flows(struct frame *f, __u32 first, __u32 last)
 	}
 }
 
+/*
+ * After send_flows(f, 1, sent) of b_send_only: each flow in g_snap is one
+ * of ours, whole (one packet at its own time), and the last one sent is
+ * there.
+ */
+static void assert_survivors_whole(__u32 sent)
+{
+	bool newest = false;
+
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		const struct flow_record *r = &g_snap.flows[i];
+		struct flow_key k;
+
+		key_from(&k, &(struct exp_key)KEY_V4, FP_DIR_INGRESS);
+		k.dest_qp = r->key.dest_qp;
+		assert_memory_equal(&r->key, &k, sizeof(k));
+		assert_in_range(r->key.dest_qp, 1, sent);
+		assert_int_equal(r->c.packets, 1);
+		assert_int_equal(r->c.bytes, SEND64);
+		assert_int_equal(r->c.first_seen_ns, TS(r->key.dest_qp));
+		newest |= r->key.dest_qp == sent;
+	}
+	assert_true(newest);
+}
+
 /* A read that starts from no evictions: a snapshot keeps their highest between reads. */
 static void forget_evictions(void)
 {
@@ -1832,7 +1857,6 @@ static void test_lru_pressure(void **state)
 {
 	__u64 want[FP_CNT_MAX] = {0};
 	struct frame *f;
-	bool newest = false;
 
 	(void)state;
 	forget_evictions();
@@ -1851,22 +1875,8 @@ static void test_lru_pressure(void **state)
 	assert_true(g_snap.n_flows > 0);
 	assert_true(g_snap.n_flows <= LRU_ENTRIES);
 	assert_int_equal(snapshot_evictions(&g_snap), LRU_FLOWS - g_snap.n_flows);
-	for (size_t i = 0; i < g_snap.n_flows; i++) {
-		const struct flow_record *r = &g_snap.flows[i];
-		struct flow_key k;
-
-		/* Each survivor is one of ours, whole: one packet at its own time. */
-		key_from(&k, &(struct exp_key)KEY_V4, FP_DIR_INGRESS);
-		k.dest_qp = r->key.dest_qp;
-		assert_memory_equal(&r->key, &k, sizeof(k));
-		assert_in_range(r->key.dest_qp, 1, LRU_FLOWS);
-		assert_int_equal(r->c.packets, 1);
-		assert_int_equal(r->c.bytes, SEND64);
-		assert_int_equal(r->c.first_seen_ns, TS(r->key.dest_qp));
-		newest |= r->key.dest_qp == LRU_FLOWS;
-	}
 	/* LRU evicts the least recently used, never the flow just inserted. */
-	assert_true(newest);
+	assert_survivors_whole(LRU_FLOWS);
 }
 
 /* ---- the slot table ---------------------------------------------------------- */
@@ -2012,7 +2022,6 @@ static void test_slot_merge(void **state)
 
 static void test_slot_pressure(void **state)
 {
-	bool newest = false;
 	struct frame *f;
 
 	(void)state;
@@ -2029,16 +2038,7 @@ static void test_slot_pressure(void **state)
 	assert_true(g_snap.n_flows <= FX_FLOWS);
 	assert_int_equal(g_snap.merged, 0);
 	assert_int_equal(snapshot_evictions(&g_snap), SLOT_PRESSURE_FLOWS - g_snap.n_flows);
-	for (size_t i = 0; i < g_snap.n_flows; i++) {
-		const struct flow_record *r = &g_snap.flows[i];
-
-		assert_in_range(r->key.dest_qp, 1, SLOT_PRESSURE_FLOWS);
-		assert_int_equal(r->c.packets, 1);
-		assert_int_equal(r->c.bytes, SEND64);
-		assert_int_equal(r->c.first_seen_ns, TS(r->key.dest_qp));
-		newest |= r->key.dest_qp == SLOT_PRESSURE_FLOWS;
-	}
-	assert_true(newest);
+	assert_survivors_whole(SLOT_PRESSURE_FLOWS);
 }
 
 /*
