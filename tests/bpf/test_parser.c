@@ -2173,21 +2173,47 @@ static void check_psn_per_flow(void)
  * FP_BATCH_MAX_FRAMES: a flow's four frames land in different batches and,
  * with two threads, every flow stays on its thread in order.
  */
-static void run_psn_per_flow(int threads)
+/* The options load() gives the cached probe of the PSN tests, for a probe of their own. */
+static struct probe_opts psn_opts(unsigned int hooks)
+{
+	struct probe_opts o = PROBE_OPTS_DEFAULT;
+
+	o.hooks = hooks;
+	o.replay = true;
+	o.flow_entries = 2 * LRU_FLOWS;
+	return o;
+}
+
+/*
+ * loading: the pool loads a probe of its own (runpool_new_loading()).
+ * The first frames of flows 1-10 are queued long before the verifier is
+ * done (it takes tens of ms; the queueing well under one), one by one for
+ * the workers to pack; then, the program loaded, the rest are packed by
+ * the submitter into the same unqueued batches, after them. A flow's
+ * frames must still run in order (a worker that ran the packed batches
+ * before the frames it packs itself would show flows 1-10 their PSN 2,
+ * packed, before their PSN 1), and count as the other paths do.
+ */
+static void run_psn_per_flow(int threads, bool loading)
 {
 	static const __u32 psns[] = {1, 2, 2, 4};
+	struct probe_opts o = psn_opts(PROBE_HOOK_REPLAY);
 	struct runpool *rp = NULL;
+	struct probe own = {}, cached;
 	struct frame *f;
 
 	load(&g_probe, NULL, 2 * LRU_FLOWS, threads ? PROBE_HOOK_REPLAY : PROBE_HOOK_XDP);
 	build(&g_fx, b_send_only, NULL);
 	if (threads) {
-		rp = runpool_new(&g_probe, threads);
+		rp = loading ? runpool_new_loading(&own, &o, threads)
+			     : runpool_new(&g_probe, threads);
 		assert_non_null(rp);
 	}
 	f = &g_fx.frames[0];
 	for (size_t i = 0; i < sizeof(psns) / sizeof(psns[0]); i++) {
 		for (__u32 qp = 1; qp <= LRU_FLOWS; qp++) {
+			if (loading && i == 0 && qp == 11)
+				assert_int_equal(runpool_wait_loaded(rp), 0);
 			set_qp_psn(f, qp, psns[i]);
 			/* Both ways copy the frame before it changes again. */
 			if (rp)
@@ -2205,18 +2231,61 @@ static void run_psn_per_flow(int threads)
 		assert_int_equal(runpool_refused(rp), 0);
 		runpool_free(rp);
 	}
+	cached = g_probe;
+	if (loading)
+		g_probe = own;
 	check_psn_per_flow();
+	g_probe = cached;
+	if (loading)
+		probe_destroy(&own);
 }
 
 static void test_psn_per_flow(void **state)
 {
 	(void)state;
-	run_psn_per_flow(0);
+	run_psn_per_flow(0, false);
 }
 
 static void test_psn_per_flow_batches(void **state)
 {
-	run_psn_per_flow(*(const int *)*state);
+	run_psn_per_flow(*(const int *)*state, false);
+}
+
+static void test_psn_per_flow_loading(void **state)
+{
+	run_psn_per_flow(*(const int *)*state, true);
+}
+
+/*
+ * A pool whose program cannot run (loaded with no program at all): the
+ * wait says so, frames queued meanwhile are dropped unrun, nothing counts
+ * as refused, and the pool still drains and frees.
+ */
+static void test_loading_pool_fails(void **state)
+{
+	struct probe_opts o = psn_opts(0);
+	struct probe own = {};
+	struct runpool *rp;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	build(&g_fx, b_send_only, NULL);
+	rp = runpool_new_loading(&own, &o, 2);
+	assert_non_null(rp);
+	for (__u32 qp = 1; qp <= 100; qp++) {
+		set_qp_psn(&g_fx.frames[0], qp, 1);
+		assert_int_equal(shard_submit(rp, g_fx.frames[0].data, g_fx.frames[0].len,
+					      g_fx.frames[0].len, TS(qp), FX_PATH, qp),
+				 0);
+	}
+	assert_true(runpool_wait_loaded(rp) < 0);
+	assert_int_equal(runpool_drain(rp), 0);
+	assert_int_equal(runpool_refused(rp), 0);
+	runpool_free(rp);
+	assert_int_equal(collect_snapshot(&own, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, 0);
+	probe_destroy(&own);
 }
 
 /* ---- replay's batches ------------------------------------------------------- */
@@ -2543,6 +2612,11 @@ int main(void)
 	       &(const int){1});
 	fx_add("", "psn_state_per_flow_1000_flows_replay_batches_2_threads",
 	       test_psn_per_flow_batches, &(const int){2});
+	fx_add("", "psn_state_per_flow_1000_flows_loading_pool", test_psn_per_flow_loading,
+	       &(const int){1});
+	fx_add("", "psn_state_per_flow_1000_flows_loading_pool_2_threads",
+	       test_psn_per_flow_loading, &(const int){2});
+	fx_add("", "loading_pool_no_program", test_loading_pool_fails, NULL);
 	fx_add("", "flow_tables_by_family", test_flow_tables_by_family, NULL);
 	fx_add("", "replay_batch_refused", test_replay_batch_refused, NULL);
 	fx_add("", "shared_flow_two_cpus", test_shared_flow_two_cpus, NULL);

@@ -131,6 +131,19 @@ if [ "$ncpu" -ge 2 ]; then
 		test "$(grep -c 'fp-run/' "$tmp/v")" -eq 1
 fi
 
+# On two CPUs or more, replay reads and queues frames while the first
+# worker loads the program (the verifier's 0.1 s); on one it loads first.
+# Either way the report is the same.
+if [ "$ncpu" -ge 2 ]; then
+	"$FABPROBE" -v replay --json "$tmp/order.pcap" >"$tmp/ra.json" 2>"$tmp/v"
+	ahead=$(sed -n 's/.*replay: \([0-9]*\) frames read while the program loaded.*/\1/p' "$tmp/v")
+	check "read ahead while the program loads (${ahead:-no} frames, said under -v)" \
+		test "${ahead:-0}" -gt 0
+	taskset -c 0 "$FABPROBE" -v replay --json "$tmp/order.pcap" >"$tmp/one.json" 2>"$tmp/v"
+	check "one CPU: no read-ahead" sh -c "! grep -q 'read while the program loaded' '$tmp/v'"
+	check "read-ahead: the same report as one CPU's" cmp -s "$tmp/ra.json" "$tmp/one.json"
+fi
+
 # Bad values: one line, usage exit.
 for v in 0 65 x -1; do
 	"$FABPROBE" replay --threads "$v" "$tmp/order.pcap" >/dev/null 2>"$tmp/err"

@@ -93,6 +93,7 @@ int cmd_replay(int argc, char **argv)
 
 	pcap_opts_init(&po);
 	po.speed = 0;
+	po.read_ahead = true; /* read in one advance: frames queue while the program loads */
 	sflow_opts_init(&so);
 	analysis_opts_default(&aopts);
 	optind = 1;

@@ -306,11 +306,18 @@ int probe_run_prepared(const struct probe *p, int fd, const void *buf, __u32 len
 	return check_verdict(p, topts.retval);
 }
 
+void probe_batch_place(struct probe_batch *b, __u8 *buf, __u32 cap)
+{
+	b->buf = buf;
+	b->cap = cap;
+	b->pos = cap > FP_BATCH_TAIL ? cap - FP_BATCH_TAIL : 0;
+	b->frames = 0;
+}
+
 void probe_batch_reset(struct probe_batch *b, const struct probe *p)
 {
-	b->cap = p->batch_bytes < PROBE_BATCH_BYTES ? p->batch_bytes : PROBE_BATCH_BYTES;
-	b->pos = b->cap > FP_BATCH_TAIL ? b->cap - FP_BATCH_TAIL : 0;
-	b->frames = 0;
+	probe_batch_place(b, b->own,
+			  p->batch_bytes < PROBE_BATCH_BYTES ? p->batch_bytes : PROBE_BATCH_BYTES);
 }
 
 bool probe_batch_add(struct probe_batch *b, const void *frame, __u32 caplen,
@@ -331,20 +338,35 @@ bool probe_batch_add(struct probe_batch *b, const void *frame, __u32 caplen,
 	return true;
 }
 
+__u32 probe_batch_seal(struct probe_batch *b, __u32 *len)
+{
+	__u32 at = b->pos - sizeof(struct fp_batch_head);
+
+	*len = b->cap - at;
+	memcpy(b->buf + at,
+	       &(struct fp_batch_head){.magic = FP_BATCH_MAGIC, .frames = b->frames, .len = *len},
+	       sizeof(struct fp_batch_head));
+	return at;
+}
+
+int probe_batch_run_sealed(const struct probe *p, int fd, const void *run, __u32 len)
+{
+	__u32 retval = 0;
+	int err = run_batch_buf(fd, run, len, &retval);
+
+	return err ?: check_verdict(p, retval);
+}
+
 int probe_batch_run(const struct probe *p, int fd, struct probe_batch *b)
 {
-	__u32 at = b->pos - sizeof(struct fp_batch_head), len = b->cap - at, retval = 0;
-	int err;
+	__u32 at, len;
 
 	if (!b->frames)
 		return 0;
-	memcpy(b->buf + at,
-	       &(struct fp_batch_head){.magic = FP_BATCH_MAGIC, .frames = b->frames, .len = len},
-	       sizeof(struct fp_batch_head));
-	err = run_batch_buf(fd, b->buf + at, len, &retval);
+	at = probe_batch_seal(b, &len);
 	b->pos = b->cap - FP_BATCH_TAIL;
 	b->frames = 0;
-	return err ?: check_verdict(p, retval);
+	return probe_batch_run_sealed(p, fd, b->buf + at, len);
 }
 
 int probe_run_frame(const struct probe *p, const void *frame, __u32 caplen, __u32 wire_len,

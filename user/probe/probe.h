@@ -156,11 +156,18 @@ struct probe_batch {
 	__u32 cap; /* bytes this batch may use: the probe's batch_bytes */
 	__u32 pos; /* the records start here; they fill buf from cap down */
 	__u32 frames;
-	__u8 buf[PROBE_BATCH_BYTES] __attribute__((aligned(8)));
+	__u8 *buf; /* cap bytes: own, or the caller's (probe_batch_place()) */
+	__u8 own[PROBE_BATCH_BYTES] __attribute__((aligned(8)));
 };
 
-/* An empty batch for p (none at all when p->batch_bytes is 0). */
+/* An empty batch for p in b's own bytes (none at all when p->batch_bytes is 0). */
 void probe_batch_reset(struct probe_batch *b, const struct probe *p);
+/*
+ * An empty batch in the caller's cap bytes at buf (at most the probe's
+ * batch_bytes): replay's reader packs frames straight into the memory it
+ * hands its workers (probe/runpool.c).
+ */
+void probe_batch_place(struct probe_batch *b, __u8 *buf, __u32 cap);
 /*
  * Add a frame after those already in b. false when it does not fit: the
  * caller runs b and tries again; a frame that fails in an empty batch
@@ -169,10 +176,18 @@ void probe_batch_reset(struct probe_batch *b, const struct probe *p);
 bool probe_batch_add(struct probe_batch *b, const void *frame, __u32 caplen,
 		     const struct fp_replay_meta *m);
 /*
- * Run b's frames through fd (probe_run_fd()) and empty it. 0, or a
- * negative errno: -EPROTO when the program refused the batch or did not
- * pass a frame (as probe_run_frame()).
+ * Close b (it holds frames) for running elsewhere: write its head, and
+ * return where in b->buf its run starts; *len bytes from there are all
+ * it takes (probe_batch_run_sealed()).
+ */
+__u32 probe_batch_seal(struct probe_batch *b, __u32 *len);
+/*
+ * Run b's frames through fd (probe_run_fd()) and empty it; or run a
+ * sealed batch's len bytes. 0, or a negative errno: -EPROTO when the
+ * program refused the batch or did not pass a frame (as
+ * probe_run_frame()).
  */
 int probe_batch_run(const struct probe *p, int fd, struct probe_batch *b);
+int probe_batch_run_sealed(const struct probe *p, int fd, const void *run, __u32 len);
 
 #endif /* __FP_PROBE_H */

@@ -18,11 +18,23 @@
  * flows each time a recording is run. A worker that cannot be pinned runs
  * unpinned (said under -v).
  *
- * A worker's runner packs the frames it is given into fp_replay's batches
- * (probe.h), in their order, and runs a batch when the next frame does not
- * fit or the pool drains: one BPF_PROG_TEST_RUN for up to
- * FP_BATCH_MAX_FRAMES frames. A frame no batch takes (too long) runs
- * alone, after the batch before it.
+ * The submitter packs each worker's frames into fp_replay's batches
+ * (probe.h) straight in the memory it hands that worker, in their order,
+ * and closes a batch when the next frame does not fit or the pool drains:
+ * one BPF_PROG_TEST_RUN for up to FP_BATCH_MAX_FRAMES frames. A frame no
+ * batch takes (too long, or too short) runs alone, after the batch before
+ * it. So a frame is copied once in userspace, by the thread that read it,
+ * and a worker only runs what it is handed: on two CPUs the reader and
+ * the worker share the work about evenly (BENCHMARKS.md, part 9).
+ *
+ * A pool may load the program itself (runpool_new_loading()): the first
+ * worker runs probe_load(), which is mostly the verifier (about 0.1 s of
+ * one CPU), while the submitter goes on reading. Until the program is
+ * loaded the submitter is not held to BATCHES_WORKER batches a worker: it
+ * takes new ones until READAHEAD_BYTES of frames wait, then waits itself;
+ * and it queues frames one by one, for the worker to pack, since the size
+ * of a batch the kernel lays out is known only then. Batches beyond
+ * BATCHES_WORKER are freed as their frames run.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,14 +48,20 @@
 #include "util/log.h"
 
 #define BATCH_FRAMES   1024
-#define BATCH_BYTES    (2 * 1024 * 1024)
+#define BATCH_BYTES    (256 * 1024)
 #define BATCHES_WORKER 4
+/* Frames queued (bytes, with their jobs) while the program loads, at most. */
+#define READAHEAD_BYTES (32u << 20)
 
-/* A frame in a batch: its struct fp_replay_meta and bytes at off, len in all. */
+/*
+ * One run of a worker: len bytes at off, either a sealed fp_replay batch
+ * (probe_batch_seal()) or one frame behind its struct fp_replay_meta.
+ */
 struct job {
-	__u64 tag;
+	__u64 tag; /* the frame's, or the batch's first frame's */
 	__u32 off;
 	__u32 len;
+	bool sealed;
 };
 
 struct batch {
@@ -75,17 +93,28 @@ struct worker {
 	struct batch *queue, *queue_tail; /* full batches, oldest first */
 	struct batch *free;		  /* empty batches */
 	struct batch *filling;		  /* the submitter's, not yet queued */
+	struct probe_batch pack;	  /* the submitter's, open inside filling (pack.buf) */
+	__u64 pack_tag;			  /* its first frame's */
+	int batches;			  /* allocated: queued, free, filling or running */
 	bool running;			  /* a batch taken off the queue */
 	int cpu;			  /* the CPU it is pinned to; -1: none */
 };
 
 struct runpool {
 	struct probe *probe;
+	/* Bytes of an fp_replay batch the submitter packs (atomic); 0: it packs none. */
+	__u32 pack_cap;
 	int n;
 	pthread_mutex_t lock;
 	pthread_cond_t idle; /* a batch done (the submitter waits for one) */
 	bool quit;
 	struct tally t; /* every run's, workers' merged under the lock */
+	/* runpool_new_loading(): what the first worker loads the program with. */
+	bool load;
+	struct probe_opts load_opts;
+	bool loaded;  /* no program to wait for (set under the lock, read atomically) */
+	int load_err; /* probe_load()'s result; after a failure no frame runs */
+	size_t ahead; /* bytes of frames queued before the program was loaded */
 	struct worker w[];
 };
 
@@ -98,10 +127,16 @@ static int process_cpus(cpu_set_t *set)
 	return sched_getaffinity(0, sizeof(*set), set) ? 0 : CPU_COUNT(set);
 }
 
-int runpool_default_threads(void)
+int runpool_cpus(void)
 {
 	cpu_set_t set;
-	long n = process_cpus(&set) ?: sysconf(_SC_NPROCESSORS_ONLN);
+
+	return process_cpus(&set);
+}
+
+int runpool_default_threads(void)
+{
+	long n = runpool_cpus() ?: sysconf(_SC_NPROCESSORS_ONLN);
 
 	/* The thread that reads the input keeps one of them busy too. */
 	n -= 1;
@@ -162,6 +197,25 @@ static void runner_frame(struct runner *r, const struct probe *p, const struct f
 }
 
 /*
+ * One job, after those before it: a sealed batch runs as it is, after the
+ * frames the runner holds; a frame joins the runner's batch.
+ */
+static void runner_job(struct runner *r, const struct probe *p, const struct batch *b,
+		       const struct job *j, struct tally *t)
+{
+	const void *at = b->bytes + j->off;
+	int e;
+
+	if (!j->sealed) {
+		runner_frame(r, p, at, j->len - sizeof(struct fp_replay_meta), j->tag, t);
+		return;
+	}
+	runner_flush(r, p, t);
+	e = probe_batch_run_sealed(p, r->fd, at, j->len);
+	tally(t, e == -EINVAL ? -EPROTO : e, j->tag);
+}
+
+/*
  * Pin the calling worker to its CPU (one that cannot be pinned runs where
  * it is put), then name it fp-run/N (top -H, /proc/PID/task): a worker
  * that has its name has its CPU.
@@ -188,18 +242,81 @@ static void pin(const struct worker *w)
 		fp_dbg("%s runs on CPU %d", name, w->cpu);
 }
 
+/* The fp_replay batch the submitter packs for p: the kernel's, at most PROBE_BATCH_BYTES. */
+static __u32 pack_cap_of(const struct probe *p)
+{
+	return p->batch_bytes < PROBE_BATCH_BYTES ? p->batch_bytes : PROBE_BATCH_BYTES;
+}
+
+/* Give each worker its own file of the loaded program and a runner. */
+static int open_runners(struct runpool *rp)
+{
+	for (int i = 0; i < rp->n; i++) {
+		struct worker *w = &rp->w[i];
+		int fd = probe_run_fd(rp->probe);
+
+		if (fd < 0)
+			return fd;
+		runner_init(&w->run, rp->probe, fd);
+	}
+	return 0;
+}
+
+/* The first worker of a loading pool: load the program, then let every worker run. */
+static void load_program(struct runpool *rp)
+{
+	int err = probe_load(rp->probe, &rp->load_opts);
+
+	pthread_mutex_lock(&rp->lock);
+	if (!err) {
+		err = open_runners(rp);
+		if (err)
+			fp_err("cannot start the replay threads: %s", fp_strerror(err));
+	}
+	rp->load_err = err;
+	if (!err)
+		__atomic_store_n(&rp->pack_cap, pack_cap_of(rp->probe), __ATOMIC_RELEASE);
+	__atomic_store_n(&rp->loaded, true, __ATOMIC_RELEASE);
+	for (int i = 0; i < rp->n; i++)
+		pthread_cond_signal(&rp->w[i].work);
+	pthread_cond_broadcast(&rp->idle);
+	pthread_mutex_unlock(&rp->lock);
+}
+
+/*
+ * A batch whose frames have run: back to the free list, or, when the
+ * worker holds more than its standing batches (read-ahead) and one is
+ * free for the submitter already, to be freed by the caller outside the
+ * lock. Under the lock.
+ */
+static struct batch *put_batch(struct worker *w, struct batch *b)
+{
+	b->n = 0;
+	b->used = 0;
+	if (w->batches > BATCHES_WORKER && w->free) {
+		w->batches--;
+		return b;
+	}
+	b->next = w->free;
+	w->free = b;
+	return NULL;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct runpool *rp = w->rp;
 
 	pin(w);
+	if (rp->load && w == rp->w)
+		load_program(rp);
 	pthread_mutex_lock(&rp->lock);
 	for (;;) {
-		struct batch *b;
+		struct batch *b, *spare;
 		struct tally t = {};
+		bool run;
 
-		while (!w->queue && !rp->quit)
+		while ((!w->queue || !rp->loaded) && !rp->quit)
 			pthread_cond_wait(&w->work, &rp->lock);
 		b = w->queue;
 		if (!b)
@@ -208,17 +325,17 @@ static void *worker_main(void *arg)
 		if (!w->queue)
 			w->queue_tail = NULL;
 		w->running = true;
+		/* Without a program (it failed to load) the frames go with the pool, unrun. */
+		run = rp->loaded && !rp->load_err;
 		pthread_mutex_unlock(&rp->lock);
 
 		/* After a failure the rest is not run: the source stops on it. */
 		for (int i = 0;
-		     i < b->n && !t.err && !__atomic_load_n(&rp->t.err, __ATOMIC_RELAXED); i++) {
-			const struct fp_replay_meta *m = (const void *)(b->bytes + b->jobs[i].off);
-
-			runner_frame(&w->run, rp->probe, m, b->jobs[i].len - sizeof(*m),
-				     b->jobs[i].tag, &t);
-		}
-		runner_flush(&w->run, rp->probe, &t);
+		     run && i < b->n && !t.err && !__atomic_load_n(&rp->t.err, __ATOMIC_RELAXED);
+		     i++)
+			runner_job(&w->run, rp->probe, b, &b->jobs[i], &t);
+		if (run)
+			runner_flush(&w->run, rp->probe, &t);
 
 		pthread_mutex_lock(&rp->lock);
 		rp->t.refused += t.refused;
@@ -226,15 +343,37 @@ static void *worker_main(void *arg)
 			rp->t.err_tag = t.err_tag;
 			__atomic_store_n(&rp->t.err, t.err, __ATOMIC_RELAXED);
 		}
-		b->n = 0;
-		b->used = 0;
-		b->next = w->free;
-		w->free = b;
+		spare = put_batch(w, b);
 		w->running = false;
 		pthread_cond_signal(&rp->idle);
+		if (spare) {
+			pthread_mutex_unlock(&rp->lock);
+			free(spare);
+			pthread_mutex_lock(&rp->lock);
+		}
 	}
 	pthread_mutex_unlock(&rp->lock);
 	return NULL;
+}
+
+/* Close the worker's open fp_replay batch, if any: a job of the batch it is in. */
+static void seal_pack(struct worker *w)
+{
+	struct batch *b = w->filling;
+	__u32 len, at;
+
+	if (!w->pack.buf)
+		return;
+	if (w->pack.frames) {
+		at = probe_batch_seal(&w->pack, &len);
+		b->jobs[b->n++] = (struct job){.tag = w->pack_tag,
+					       .off = (__u32)(w->pack.buf - b->bytes) + at,
+					       .len = len,
+					       .sealed = true};
+	} else {
+		b->used -= w->pack.cap; /* opened for a frame that did not fit */
+	}
+	w->pack.buf = NULL;
 }
 
 /* Hand the submitter's batch to its worker. */
@@ -242,10 +381,13 @@ static void queue_batch(struct runpool *rp, struct worker *w)
 {
 	struct batch *b = w->filling;
 
+	seal_pack(w);
 	if (!b || !b->n)
 		return;
 	w->filling = NULL;
 	pthread_mutex_lock(&rp->lock);
+	if (!rp->loaded)
+		rp->ahead += b->used + (size_t)b->n * sizeof(b->jobs[0]);
 	b->next = NULL;
 	if (w->queue_tail)
 		w->queue_tail->next = b;
@@ -256,7 +398,11 @@ static void queue_batch(struct runpool *rp, struct worker *w)
 	pthread_mutex_unlock(&rp->lock);
 }
 
-/* An empty batch for the submitter, waiting for the worker to free one. */
+/*
+ * An empty batch for the submitter: a free one, a new one while the
+ * program loads and the read-ahead has room, else the next the worker
+ * frees. NULL when out of memory.
+ */
 static struct batch *take_batch(struct runpool *rp, struct worker *w)
 {
 	struct batch *b;
@@ -264,14 +410,67 @@ static struct batch *take_batch(struct runpool *rp, struct worker *w)
 	if (w->filling)
 		return w->filling;
 	pthread_mutex_lock(&rp->lock);
-	while (!w->free)
+	while (!w->free) {
+		if (!rp->loaded && rp->ahead < READAHEAD_BYTES) {
+			w->batches++;
+			pthread_mutex_unlock(&rp->lock);
+			b = calloc(1, sizeof(*b));
+			if (!b) {
+				pthread_mutex_lock(&rp->lock);
+				w->batches--;
+				pthread_mutex_unlock(&rp->lock);
+				return NULL;
+			}
+			w->filling = b;
+			return b;
+		}
 		pthread_cond_wait(&rp->idle, &rp->lock);
+	}
 	b = w->free;
 	w->free = b->next;
 	pthread_mutex_unlock(&rp->lock);
 	b->next = NULL;
 	w->filling = b;
 	return b;
+}
+
+/*
+ * The submitter's batch for worker w, with room for one more job of len
+ * bytes: the one it fills, or (that one queued) the next free one.
+ */
+static struct batch *batch_with_room(struct runpool *rp, struct worker *w, __u32 len)
+{
+	struct batch *b = take_batch(rp, w);
+
+	if (b && (b->n == BATCH_FRAMES || b->used + len > BATCH_BYTES)) {
+		queue_batch(rp, w);
+		b = take_batch(rp, w);
+	}
+	return b;
+}
+
+/*
+ * Pack the frame into w's open fp_replay batch, or a new one: 1; 0 if no
+ * batch takes it; -ENOMEM.
+ */
+static int pack_frame(struct runpool *rp, struct worker *w, const void *frame, __u32 caplen,
+		      const struct fp_replay_meta *m, __u64 tag)
+{
+	__u32 cap = __atomic_load_n(&rp->pack_cap, __ATOMIC_ACQUIRE);
+	struct batch *b;
+
+	if (w->pack.buf && probe_batch_add(&w->pack, frame, caplen, m))
+		return 1;
+	seal_pack(w);
+	if (!cap || caplen < FP_BATCH_MIN_CAP)
+		return 0;
+	b = batch_with_room(rp, w, cap);
+	if (!b)
+		return -ENOMEM;
+	probe_batch_place(&w->pack, b->bytes + b->used, cap);
+	b->used += cap;
+	w->pack_tag = tag;
+	return probe_batch_add(&w->pack, frame, caplen, m);
 }
 
 int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 caplen, __u32 wire_len,
@@ -281,6 +480,7 @@ int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 cap
 	__u32 len = sizeof(meta) + caplen;
 	struct worker *w;
 	struct batch *b;
+	int packed;
 
 	if (caplen > PROBE_FRAME_MAX) {
 		/* The kernel would refuse it too; it never reaches a batch. */
@@ -290,18 +490,20 @@ int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 cap
 		return 0;
 	}
 	w = &rp->w[shard % (__u32)rp->n];
-	b = take_batch(rp, w);
-	if (b->n == BATCH_FRAMES || b->used + len > BATCH_BYTES) {
-		queue_batch(rp, w);
-		b = take_batch(rp, w);
+	packed = pack_frame(rp, w, frame, caplen, &meta, tag);
+	if (!packed) {
+		/* After the batch before it (sealed), as probe_run_prepared() takes it. */
+		seal_pack(w);
+		b = batch_with_room(rp, w, (len + 7) & ~7U);
+		if (!b)
+			return -ENOMEM;
+		memcpy(b->bytes + b->used, &meta, sizeof(meta));
+		memcpy(b->bytes + b->used + sizeof(meta), frame, caplen);
+		b->jobs[b->n++] = (struct job){.tag = tag, .off = (__u32)b->used, .len = len};
+		b->used += (len + 7) & ~7U;
+	} else if (packed < 0) {
+		return packed;
 	}
-	/* The metadata first, as probe_run_prepared() takes it: one copy per frame. */
-	memcpy(b->bytes + b->used, &meta, sizeof(meta));
-	memcpy(b->bytes + b->used + sizeof(meta), frame, caplen);
-	b->jobs[b->n++] = (struct job){.tag = tag, .off = (__u32)b->used, .len = len};
-	b->used += (len + 7) & ~7U;
-	if (b->n == BATCH_FRAMES)
-		queue_batch(rp, w);
 	/* Written under the lock by a worker; a stale 0 only delays the stop by a frame. */
 	return __atomic_load_n(&rp->t.err, __ATOMIC_RELAXED);
 }
@@ -398,7 +600,8 @@ static void assign_cpus(struct runpool *rp)
 		rp->w[i].cpu = ncpus ? cpus[(first + i) % ncpus] : -1;
 }
 
-struct runpool *runpool_new(struct probe *p, int threads)
+/* A pool over p, loaded already, or (load) to be loaded with it by its first worker. */
+static struct runpool *pool_new(struct probe *p, const struct probe_opts *load, int threads)
 {
 	struct runpool *rp;
 	int n = threads > 0 ? threads : runpool_default_threads(), err = 0, started = 0;
@@ -410,22 +613,18 @@ struct runpool *runpool_new(struct probe *p, int threads)
 		return NULL;
 	rp->probe = p;
 	rp->n = n;
+	rp->load = load != NULL;
+	if (load)
+		rp->load_opts = *load;
 	assign_cpus(rp);
 	pthread_mutex_init(&rp->lock, NULL);
 	pthread_cond_init(&rp->idle, NULL);
-	for (int i = 0; i < n; i++)
-		pthread_cond_init(&rp->w[i].work, NULL);
-	for (int i = 0; i < n && !err; i++) {
+	for (int i = 0; i < n; i++) {
 		struct worker *w = &rp->w[i];
 
+		pthread_cond_init(&w->work, NULL);
 		w->rp = rp;
-		w->run.fd = probe_run_fd(p);
-		if (w->run.fd < 0) {
-			err = -w->run.fd;
-			break;
-		}
-		runner_init(&w->run, p, w->run.fd);
-		for (int b = 0; b < BATCHES_WORKER; b++) {
+		for (int b = 0; b < BATCHES_WORKER && !err; b++) {
 			struct batch *nb = calloc(1, sizeof(*nb));
 
 			if (!nb) {
@@ -434,7 +633,13 @@ struct runpool *runpool_new(struct probe *p, int threads)
 			}
 			nb->next = w->free;
 			w->free = nb;
+			w->batches++;
 		}
+	}
+	if (!err && !load) {
+		err = -open_runners(rp);
+		rp->pack_cap = pack_cap_of(p);
+		rp->loaded = true;
 	}
 	for (int i = 0; i < n && !err; i++) {
 		err = pthread_create(&rp->w[i].thread, NULL, worker_main, &rp->w[i]);
@@ -448,6 +653,33 @@ struct runpool *runpool_new(struct probe *p, int threads)
 		return NULL;
 	}
 	return rp;
+}
+
+struct runpool *runpool_new(struct probe *p, int threads)
+{
+	return pool_new(p, NULL, threads);
+}
+
+struct runpool *runpool_new_loading(struct probe *p, const struct probe_opts *o, int threads)
+{
+	return pool_new(p, o, threads);
+}
+
+bool runpool_loaded(const struct runpool *rp)
+{
+	return __atomic_load_n(&rp->loaded, __ATOMIC_ACQUIRE);
+}
+
+int runpool_wait_loaded(struct runpool *rp)
+{
+	int err;
+
+	pthread_mutex_lock(&rp->lock);
+	while (!rp->loaded)
+		pthread_cond_wait(&rp->idle, &rp->lock);
+	err = rp->load_err;
+	pthread_mutex_unlock(&rp->lock);
+	return err;
 }
 
 void runpool_free(struct runpool *rp)

@@ -32,12 +32,31 @@ struct runpool;
  * submits its frames (at least 1).
  */
 int runpool_default_threads(void);
+/* The CPUs the process may run on (taskset, a cpuset); 0 when unknown. */
+int runpool_cpus(void);
 
 /*
  * A pool of threads workers over p (0: runpool_default_threads()). NULL,
  * with errno set, when the threads cannot be started.
  */
 struct runpool *runpool_new(struct probe *p, int threads);
+/*
+ * The same, but the pool loads the program itself: its first worker runs
+ * probe_load(p, o) (mostly the verifier, about 0.1 s of one CPU) while
+ * the caller goes on reading and queueing frames, up to a read-ahead of
+ * 32 MiB, after which runpool_submit() waits for the program. p is the
+ * pool's until runpool_wait_loaded() returns; the caller touches it only
+ * after that.
+ */
+struct runpool *runpool_new_loading(struct probe *p, const struct probe_opts *o, int threads);
+/* The program is loaded, or failed to: runpool_wait_loaded() will not wait. */
+bool runpool_loaded(const struct runpool *rp);
+/*
+ * Wait until the program is loaded: probe_load()'s result, 0 or a
+ * negative errno (it said why on stderr). After a failure the frames
+ * queued are dropped, never run, and the pool only serves to be freed.
+ */
+int runpool_wait_loaded(struct runpool *rp);
 int runpool_threads(const struct runpool *rp);
 
 /*

@@ -174,6 +174,8 @@ static void next_frame(struct pcap_source *ps, struct pcap_file *f)
 		damaged(ps, f);
 }
 
+static int read_ahead(struct pcap_source *ps);
+
 static int pcap_start(struct source *s)
 {
 	struct pcap_source *ps = PCAPS(s);
@@ -200,11 +202,8 @@ static int pcap_start(struct source *s)
 		fp_err("out of memory");
 		return -ENOMEM;
 	}
-	err = probe_load(&ps->probe, &ps->o.popts);
-	if (err)
-		return err;
-	s->probe = &ps->probe;
-	ps->pool = runpool_new(&ps->probe, ps->o.threads);
+	/* The pool's first worker loads the program; the probe is the pool's until then. */
+	ps->pool = runpool_new_loading(&ps->probe, &ps->o.popts, ps->o.threads);
 	if (!ps->pool) {
 		err = -errno;
 		fp_err("cannot start the replay threads: %s", fp_strerror(err));
@@ -219,7 +218,13 @@ static int pcap_start(struct source *s)
 			ps->have_t0 = true;
 		}
 	}
-	return 0;
+	/* Reading ahead pays where another CPU runs the verifier meanwhile. */
+	err = ps->o.read_ahead && runpool_cpus() > 1 ? read_ahead(ps) : 0;
+	/* Said by probe_load() when it fails. */
+	err = runpool_wait_loaded(ps->pool) ?: err;
+	if (!err)
+		s->probe = &ps->probe;
+	return err;
 }
 
 static struct pcap_file *earliest(struct pcap_source *ps)
@@ -273,6 +278,46 @@ static int run_frame(struct pcap_source *ps, struct pcap_file *f)
 	return err ? failed(ps, err) : 0;
 }
 
+static __u64 offset_of(const struct pcap_source *ps, __u64 ts_ns)
+{
+	return ts_ns > ps->t0_ns ? ts_ns - ps->t0_ns : 0;
+}
+
+/* Frame f, at capture offset off, is queued: the clock moves on, f reads its next. */
+static void frame_queued(struct pcap_source *ps, struct pcap_file *f, __u64 off)
+{
+	if (off > ps->last_ns)
+		ps->last_ns = off;
+	if (off > ps->clock_ns)
+		ps->clock_ns = off;
+	next_frame(ps, f);
+}
+
+/*
+ * Queue frames, in time order as pcap_advance() takes them, while the
+ * pool's first worker loads the program (the verifier: about 0.1 s of
+ * one CPU that the reader would otherwise wait out), up to the pool's
+ * read-ahead. Only for a caller that reads the whole capture at once,
+ * and on more than one CPU: on one, the verifier and the reader take
+ * turns, and the read-ahead's fresh memory is all it adds.
+ */
+static int read_ahead(struct pcap_source *ps)
+{
+	struct pcap_file *f;
+
+	while (!runpool_loaded(ps->pool) && !fp_stopping && (f = earliest(ps))) {
+		int err = run_frame(ps, f);
+
+		if (err == -ENOMEM)
+			fp_err("out of memory");
+		if (err)
+			return err;
+		frame_queued(ps, f, offset_of(ps, f->ts_ns));
+	}
+	fp_dbg("replay: %llu frames read while the program loaded", (unsigned long long)ps->frames);
+	return 0;
+}
+
 /* Every frame queued has run; the maps hold them. */
 static int drain(struct pcap_source *ps)
 {
@@ -280,11 +325,6 @@ static int drain(struct pcap_source *ps)
 
 	samples_poll(&ps->probe, 0);
 	return err ? failed(ps, err) : 0;
-}
-
-static __u64 offset_of(const struct pcap_source *ps, __u64 ts_ns)
-{
-	return ts_ns > ps->t0_ns ? ts_ns - ps->t0_ns : 0;
 }
 
 /* Paced: wait until the wall clock reaches the frame's time; false when told to stop. */
@@ -327,11 +367,7 @@ static int pcap_advance(struct source *s, double seconds)
 			runpool_drain(ps->pool);
 			return err;
 		}
-		if (off > ps->last_ns)
-			ps->last_ns = off;
-		if (off > ps->clock_ns)
-			ps->clock_ns = off;
-		next_frame(ps, f);
+		frame_queued(ps, f, off);
 		if (++n % SAMPLE_DRAIN_FRAMES == 0) {
 			samples_poll(&ps->probe, 0);
 			if (fp_stopping || (ps->o.speed <= 0 && fp_mono_ns() > budget_end))

@@ -26,6 +26,11 @@ struct pcap_opts {
 	int n_files;
 	double speed; /* 1: as recorded, 2: twice as fast, 0: as fast as frames run */
 	int threads;  /* workers running frames (probe/runpool.h); 0: runpool_default_threads() */
+	/*
+	 * The caller reads the whole capture in one advance (replay): start
+	 * queues frames while the program loads, ahead of any target.
+	 */
+	bool read_ahead;
 	struct probe_opts popts;
 };
 
