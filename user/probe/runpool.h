@@ -6,10 +6,10 @@
  * The caller names a frame's shard (source/shard.h: a software RSS over
  * the outer headers, as a NIC picks a receive queue); a shard always runs
  * on the same worker, so a flow's frames reach the BPF program in capture
- * order and its PSN tracking is what one thread would see. Frames are
- * copied into per-worker batches, so a worker wakes once per batch, not
- * once per frame, and each worker packs them into fp_replay's batches
- * (probe_batch_*), one BPF_PROG_TEST_RUN for many frames. A frame counts as
+ * order and its PSN tracking is what one thread would see. The caller's
+ * thread packs frames into fp_replay's batches (probe_batch_*), one
+ * BPF_PROG_TEST_RUN for many frames, inside per-worker batches of them, so
+ * a worker wakes once per batch, not once per frame. A frame counts as
  * probe_run_frame() alone counts it, and runpool_drain() is when the maps
  * hold every frame queued. Workers are pinned to CPUs (runpool.c), so the
  * flows a full table evicts are the same from run to run with one thread.
