@@ -2173,17 +2173,6 @@ static void check_psn_per_flow(void)
  * FP_BATCH_MAX_FRAMES: a flow's four frames land in different batches and,
  * with two threads, every flow stays on its thread in order.
  */
-/* The options load() gives the cached probe of the PSN tests, for a probe of their own. */
-static struct probe_opts psn_opts(unsigned int hooks)
-{
-	struct probe_opts o = PROBE_OPTS_DEFAULT;
-
-	o.hooks = hooks;
-	o.replay = true;
-	o.flow_entries = 2 * LRU_FLOWS;
-	return o;
-}
-
 /*
  * loading: the pool loads a probe of its own (runpool_new_loading()).
  * The first frames of flows 1-10 are queued long before the verifier is
@@ -2197,7 +2186,7 @@ static struct probe_opts psn_opts(unsigned int hooks)
 static void run_psn_per_flow(int threads, bool loading)
 {
 	static const __u32 psns[] = {1, 2, 2, 4};
-	struct probe_opts o = psn_opts(PROBE_HOOK_REPLAY);
+	struct probe_opts o = fixture_opts(NULL, 2 * LRU_FLOWS, PROBE_HOOK_REPLAY, 0);
 	struct runpool *rp = NULL;
 	struct probe own = {}, cached;
 	struct frame *f;
@@ -2263,7 +2252,7 @@ static void test_psn_per_flow_loading(void **state)
  */
 static void test_loading_pool_fails(void **state)
 {
-	struct probe_opts o = psn_opts(0);
+	struct probe_opts o = fixture_opts(NULL, 2 * LRU_FLOWS, 0, 0);
 	struct probe own = {};
 	struct runpool *rp;
 

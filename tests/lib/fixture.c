@@ -225,14 +225,11 @@ void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigne
 	load_tagged(p, fx, flow_entries, hooks, 0);
 }
 
-void load_tagged(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks,
-		 __u64 slot_tag_mask)
+struct probe_opts fixture_opts(const struct fixture *fx, __u32 flow_entries, unsigned int hooks,
+			       __u64 slot_tag_mask)
 {
 	struct probe_opts opts = PROBE_OPTS_DEFAULT;
-	struct cached_probe *c;
 
-	if (geteuid() != 0)
-		skip();
 	opts.hooks = hooks;
 	opts.replay = true;
 	opts.flow_entries = flow_entries;
@@ -242,6 +239,17 @@ void load_tagged(struct probe *p, const struct fixture *fx, __u32 flow_entries, 
 	if (fx && fx->vxlan_port)
 		opts.vxlan_port = fx->vxlan_port;
 	opts.mirror_drop = fx && fx->mirror_drop;
+	return opts;
+}
+
+void load_tagged(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks,
+		 __u64 slot_tag_mask)
+{
+	struct probe_opts opts = fixture_opts(fx, flow_entries, hooks, slot_tag_mask);
+	struct cached_probe *c;
+
+	if (geteuid() != 0)
+		skip();
 	for (int i = 0; i < g_cached; i++) {
 		c = &g_cache[i];
 		if (c->flow_entries == flow_entries && c->hooks == hooks &&

@@ -233,6 +233,9 @@ void check_flows(const struct snapshot *s, const struct fixture *fx, __u8 dir);
 
 /* A probe of fx's configuration (NULL: the defaults) with the hooks given, maps empty. */
 void load(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks);
+/* The options load_tagged() loads a probe with (fx may be NULL), for a probe of a test's own. */
+struct probe_opts fixture_opts(const struct fixture *fx, __u32 flow_entries, unsigned int hooks,
+			       __u64 slot_tag_mask);
 /* load(), the slot table's tags cut to slot_tag_mask's bits (0: all): forced collisions. */
 void load_tagged(struct probe *p, const struct fixture *fx, __u32 flow_entries, unsigned int hooks,
 		 __u64 slot_tag_mask);

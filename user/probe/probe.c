@@ -314,10 +314,14 @@ void probe_batch_place(struct probe_batch *b, __u8 *buf, __u32 cap)
 	b->frames = 0;
 }
 
+__u32 probe_batch_cap(const struct probe *p)
+{
+	return p->batch_bytes < PROBE_BATCH_BYTES ? p->batch_bytes : PROBE_BATCH_BYTES;
+}
+
 void probe_batch_reset(struct probe_batch *b, const struct probe *p)
 {
-	probe_batch_place(b, b->own,
-			  p->batch_bytes < PROBE_BATCH_BYTES ? p->batch_bytes : PROBE_BATCH_BYTES);
+	probe_batch_place(b, b->own, probe_batch_cap(p));
 }
 
 bool probe_batch_add(struct probe_batch *b, const void *frame, __u32 caplen,

@@ -160,12 +160,14 @@ struct probe_batch {
 	__u8 own[PROBE_BATCH_BYTES] __attribute__((aligned(8)));
 };
 
+/* The bytes of a batch for p: its batch_bytes, at most PROBE_BATCH_BYTES; 0: none. */
+__u32 probe_batch_cap(const struct probe *p);
 /* An empty batch for p in b's own bytes (none at all when p->batch_bytes is 0). */
 void probe_batch_reset(struct probe_batch *b, const struct probe *p);
 /*
- * An empty batch in the caller's cap bytes at buf (at most the probe's
- * batch_bytes): replay's reader packs frames straight into the memory it
- * hands its workers (probe/runpool.c).
+ * An empty batch in the caller's cap bytes at buf (at most
+ * probe_batch_cap()): replay's reader packs frames straight into the
+ * memory it hands its workers (probe/runpool.c).
  */
 void probe_batch_place(struct probe_batch *b, __u8 *buf, __u32 cap);
 /*

@@ -24,8 +24,8 @@
  * one BPF_PROG_TEST_RUN for up to FP_BATCH_MAX_FRAMES frames. A frame no
  * batch takes (too long, or too short) runs alone, after the batch before
  * it. So a frame is copied once in userspace, by the thread that read it,
- * and a worker only runs what it is handed: on two CPUs the reader and
- * the worker share the work about evenly (BENCHMARKS.md, part 9).
+ * and a worker only runs what it is handed (BENCHMARKS.md, part 9, has
+ * the profile of who does what).
  *
  * A pool may load the program itself (runpool_new_loading()): the first
  * worker runs probe_load(), which is mostly the verifier (about 0.1 s of
@@ -167,16 +167,20 @@ static void runner_init(struct runner *r, const struct probe *p, int fd)
 	probe_batch_reset(&r->batch, p);
 }
 
+/*
+ * A batch's run, by its first frame's tag: a batch the kernel will not run
+ * is a bug here, not frames to skip.
+ */
+static void tally_batch(struct tally *t, int e, __u64 tag)
+{
+	tally(t, e == -EINVAL ? -EPROTO : e, tag);
+}
+
 /* Run the frames batched so far. */
 static void runner_flush(struct runner *r, const struct probe *p, struct tally *t)
 {
-	int e;
-
-	if (!r->batch.frames)
-		return;
-	e = probe_batch_run(p, r->fd, &r->batch);
-	/* A batch the kernel will not run is a bug here, not frames to skip. */
-	tally(t, e == -EINVAL ? -EPROTO : e, r->batch_tag);
+	if (r->batch.frames)
+		tally_batch(t, probe_batch_run(p, r->fd, &r->batch), r->batch_tag);
 }
 
 /* One frame (behind its struct fp_replay_meta m), after those before it. */
@@ -204,15 +208,13 @@ static void runner_job(struct runner *r, const struct probe *p, const struct bat
 		       const struct job *j, struct tally *t)
 {
 	const void *at = b->bytes + j->off;
-	int e;
 
 	if (!j->sealed) {
 		runner_frame(r, p, at, j->len - sizeof(struct fp_replay_meta), j->tag, t);
 		return;
 	}
 	runner_flush(r, p, t);
-	e = probe_batch_run_sealed(p, r->fd, at, j->len);
-	tally(t, e == -EINVAL ? -EPROTO : e, j->tag);
+	tally_batch(t, probe_batch_run_sealed(p, r->fd, at, j->len), j->tag);
 }
 
 /*
@@ -242,12 +244,6 @@ static void pin(const struct worker *w)
 		fp_dbg("%s runs on CPU %d", name, w->cpu);
 }
 
-/* The fp_replay batch the submitter packs for p: the kernel's, at most PROBE_BATCH_BYTES. */
-static __u32 pack_cap_of(const struct probe *p)
-{
-	return p->batch_bytes < PROBE_BATCH_BYTES ? p->batch_bytes : PROBE_BATCH_BYTES;
-}
-
 /* Give each worker its own file of the loaded program and a runner. */
 static int open_runners(struct runpool *rp)
 {
@@ -275,7 +271,7 @@ static void load_program(struct runpool *rp)
 	}
 	rp->load_err = err;
 	if (!err)
-		__atomic_store_n(&rp->pack_cap, pack_cap_of(rp->probe), __ATOMIC_RELEASE);
+		__atomic_store_n(&rp->pack_cap, probe_batch_cap(rp->probe), __ATOMIC_RELEASE);
 	__atomic_store_n(&rp->loaded, true, __ATOMIC_RELEASE);
 	for (int i = 0; i < rp->n; i++)
 		pthread_cond_signal(&rp->w[i].work);
@@ -638,7 +634,7 @@ static struct runpool *pool_new(struct probe *p, const struct probe_opts *load, 
 	}
 	if (!err && !load) {
 		err = -open_runners(rp);
-		rp->pack_cap = pack_cap_of(p);
+		rp->pack_cap = probe_batch_cap(p);
 		rp->loaded = true;
 	}
 	for (int i = 0; i < n && !err; i++) {

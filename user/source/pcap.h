@@ -27,8 +27,9 @@ struct pcap_opts {
 	double speed; /* 1: as recorded, 2: twice as fast, 0: as fast as frames run */
 	int threads;  /* workers running frames (probe/runpool.h); 0: runpool_default_threads() */
 	/*
-	 * The caller reads the whole capture in one advance (replay): start
-	 * queues frames while the program loads, ahead of any target.
+	 * The caller reads the whole capture in one advance (replay): on two
+	 * CPUs or more, start queues frames while the program loads, ahead of
+	 * any target.
 	 */
 	bool read_ahead;
 	struct probe_opts popts;
