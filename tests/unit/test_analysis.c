@@ -549,10 +549,11 @@ static void test_groups_balance_apart(void **state)
 }
 
 /*
- * The joins and the reverse pairing of the last refresh, and its index,
- * hold while the flows and their order and data-ness are as they were; a
- * refresh reuses them then and only then. Each refresh's answers are
- * checked against a fresh analysis of the same snapshot.
+ * The joins' members and the index of the last refresh hold while the
+ * same flows sit at the same rids (their places, for records without
+ * rids); a refresh reuses them then and only then, and counts the joins
+ * again in its own order. Each refresh's answers are checked against a
+ * fresh analysis of the same snapshot.
  */
 static void expect_as_fresh(void)
 {
@@ -585,11 +586,11 @@ static void next_refresh(void)
 	expect_as_fresh();
 }
 
-static void test_refresh_reuses_joins_while_flows_stay(void **state)
+/* Three flows between a's hosts and one elsewhere: a, its ACKs, c (ACKs for now), b. */
+static struct flow_record *joins_fixture(void)
 {
-	struct flow_record *a, *c, tmp;
+	struct flow_record *a, *c;
 
-	(void)state;
 	a = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 1000);
 	add_reverse(a, 5, 0);
 	add_flow("10.0.0.2", "10.0.1.2", 50001, 2, UP2, 1000);
@@ -598,9 +599,27 @@ static void test_refresh_reuses_joins_while_flows_stay(void **state)
 	memcpy(c->key.src, a->key.src, 16);
 	memcpy(c->key.dst, a->key.dst, 16);
 	c->key.sport = 50009;
+	return c;
+}
+
+static void swap_flows(size_t i, size_t j)
+{
+	struct flow_record tmp = fx.flows[i];
+
+	fx.flows[i] = fx.flows[j];
+	fx.flows[j] = tmp;
+}
+
+static void test_refresh_reuses_joins_while_flows_stay(void **state)
+{
+	struct flow_record *c;
+
+	(void)state;
+	c = joins_fixture();
 	analyse(1.0);
 	expect_as_fresh();
 	assert_false(fx.an.same_flows);
+	assert_true(fx.an.by_pos);
 	assert_int_equal(fx.an.flows[0].reverse, 1);
 
 	next_refresh();
@@ -608,17 +627,15 @@ static void test_refresh_reuses_joins_while_flows_stay(void **state)
 	assert_int_equal(fx.an.flows[0].reverse, 1);
 	assert_int_equal(fx.an.entropy[0].qps, 1);
 
-	/* c starts carrying data: a's hosts have two data QPs on two ports. */
+	/* c starts carrying data: the members stand, the counts move. */
 	c->c.opcodes[0] |= 1ULL << FP_OP_WRITE_ONLY;
 	next_refresh();
-	assert_false(fx.an.same_flows);
+	assert_true(fx.an.same_flows);
 	assert_int_equal(fx.an.entropy[0].qps, 2);
 	assert_int_equal(fx.an.entropy[0].sports, 2);
 
-	/* The table returns its flows in another order: a's reverse moves. */
-	tmp = fx.flows[0];
-	fx.flows[0] = fx.flows[1];
-	fx.flows[1] = tmp;
+	/* Without rids a flow's place is its rid: another order is other flows. */
+	swap_flows(0, 1);
 	next_refresh();
 	assert_false(fx.an.same_flows);
 	assert_int_equal(fx.an.flows[1].reverse, 0);
@@ -630,6 +647,76 @@ static void test_refresh_reuses_joins_while_flows_stay(void **state)
 	fx.snap.n_flows--;
 	next_refresh();
 	assert_false(fx.an.same_flows);
+}
+
+/*
+ * Records with rids, as collect reads them: a new order by bytes is the
+ * same flows, and every answer follows the order; a rid repeated (or out
+ * of range) makes the places serve instead.
+ */
+static void test_refresh_by_rid_survives_a_new_order(void **state)
+{
+	(void)state;
+	joins_fixture();
+	fx.snap.n_rids = 100;
+	for (size_t i = 0; i < fx.snap.n_flows; i++)
+		fx.flows[i].rid = 90 - 7 * i;
+	analyse(1.0);
+	expect_as_fresh();
+	assert_false(fx.an.by_pos);
+	assert_int_equal(fx.an.flows[0].reverse, 1);
+
+	/* The table's flows by bytes in another order: a and its ACKs swap. */
+	swap_flows(0, 1);
+	next_refresh();
+	assert_true(fx.an.same_flows);
+	assert_int_equal(fx.an.flows[1].reverse, 0);
+	assert_int_equal(fx.an.flows[0].reverse, 1);
+	/* The rates are against each flow's own previous counters. */
+	for (size_t i = 0; i < fx.an.n_flows; i++)
+		assert_int_equal(fx.an.flows[i].d.bytes, 10000);
+
+	/* b overtakes a: the entropy groups change places with them. */
+	assert_int_equal(fx.an.entropy[0].flow, 1);
+	swap_flows(1, 2);
+	next_refresh();
+	assert_true(fx.an.same_flows);
+	assert_int_equal(fx.an.n_entropy, 2);
+	assert_int_equal(fx.an.entropy[0].flow, 1); /* b */
+	assert_int_equal(fx.an.entropy[1].flow, 2); /* a */
+
+	/* A flow moves to another rid: found by key, but not the same flows. */
+	fx.flows[2].rid = 99;
+	next_refresh();
+	assert_false(fx.an.same_flows);
+	for (size_t i = 0; i < fx.an.n_flows; i++)
+		assert_int_equal(fx.an.flows[i].d.bytes, 10000);
+	next_refresh();
+	assert_true(fx.an.same_flows);
+
+	/* Two flows trade rids: each is found by its key, never by the other's rid. */
+	{
+		__u32 rid = fx.flows[0].rid;
+
+		fx.flows[0].rid = fx.flows[1].rid;
+		fx.flows[1].rid = rid;
+	}
+	next_refresh();
+	assert_false(fx.an.same_flows);
+	for (size_t i = 0; i < fx.an.n_flows; i++)
+		assert_int_equal(fx.an.flows[i].d.bytes, 10000);
+
+	/* Two records claim one rid: their places serve, the rates still hold. */
+	fx.flows[3].rid = fx.flows[0].rid;
+	next_refresh();
+	assert_true(fx.an.by_pos);
+	for (size_t i = 0; i < fx.an.n_flows; i++)
+		assert_int_equal(fx.an.flows[i].d.bytes, 10000);
+	fx.flows[3].rid = 100; /* past n_rids */
+	next_refresh();
+	assert_true(fx.an.by_pos);
+	for (size_t i = 0; i < fx.an.n_flows; i++)
+		assert_int_equal(fx.an.flows[i].d.bytes, 10000);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -661,6 +748,7 @@ int main(void)
 	    T(test_groups_collide_within),
 	    T(test_groups_balance_apart),
 	    T(test_refresh_reuses_joins_while_flows_stay),
+	    T(test_refresh_by_rid_survives_a_new_order),
 	};
 
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);

@@ -97,46 +97,75 @@ const char *severity_name(enum severity s)
 	return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : "info";
 }
 
-static int index_prev(struct analysis *a)
+static inline __u32 flow_rid(const struct analysis *a, const struct snapshot *s, size_t i)
+{
+	return analysis_rid(a, &s->flows[i], i);
+}
+
+/* prev[]'s records ahead of a loop over the flows, at a million far apart in memory. */
+#define PREV_AHEAD 16
+
+static void prefetch_prev(const struct analysis *a, const struct snapshot *s, size_t i)
+{
+	const char *p;
+	__u32 rid;
+
+	if (i >= s->n_flows)
+		return;
+	rid = flow_rid(a, s, i);
+	if (rid >= a->init_prev)
+		return;
+	/* Every line of the record (200 bytes: four lines, or five across a boundary). */
+	p = (const char *)&a->prev[rid];
+	for (size_t off = 0; off < sizeof(a->prev[0]); off += 64)
+		__builtin_prefetch(p + off);
+	__builtin_prefetch(p + sizeof(a->prev[0]) - 1);
+}
+
+/* prev[] by key, each flow's rid + 1: for flows found at another rid than before. */
+static int index_prev(struct analysis *a, const struct snapshot *s)
 {
 	const size_t klen = sizeof(a->prev[0].key);
-	int err = kindex_reset(&a->prev_index, a->n_prev);
+	int err = kindex_reset(&a->prev_index, s->n_flows);
 	__u64 h[KINDEX_AHEAD];
 
-	for (size_t i = 0; !err && i < a->n_prev; i += KINDEX_AHEAD) {
-		size_t n = kindex_chunk(i, a->n_prev);
+	for (size_t i = 0; !err && i < s->n_flows; i += KINDEX_AHEAD) {
+		size_t n = kindex_chunk(i, s->n_flows);
 
 		for (size_t j = 0; j < n; j++) {
-			h[j] = kindex_hash(&a->prev[i + j].key, klen, 0);
+			h[j] = kindex_hash(&s->flows[i + j].key, klen, 0);
 			kindex_prefetch(&a->prev_index, h[j]);
 		}
-		for (size_t j = 0; j < n; j++)
-			*kindex_slot_hashed(&a->prev_index, h[j], &a->prev[i + j].key, klen,
-					    a->prev, sizeof(*a->prev)) = i + j + 1;
+		for (size_t j = 0; j < n; j++) {
+			__u32 rid = flow_rid(a, s, i + j);
+
+			*kindex_slot_hashed(&a->prev_index, h[j], &a->prev[rid].key, klen, a->prev,
+					    sizeof(*a->prev)) = rid + 1;
+		}
 	}
 	return err;
 }
 
 /*
- * Flow i's record of the previous refresh. A table read twice returns its
- * flows in the same order, give or take those that came and went, so the
- * record *shift places after i is tried before the index.
+ * Flow i's record of the previous refresh: at its rid while the flow
+ * stays where it was, else found by key. *same: it was at its rid.
  */
 static const struct prev_flow *find_prev(const struct analysis *a, const struct flow_key *k,
-					 size_t i, long *shift)
+					 __u32 rid, bool *same)
 {
-	size_t at = i + *shift;
+	const struct prev_flow *p;
 	__u32 slot;
 
+	*same = false;
 	if (!a->have_prev)
 		return NULL;
-	if (at < a->n_prev && !memcmp(&a->prev[at].key, k, sizeof(*k)))
-		return &a->prev[at];
+	p = rid < a->init_prev ? &a->prev[rid] : NULL;
+	if (p && p->gen == a->gen && !memcmp(&p->key, k, sizeof(*k))) {
+		*same = true;
+		return p;
+	}
 	slot = kindex_find(&a->prev_index, k, sizeof(*k), a->prev, sizeof(*a->prev));
-	if (!slot)
-		return NULL;
-	*shift = (long)(slot - 1) - (long)i;
-	return &a->prev[slot - 1];
+	return slot && a->prev[slot - 1].gen == a->gen ? &a->prev[slot - 1] : NULL;
 }
 
 /*
@@ -281,20 +310,57 @@ static void flow_delta_sub(struct flow_delta *d, const struct flow_delta *then)
 		d->v[i] -= then->v[i];
 }
 
+/*
+ * Every flow's place under its rid, once: rids a snapshot repeats or
+ * exceeds (not collect's) are not places to keep state by, so the flows'
+ * places in the snapshot serve instead. Returns 0 or -ENOMEM.
+ */
+static int place_rids(struct analysis *a, const struct snapshot *s)
+{
+	a->by_pos = !s->n_rids;
+	for (;;) {
+		size_t n = a->by_pos ? s->n_flows : s->n_rids, i;
+		int err = buf_grow_zeroed((void **)&a->rids, &a->cap_rids, &a->init_rids, n,
+					  sizeof(*a->rids));
+
+		if (err)
+			return err;
+		a->n_rids = n;
+		a->pass++;
+		for (i = 0; i < s->n_flows; i++) {
+			__u32 rid = flow_rid(a, s, i);
+
+			if (rid >= n || a->rids[rid].pass == a->pass)
+				break;
+			a->rids[rid] = (struct rid_state){.pos = i, .pass = a->pass};
+		}
+		if (i == s->n_flows)
+			return 0;
+		a->by_pos = true;
+	}
+}
+
 static int compute_rates(struct analysis *a, const struct snapshot *s, double dt)
 {
 	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
-	long shift = 0;
+	size_t at_rid = 0;
 
+	if (!err)
+		err = place_rids(a, s);
 	if (err)
 		return err;
 	a->n_flows = s->n_flows;
-	a->same_flows = a->have_prev && a->n_prev == s->n_flows;
+	for (size_t i = 0; i < PREV_AHEAD; i++)
+		prefetch_prev(a, s, i);
 	for (size_t i = 0; i < s->n_flows; i++) {
 		const struct flow_record *r = &s->flows[i];
-		const struct prev_flow *p = find_prev(a, &r->key, i, &shift);
 		struct flow_view *v = &a->flows[i];
+		const struct prev_flow *p;
+		bool same;
 
+		prefetch_prev(a, s, i + PREV_AHEAD);
+		p = find_prev(a, &r->key, flow_rid(a, s, i), &same);
+		at_rid += same;
 		memset(v, 0, sizeof(*v));
 		v->r = r;
 		flow_delta_of(&v->d, &r->c);
@@ -312,10 +378,9 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		v->reverse = -1;
 		v->predicted_path = -1;
 		v->is_data = carries_data(&r->c);
-		/* same_flows implies prev[] holds n_flows records. */
-		if (a->same_flows && (p != &a->prev[i] || p->is_data != v->is_data))
-			a->same_flows = false;
 	}
+	/* rids are unique, so as many flows each at its old rid are the same flows. */
+	a->same_flows = a->have_prev && a->n_prev == s->n_flows && at_rid == s->n_flows;
 	return 0;
 }
 
@@ -514,27 +579,34 @@ static int predict(struct analysis *a, const struct analysis_opts *o)
 
 static int remember(struct analysis *a, const struct snapshot *s)
 {
-	int err = buf_grow((void **)&a->prev, &a->cap_prev, s->n_flows, sizeof(*a->prev));
+	int err = buf_grow_zeroed((void **)&a->prev, &a->cap_prev, &a->init_prev, a->n_rids,
+				  sizeof(*a->prev));
 
 	if (err)
 		return err;
+	a->gen++;
 	a->n_prev = s->n_flows;
+	for (size_t i = 0; i < PREV_AHEAD; i++)
+		prefetch_prev(a, s, i);
 	for (size_t i = 0; i < s->n_flows; i++) {
 		const struct flow_record *r = &s->flows[i];
-		struct prev_flow *p = &a->prev[i];
+		struct prev_flow *p = &a->prev[flow_rid(a, s, i)];
 
+		prefetch_prev(a, s, i + PREV_AHEAD);
 		if (!a->same_flows)
 			p->key = r->key;
 		flow_delta_of(&p->c, &r->c);
+		p->gen = a->gen;
 		p->elephant = a->flows[i].elephant;
 		p->is_data = a->flows[i].is_data;
-		p->reverse = a->flows[i].reverse;
 	}
 	memcpy(a->prev_totals, s->totals, sizeof(a->prev_totals));
 	a->prev_taken_ns = s->taken_ns;
 	a->have_prev = true;
-	/* The same keys in the same places: the index over them stands. */
-	return a->same_flows ? 0 : index_prev(a);
+	/* The same keys at the same rids: the index over them stands. */
+	err = a->same_flows ? 0 : index_prev(a, s);
+	a->indexed = !err;
+	return err;
 }
 
 int analysis_update(struct analysis *a, const struct snapshot *s, const struct source_desc *d,
@@ -551,6 +623,7 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 		dt = 1e-3; /* one frame, or all in one instant: rates over 1 ms */
 	a->interval_s = dt;
 	a->whole_run = !a->have_prev;
+	a->indexed = false;
 	for (int i = 0; i < SNAP_CNT_MAX; i++)
 		a->totals_delta[i] = s->totals[i] - (a->have_prev ? a->prev_totals[i] : 0);
 
@@ -582,11 +655,11 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 
 int analysis_find(const struct analysis *a, const struct flow_key *k)
 {
-	/* After an update prev[] is this snapshot, in its order, and indexed by key. */
-	if (a->have_prev && a->n_prev == a->n_flows && a->prev_index.size) {
+	/* After an update prev[] holds this snapshot's flows, indexed by key. */
+	if (a->indexed) {
 		__u32 slot = kindex_find(&a->prev_index, k, sizeof(*k), a->prev, sizeof(*a->prev));
 
-		return slot ? (int)slot - 1 : -1;
+		return slot ? (int)a->rids[slot - 1].pos : -1;
 	}
 	for (size_t i = 0; i < a->n_flows; i++)
 		if (!memcmp(&a->flows[i].r->key, k, sizeof(*k)))
@@ -601,6 +674,7 @@ void analysis_free(struct analysis *a)
 	free(a->alerts);
 	free(a->entropy);
 	free(a->prev);
+	free(a->rids);
 	kindex_free(&a->prev_index);
 	analysis_joins_free(&a->joins);
 	memset(a, 0, sizeof(*a));

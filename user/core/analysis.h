@@ -148,25 +148,41 @@ struct entropy_group {
 };
 
 struct join;
+struct join_ids;
 
-/* The per-refresh joins of flows by hosts and by hosts+port (analysis.c). */
+/*
+ * The joins of flows by hosts and by hosts+port (joins.c). Their members
+ * are kept by rid, so they hold while the same flows sit at the same
+ * rids, in any order by bytes; each refresh only counts them again.
+ */
 struct analysis_joins {
 	struct join *host, *port;
 	size_t n_host, n_port, cap_host, cap_port;
 	struct kindex host_index, port_index;
+	struct join_ids *ids; /* each rid's joins, and its reverse's */
+	size_t cap_ids;
+	int *order; /* the host joins by their first flow, in byte order */
+	size_t n_order, cap_order;
 	bool valid; /* built in full for prev[]'s flows */
 };
 
 /*
- * Per-flow memory across refreshes: counters, the elephant state, and
- * what the joins found, kept while the flows stay as they were.
+ * Per-flow memory across refreshes, at the flow's rid (collect.h): its
+ * key, the counters then and its elephant state. gen is the refresh that
+ * wrote it; an older one is a flow since gone.
  */
 struct prev_flow {
 	struct flow_key key;
-	struct flow_delta c; /* the counters then */
-	int reverse;
+	__u32 gen;
 	bool elephant;
 	bool is_data;
+	struct flow_delta c; /* the counters then */
+};
+
+/* A rid's flow in this refresh: its index into analysis.flows. */
+struct rid_state {
+	__u32 pos;
+	__u32 pass; /* the compute pass that set pos: a rid seen twice is not one */
 };
 
 struct analysis {
@@ -192,13 +208,23 @@ struct analysis {
 	struct analysis_joins joins;
 	__u64 totals_delta[SNAP_CNT_MAX];
 
-	/* previous refresh, for rates */
-	struct prev_flow *prev;
-	size_t n_prev, cap_prev;
-	struct kindex prev_index; /* over prev[], by key */
 	/*
-	 * This snapshot has prev[]'s keys in prev[]'s order (a table read
-	 * twice with no flow in or out): prev_index and the joins still hold.
+	 * The previous refresh, for rates, by rid: a record's rid, or its
+	 * place in the snapshot when the records carry none (by_pos).
+	 */
+	struct prev_flow *prev;
+	size_t n_prev;		    /* flows in the previous refresh */
+	size_t cap_prev, init_prev; /* prev[]'s room, and how much of it is initialised */
+	struct kindex prev_index;   /* over prev[], by key: each flow's rid + 1 */
+	struct rid_state *rids;
+	size_t cap_rids, init_rids;
+	size_t n_rids; /* this refresh's rids are below it */
+	bool by_pos;
+	bool indexed; /* the last update completed: prev_index finds its flows */
+	__u32 gen, pass;
+	/*
+	 * This snapshot's flows are prev[]'s, each at the rid it had (in any
+	 * order by bytes): prev_index and the joins' members still hold.
 	 */
 	bool same_flows;
 	__u64 prev_totals[SNAP_CNT_MAX];
@@ -229,6 +255,12 @@ struct alert *alert_push(struct alert **v, size_t *n, size_t *cap, enum alert_ty
 /* printf into an alert's message or evidence (AN_MSG_LEN, cut to fit). */
 void alert_printf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *severity_name(enum severity s);
+
+/* Record r's rid, the place of its state across refreshes; r is flow i of the snapshot. */
+static inline __u32 analysis_rid(const struct analysis *a, const struct flow_record *r, size_t i)
+{
+	return a->by_pos ? i : r->rid;
+}
 
 /* Look a flow up by key in the last analysed snapshot: index or -1. */
 int analysis_find(const struct analysis *a, const struct flow_key *k);

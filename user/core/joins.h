@@ -10,8 +10,8 @@
 
 /*
  * Join a->flows (after their rates) and set each flow's reverse; while the
- * flows are last refresh's, in its order and data-ness (a->same_flows),
- * last refresh's joins stand. Returns 0 or -ENOMEM.
+ * flows are last refresh's, each at its rid (a->same_flows), last
+ * refresh's members stand and are only counted again. Returns 0 or -ENOMEM.
  */
 int analysis_join(struct analysis *a);
 /* The entropy groups of the joined flows into a->entropy. */

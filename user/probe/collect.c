@@ -118,12 +118,13 @@ static int grow_flows(struct snapshot *s, size_t n)
 	return err;
 }
 
-static struct flow_record *new_record(struct snapshot *s, const struct flow_counters *c)
+static struct flow_record *new_record(struct snapshot *s, const struct flow_counters *c, __u32 rid)
 {
 	struct flow_record *r = &s->flows[s->n_flows++];
 
 	r->samples = 0;
 	r->rate = 0;
+	r->rid = rid;
 	flow_counters_read(&r->c, c);
 	return r;
 }
@@ -151,7 +152,7 @@ static int add_flows(const struct probe *p, struct snapshot *s, const void *keys
 			memcpy(&key, k, sizeof(key));
 		rec = p && p->slots ? slot_record(p, s, k, &key) : SNAP_NO_RECORD;
 		if (rec == SNAP_NO_RECORD)
-			new_record(s, &values[i])->key = key;
+			new_record(s, &values[i], s->n_rids++)->key = key;
 		else
 			merge_entry(s, rec, &values[i]);
 	}
@@ -198,7 +199,7 @@ static int read_slots(const struct probe *p, struct snapshot *s)
 					rec[i] = rec[j];
 			if (rec[i] == SNAP_NO_RECORD) {
 				rec[i] = s->n_flows;
-				new_record(s, &bk->slot[i].c)->key = key;
+				new_record(s, &bk->slot[i].c, b * FP_SLOT_WAYS + i)->key = key;
 			} else {
 				merge_entry(s, rec[i], &bk->slot[i].c);
 			}
@@ -280,6 +281,7 @@ static int read_table(const struct probe *p, int fd, size_t key_size, struct sna
 		      enum read_mode mode)
 {
 	size_t before = s->n_flows, merged = s->merged;
+	__u32 rids = s->n_rids;
 	int err;
 
 	if (mode == READ_ITER)
@@ -289,6 +291,7 @@ static int read_table(const struct probe *p, int fd, size_t key_size, struct sna
 		/* Nothing was read, so nothing was summed into a slot's record. */
 		s->n_flows = before;
 		s->merged = merged;
+		s->n_rids = rids;
 		err = read_flows_iter(p, fd, key_size, s, s->batch_values);
 	}
 	return err;
@@ -417,6 +420,8 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 	err = batch_buffers(s, p->ncpus);
 	if (!err)
 		err = read_slots(p, s);
+	/* A slot's flow has the slot's number; the tables' flows come after. */
+	s->n_rids = p->slots ? p->slot_buckets * FP_SLOT_WAYS : 0;
 	*lru_first = s->n_flows;
 	if (!err)
 		err = read_table(p, bpf_map__fd(p->skel->maps.fp_flows4), sizeof(struct flow_key4),

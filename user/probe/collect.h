@@ -43,6 +43,14 @@ struct flow_record {
 	 */
 	__u64 samples;
 	__u32 rate;
+	/*
+	 * Where the flow sits in the table, as collect read it: its slot, or
+	 * past the slots its place in the hash tables' walk. A flow keeps it
+	 * from read to read while it stays where it is, so the analysis finds
+	 * its previous refresh there, whatever the order by bytes. Unique and
+	 * below snapshot.n_rids; unset (0) when n_rids is.
+	 */
+	__u32 rid;
 };
 
 struct snapshot {
@@ -50,6 +58,8 @@ struct snapshot {
 	struct flow_record *flows;
 	size_t n_flows;
 	size_t cap;
+	/* Every record's rid is below this; 0: the records carry none (made by hand). */
+	__u32 n_rids;
 	/*
 	 * The records' other buffer: snapshot_sort_by_bytes() gathers into it,
 	 * then swaps the two when collect allocated flows (own_flows), else
