@@ -719,6 +719,76 @@ static void test_refresh_by_rid_survives_a_new_order(void **state)
 		assert_int_equal(fx.an.flows[i].d.bytes, 10000);
 }
 
+/*
+ * Flows come and go between refreshes of records with rids: each refresh
+ * adds the new flows to the index and the joins and leaves the gone ones
+ * behind; a gone flow is found by no lookup, one that comes back at
+ * another rid counts from zero, and every answer is a fresh analysis'.
+ */
+static void test_refresh_by_rid_as_flows_come_and_go(void **state)
+{
+	struct flow_record gone;
+	struct flow_key d_key;
+	__u32 b_rid;
+
+	(void)state;
+	joins_fixture(); /* a, a's ACKs, b, c */
+	fx.snap.n_rids = 100;
+	for (size_t i = 0; i < fx.snap.n_flows; i++)
+		fx.flows[i].rid = 10 + i;
+	analyse(1.0);
+	expect_as_fresh();
+
+	/* b leaves; d, between new hosts, takes b's rid. */
+	gone = fx.flows[2];
+	b_rid = gone.rid;
+	fx.flows[2] = *add_flow("10.0.0.9", "10.0.1.9", 50100, 9, UP2, 5000);
+	fx.snap.n_flows--;
+	fx.flows[2].rid = b_rid;
+	d_key = fx.flows[2].key;
+	next_refresh();
+	assert_false(fx.an.same_flows);
+	assert_int_equal(fx.an.n_fresh, 1);
+	assert_int_equal(analysis_find(&fx.an, &gone.key), -1);
+	assert_int_equal(analysis_find(&fx.an, &d_key), 2);
+	assert_int_equal(fx.an.flows[2].d.bytes, 5000 + 10000); /* new: its whole life */
+
+	/* The same flows again: nothing is new, the joins stand. */
+	next_refresh();
+	assert_true(fx.an.same_flows);
+	assert_int_equal(fx.an.n_fresh, 0);
+
+	/* b comes back at another rid, and d's ACKs appear beside it. */
+	fx.flows[fx.snap.n_flows] = gone;
+	fx.flows[fx.snap.n_flows].rid = 50;
+	fx.snap.n_flows++;
+	add_reverse(&fx.flows[2], 3, 0)->rid = 60;
+	next_refresh();
+	assert_int_equal(fx.an.n_fresh, 2);
+	/* Gone for a refresh: b counts from zero, as a flow evicted and back does. */
+	assert_int_equal(fx.an.flows[4].d.bytes, gone.c.bytes + 10000);
+	assert_int_equal(fx.an.flows[5].reverse, 2);
+	assert_int_equal(fx.an.flows[2].reverse, 5);
+	next_refresh();
+	assert_true(fx.an.same_flows);
+	for (size_t i = 0; i < fx.an.n_flows; i++)
+		assert_int_equal(fx.an.flows[i].d.bytes, 10000);
+
+	/*
+	 * a's ACKs leave, and the only flow back between a's hosts now has
+	 * another port: a's reverse is that flow, by hosts, though the join
+	 * of a's ACKs' port is still there, empty. The last flow leaves too.
+	 */
+	gone = fx.flows[1];
+	fx.flows[1].key.sport = 50007;
+	fx.flows[1].rid = 70;
+	fx.snap.n_flows--;
+	next_refresh();
+	assert_int_equal(fx.an.flows[0].reverse, 1);
+	assert_int_equal(analysis_find(&fx.an, &gone.key), -1);
+	assert_int_equal(analysis_find(&fx.an, &fx.flows[fx.snap.n_flows].key), -1);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -749,6 +819,7 @@ int main(void)
 	    T(test_groups_balance_apart),
 	    T(test_refresh_reuses_joins_while_flows_stay),
 	    T(test_refresh_by_rid_survives_a_new_order),
+	    T(test_refresh_by_rid_as_flows_come_and_go),
 	};
 
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);

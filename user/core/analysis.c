@@ -122,11 +122,11 @@ static void prefetch_prev(const struct analysis *a, const struct snapshot *s, si
 	__builtin_prefetch(p + sizeof(a->prev[0]) - 1);
 }
 
-/* prev[] by key, each flow's rid + 1: for flows found at another rid than before. */
+/* prev[] by key, each flow's rid + 1, from nothing: room for as many flows again. */
 static int index_prev(struct analysis *a, const struct snapshot *s)
 {
 	const size_t klen = sizeof(a->prev[0].key);
-	int err = kindex_reset(&a->prev_index, s->n_flows);
+	int err = kindex_reset(&a->prev_index, 2 * s->n_flows);
 	__u64 h[KINDEX_AHEAD];
 
 	for (size_t i = 0; !err && i < s->n_flows; i += KINDEX_AHEAD) {
@@ -143,7 +143,29 @@ static int index_prev(struct analysis *a, const struct snapshot *s)
 					    sizeof(*a->prev)) = rid + 1;
 		}
 	}
+	a->index_n = err ? 0 : s->n_flows;
 	return err;
+}
+
+/*
+ * The flows new at their rids into prev[] and its index. A key's first
+ * entry is the one lookups find, so it is the one moved to the new rid;
+ * an entry whose rid now holds another key stays behind, found by no key.
+ */
+static void index_fresh(struct analysis *a, const struct snapshot *s)
+{
+	const size_t klen = sizeof(a->prev[0].key);
+
+	for (size_t f = 0; f < a->n_fresh; f++) {
+		size_t i = a->fresh[f];
+		__u32 rid = flow_rid(a, s, i), *slot;
+
+		a->prev[rid].key = s->flows[i].key;
+		slot =
+		    kindex_slot(&a->prev_index, &a->prev[rid].key, klen, a->prev, sizeof(*a->prev));
+		a->index_n += !*slot;
+		*slot = rid + 1;
+	}
 }
 
 /*
@@ -343,13 +365,15 @@ static int place_rids(struct analysis *a, const struct snapshot *s)
 static int compute_rates(struct analysis *a, const struct snapshot *s, double dt)
 {
 	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
-	size_t at_rid = 0;
 
+	if (!err)
+		err = buf_grow((void **)&a->fresh, &a->cap_fresh, s->n_flows, sizeof(*a->fresh));
 	if (!err)
 		err = place_rids(a, s);
 	if (err)
 		return err;
 	a->n_flows = s->n_flows;
+	a->n_fresh = 0;
 	for (size_t i = 0; i < PREV_AHEAD; i++)
 		prefetch_prev(a, s, i);
 	for (size_t i = 0; i < s->n_flows; i++) {
@@ -360,7 +384,8 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 
 		prefetch_prev(a, s, i + PREV_AHEAD);
 		p = find_prev(a, &r->key, flow_rid(a, s, i), &same);
-		at_rid += same;
+		if (!same)
+			a->fresh[a->n_fresh++] = i;
 		memset(v, 0, sizeof(*v));
 		v->r = r;
 		flow_delta_of(&v->d, &r->c);
@@ -380,7 +405,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		v->is_data = carries_data(&r->c);
 	}
 	/* rids are unique, so as many flows each at its old rid are the same flows. */
-	a->same_flows = a->have_prev && a->n_prev == s->n_flows && at_rid == s->n_flows;
+	a->same_flows = a->have_prev && a->n_prev == s->n_flows && !a->n_fresh;
 	return 0;
 }
 
@@ -579,32 +604,38 @@ static int predict(struct analysis *a, const struct analysis_opts *o)
 
 static int remember(struct analysis *a, const struct snapshot *s)
 {
+	bool rebuild = !a->index_ok || a->index_n + a->n_fresh > a->prev_index.size / 2;
 	int err = buf_grow_zeroed((void **)&a->prev, &a->cap_prev, &a->init_prev, a->n_rids,
 				  sizeof(*a->prev));
 
 	if (err)
 		return err;
+	a->index_ok = false;
 	a->gen++;
 	a->n_prev = s->n_flows;
 	for (size_t i = 0; i < PREV_AHEAD; i++)
 		prefetch_prev(a, s, i);
 	for (size_t i = 0; i < s->n_flows; i++) {
-		const struct flow_record *r = &s->flows[i];
 		struct prev_flow *p = &a->prev[flow_rid(a, s, i)];
 
 		prefetch_prev(a, s, i + PREV_AHEAD);
-		if (!a->same_flows)
-			p->key = r->key;
-		flow_delta_of(&p->c, &r->c);
+		flow_delta_of(&p->c, &s->flows[i].c);
 		p->gen = a->gen;
 		p->elephant = a->flows[i].elephant;
 		p->is_data = a->flows[i].is_data;
 	}
+	if (!rebuild)
+		index_fresh(a, s);
 	memcpy(a->prev_totals, s->totals, sizeof(a->prev_totals));
 	a->prev_taken_ns = s->taken_ns;
 	a->have_prev = true;
-	/* The same keys at the same rids: the index over them stands. */
-	err = a->same_flows ? 0 : index_prev(a, s);
+	if (rebuild) {
+		/* Every key where it is now, then the index from nothing. */
+		for (size_t f = 0; f < a->n_fresh; f++)
+			a->prev[flow_rid(a, s, a->fresh[f])].key = s->flows[a->fresh[f]].key;
+		err = index_prev(a, s);
+	}
+	a->index_ok = !err;
 	a->indexed = !err;
 	return err;
 }
@@ -659,7 +690,10 @@ int analysis_find(const struct analysis *a, const struct flow_key *k)
 	if (a->indexed) {
 		__u32 slot = kindex_find(&a->prev_index, k, sizeof(*k), a->prev, sizeof(*a->prev));
 
-		return slot ? (int)a->rids[slot - 1].pos : -1;
+		/* An entry left behind finds a flow gone since: an older gen. */
+		if (!slot || a->prev[slot - 1].gen != a->gen)
+			return -1;
+		return a->rids[slot - 1].pos;
 	}
 	for (size_t i = 0; i < a->n_flows; i++)
 		if (!memcmp(&a->flows[i].r->key, k, sizeof(*k)))
@@ -675,6 +709,7 @@ void analysis_free(struct analysis *a)
 	free(a->entropy);
 	free(a->prev);
 	free(a->rids);
+	free(a->fresh);
 	kindex_free(&a->prev_index);
 	analysis_joins_free(&a->joins);
 	memset(a, 0, sizeof(*a));

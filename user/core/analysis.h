@@ -159,11 +159,12 @@ struct analysis_joins {
 	struct join *host, *port;
 	size_t n_host, n_port, cap_host, cap_port;
 	struct kindex host_index, port_index;
-	struct join_ids *ids; /* each rid's joins, and its reverse's */
+	struct join_ids *ids; /* each rid's joins */
 	size_t cap_ids;
-	int *order; /* the host joins by their first flow, in byte order */
+	size_t room; /* joins of each kind the arrays and indexes hold */
+	int *order;  /* the host joins by their first flow, in byte order */
 	size_t n_order, cap_order;
-	bool valid; /* built in full for prev[]'s flows */
+	bool valid; /* ids[] holds every flow of prev[] at its rid */
 };
 
 /*
@@ -215,17 +216,25 @@ struct analysis {
 	struct prev_flow *prev;
 	size_t n_prev;		    /* flows in the previous refresh */
 	size_t cap_prev, init_prev; /* prev[]'s room, and how much of it is initialised */
-	struct kindex prev_index;   /* over prev[], by key: each flow's rid + 1 */
+	/*
+	 * Over prev[], by key: a flow's rid + 1. Flows new at a rid are added
+	 * as they come; an entry whose rid holds another key or an older gen
+	 * is left behind, and the index is built again from nothing when such
+	 * entries would fill it.
+	 */
+	struct kindex prev_index;
+	size_t index_n; /* entries in prev_index, left behind or not */
+	bool index_ok;	/* prev_index finds every flow of prev[] */
+	/* This refresh's flows not at the rid they had (new, or moved): their indices. */
+	__u32 *fresh;
+	size_t n_fresh, cap_fresh;
 	struct rid_state *rids;
 	size_t cap_rids, init_rids;
 	size_t n_rids; /* this refresh's rids are below it */
 	bool by_pos;
 	bool indexed; /* the last update completed: prev_index finds its flows */
 	__u32 gen, pass;
-	/*
-	 * This snapshot's flows are prev[]'s, each at the rid it had (in any
-	 * order by bytes): prev_index and the joins' members still hold.
-	 */
+	/* This snapshot's flows are prev[]'s, each at the rid it had, in any order by bytes. */
 	bool same_flows;
 	__u64 prev_totals[SNAP_CNT_MAX];
 	__u64 prev_taken_ns;

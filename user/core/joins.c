@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * joins.c - the flows joined by hosts and by hosts and source port, for
- * the reverse direction of each flow and the entropy groups; kept across
- * refreshes while the flows stay as they were.
+ * the reverse direction of each flow and the entropy groups. A join, once
+ * made, stays until the joins are made again from nothing; each flow's
+ * joins are kept at its rid, and only flows new at their rid are looked up.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,8 @@ struct port_key {
 
 struct join {
 	struct port_key k; /* at offset 0, for kindex */
-	int flow;	   /* first flow with this key */
+	int rev;	   /* the join of the reverse direction's key, -1: none yet */
+	int flow;	   /* first flow with this key, -1: none this refresh */
 	int count;	   /* flows with these hosts (host join) */
 	int data_qps;	   /* of them carrying data (host join) */
 	int data_sports;   /* distinct source ports among those (host join) */
@@ -40,10 +42,9 @@ static void host_key_of(struct host_key *h, const struct flow_key *k, bool rever
 	h->vni = k->vni;
 }
 
-/* A rid's flow's joins, and those its reverse direction would be in (-1: none). */
+/* A rid's flow's joins. */
 struct join_ids {
 	int host, port;
-	int rhost, rport;
 };
 
 static __u32 rid_of(const struct analysis *a, size_t i)
@@ -51,18 +52,24 @@ static __u32 rid_of(const struct analysis *a, size_t i)
 	return analysis_rid(a, a->flows[i].r, i);
 }
 
+/* The k-th flow of a list of flows: flow[k], or k when the list is all of them (NULL). */
+static inline __u32 nth(const __u32 *flow, size_t k)
+{
+	return flow ? flow[k] : k;
+}
+
 /*
- * The join keys of n flows from i0 (their reverse direction's, with
- * reverse) and their hashes, the index slots fetched ahead of the lookups.
+ * The join keys of n flows from the i0-th of a list (nth()), and their hashes, the index
+ * slots fetched ahead of the lookups.
  */
-static void hash_chunk(const struct analysis *a, size_t i0, size_t n, bool reverse,
+static void hash_chunk(const struct analysis *a, const __u32 *flow, size_t i0, size_t n,
 		       struct port_key *pk, __u64 *hh, __u64 *ph)
 {
 	for (size_t c = 0; c < n; c++) {
-		const struct flow_key *k = &a->flows[i0 + c].r->key;
+		const struct flow_key *k = &a->flows[nth(flow, i0 + c)].r->key;
 
 		pk[c] = (struct port_key){.sport = k->sport};
-		host_key_of(&pk[c].hosts, k, reverse);
+		host_key_of(&pk[c].hosts, k, false);
 		hh[c] = kindex_hash(&pk[c].hosts, sizeof(pk[c].hosts), 0);
 		ph[c] = kindex_hash(&pk[c], sizeof(pk[c]), 0);
 		kindex_prefetch(&a->joins.host_index, hh[c]);
@@ -70,115 +77,84 @@ static void hash_chunk(const struct analysis *a, size_t i0, size_t n, bool rever
 	}
 }
 
-/* Flow i, a member of id's joins, counted in: flows are counted in byte order. */
-static void count_member(struct analysis *a, const struct join_ids *id, size_t i)
+/*
+ * Join e of v (host or port joins, indexed by x) was just made: link it
+ * with the join of its reverse direction's key, rkey, if there is one yet.
+ * A key that is its own reverse links to itself.
+ */
+static void link_reverse(struct join *v, const struct kindex *x, __u32 e, const void *rkey,
+			 size_t klen)
 {
-	struct analysis_joins *j = &a->joins;
-	struct join *h = &j->host[id->host], *p = &j->port[id->port];
-	bool data = a->flows[i].is_data;
+	__u32 f = kindex_find(x, rkey, klen, v, sizeof(*v));
 
-	if (!h->count++)
-		j->order[j->n_order++] = id->host;
-	if (h->flow < 0 || (data && !a->flows[h->flow].is_data))
-		h->flow = i; /* the first flow; the first data flow if any */
-	if (p->flow < 0)
-		p->flow = i;
-	if (data) {
-		h->data_qps++;
-		h->data_sports += !p->data_seen;
-		p->data_seen = true;
-	}
+	v[e].rev = (int)f - 1;
+	if (f)
+		v[f - 1].rev = e;
+}
+
+/* The join of key in v, made (and linked to its reverse) where absent. */
+static __u32 join_of(struct join *v, size_t *n, struct kindex *x, __u64 hash,
+		     const struct port_key *key, size_t klen)
+{
+	__u32 *slot = kindex_slot_hashed(x, hash, key, klen, v, sizeof(*v));
+	struct port_key rkey;
+
+	if (*slot)
+		return *slot - 1;
+	v[*n] = (struct join){.k = *key, .rev = -1, .flow = -1};
+	*slot = ++*n;
+	rkey = (struct port_key){.sport = key->sport};
+	memcpy(rkey.hosts.src, key->hosts.dst, 16);
+	memcpy(rkey.hosts.dst, key->hosts.src, 16);
+	rkey.hosts.vni = key->hosts.vni;
+	link_reverse(v, x, *n - 1, &rkey, klen);
+	return *n - 1;
 }
 
 /*
- * ACKs, NAKs and CNPs of a queue pair travel in the other direction with
- * the requester's QP as destination. The QP number of the requester is not
- * in the data packets, so pair by addresses: the reverse flow with the same
- * UDP source port (RoCE NICs derive it from both QP numbers, the same both
- * ways), else the only reverse flow between the two hosts. Once every flow
- * is counted.
+ * n flows of a list (nth()), new at their rids, into their joins: each flow's
+ * join by hosts+VNI and by hosts+VNI+source port, made where absent.
  */
-static void set_reverse(struct analysis *a, const struct join_ids *id, size_t i)
-{
-	const struct analysis_joins *j = &a->joins;
-
-	if (id->rport >= 0)
-		a->flows[i].reverse = j->port[id->rport].flow;
-	else if (id->rhost >= 0 && j->host[id->rhost].count == 1)
-		a->flows[i].reverse = j->host[id->rhost].flow;
-}
-
-/*
- * The joins' members: each flow's join by hosts+VNI and by hosts+VNI+
- * source port, made where absent, and the joins its reverse direction
- * would be in; the flows counted and paired on the way, as join_count()
- * and pair_reverse() do when the members stand.
- */
-static int join_members(struct analysis *a)
+static void join_add(struct analysis *a, const __u32 *flow, size_t n)
 {
 	struct analysis_joins *j = &a->joins;
 	struct port_key pk[KINDEX_AHEAD];
 	__u64 hh[KINDEX_AHEAD], ph[KINDEX_AHEAD];
+
+	for (size_t i0 = 0; i0 < n; i0 += KINDEX_AHEAD) {
+		size_t m = kindex_chunk(i0, n);
+
+		hash_chunk(a, flow, i0, m, pk, hh, ph);
+		for (size_t c = 0; c < m; c++) {
+			struct join_ids *id = &j->ids[rid_of(a, nth(flow, i0 + c))];
+
+			id->host = join_of(j->host, &j->n_host, &j->host_index, hh[c], &pk[c],
+					   sizeof(pk[c].hosts));
+			id->port = join_of(j->port, &j->n_port, &j->port_index, ph[c], &pk[c],
+					   sizeof(pk[c]));
+		}
+	}
+}
+
+/*
+ * No joins: room for twice the flows' joins, so that flows can come and
+ * go for a while before the joins are made again from nothing.
+ */
+static int join_reset(struct analysis *a)
+{
+	struct analysis_joins *j = &a->joins;
+	size_t room = 2 * a->n_flows + 64;
 	int err;
 
-	j->n_host = j->n_port = j->n_order = 0;
-	err = buf_grow((void **)&j->host, &j->cap_host, a->n_flows + 1, sizeof(*j->host));
+	j->n_host = j->n_port = 0;
+	err = buf_grow((void **)&j->host, &j->cap_host, room, sizeof(*j->host));
 	if (!err)
-		err = buf_grow((void **)&j->port, &j->cap_port, a->n_flows + 1, sizeof(*j->port));
+		err = buf_grow((void **)&j->port, &j->cap_port, room, sizeof(*j->port));
 	if (!err)
-		err = buf_grow((void **)&j->ids, &j->cap_ids, a->n_rids + 1, sizeof(*j->ids));
+		err = kindex_reset(&j->host_index, room);
 	if (!err)
-		err =
-		    buf_grow((void **)&j->order, &j->cap_order, a->n_flows + 1, sizeof(*j->order));
-	if (!err)
-		err = kindex_reset(&j->host_index, a->n_flows);
-	if (!err)
-		err = kindex_reset(&j->port_index, a->n_flows);
-	for (size_t i0 = 0; !err && i0 < a->n_flows; i0 += KINDEX_AHEAD) {
-		size_t n = kindex_chunk(i0, a->n_flows);
-
-		hash_chunk(a, i0, n, false, pk, hh, ph);
-		for (size_t c = 0; c < n; c++) {
-			struct join_ids *id = &j->ids[rid_of(a, i0 + c)];
-			__u32 *slot;
-
-			slot = kindex_slot_hashed(&j->host_index, hh[c], &pk[c].hosts,
-						  sizeof(pk[c].hosts), j->host, sizeof(*j->host));
-			if (!*slot) {
-				j->host[j->n_host] = (struct join){.k = pk[c], .flow = -1};
-				*slot = ++j->n_host;
-			}
-			id->host = *slot - 1;
-			slot = kindex_slot_hashed(&j->port_index, ph[c], &pk[c], sizeof(pk[c]),
-						  j->port, sizeof(*j->port));
-			if (!*slot) {
-				j->port[j->n_port] = (struct join){.k = pk[c], .flow = -1};
-				*slot = ++j->n_port;
-			}
-			id->port = *slot - 1;
-			count_member(a, id, i0 + c);
-		}
-	}
-	/* Where the reverse direction would be: its port join, else its host join. */
-	for (size_t i0 = 0; !err && i0 < a->n_flows; i0 += KINDEX_AHEAD) {
-		size_t n = kindex_chunk(i0, a->n_flows);
-
-		hash_chunk(a, i0, n, true, pk, hh, ph);
-		for (size_t c = 0; c < n; c++) {
-			struct join_ids *id = &j->ids[rid_of(a, i0 + c)];
-			__u32 slot;
-
-			slot = kindex_find_hashed(&j->port_index, ph[c], &pk[c], sizeof(pk[c]),
-						  j->port, sizeof(*j->port));
-			id->rport = (int)slot - 1;
-			slot = slot ? 0
-				    : kindex_find_hashed(&j->host_index, hh[c], &pk[c].hosts,
-							 sizeof(pk[c].hosts), j->host,
-							 sizeof(*j->host));
-			id->rhost = (int)slot - 1;
-			set_reverse(a, id, i0 + c);
-		}
-	}
+		err = kindex_reset(&j->port_index, room);
+	j->room = err ? 0 : room;
 	return err;
 }
 
@@ -202,7 +178,8 @@ static void prefetch_joins(const struct analysis *a, size_t i)
 /*
  * Count the joins over this refresh's flows, in byte order: flows, data
  * flows and their distinct source ports per hosts, and the first flow
- * (the first data flow, if any) of each join.
+ * (the first data flow, if any) of each join. Joins no flow is in now
+ * count none and have no flow.
  */
 static int join_count(struct analysis *a)
 {
@@ -223,18 +200,46 @@ static int join_count(struct analysis *a)
 	}
 	j->n_order = 0;
 	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct join_ids *id = &j->ids[rid_of(a, i)];
+		struct join *h = &j->host[id->host], *p = &j->port[id->port];
+		bool data = a->flows[i].is_data;
+
 		prefetch_joins(a, i);
-		count_member(a, &j->ids[rid_of(a, i)], i);
+		if (!h->count++)
+			j->order[j->n_order++] = id->host;
+		if (h->flow < 0 || (data && !a->flows[h->flow].is_data))
+			h->flow = i; /* the first flow; the first data flow if any */
+		if (p->flow < 0)
+			p->flow = i;
+		if (data) {
+			h->data_qps++;
+			h->data_sports += !p->data_seen;
+			p->data_seen = true;
+		}
 	}
 	return 0;
 }
 
-/* Each flow's reverse direction, from the joins counted (set_reverse()). */
+/*
+ * ACKs, NAKs and CNPs of a queue pair travel in the other direction with
+ * the requester's QP as destination. The QP number of the requester is not
+ * in the data packets, so pair by addresses: the reverse flow with the same
+ * UDP source port (RoCE NICs derive it from both QP numbers, the same both
+ * ways), else the only reverse flow between the two hosts.
+ */
 static void pair_reverse(struct analysis *a)
 {
+	const struct analysis_joins *j = &a->joins;
+
 	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct join_ids *id = &j->ids[rid_of(a, i)];
+		int rp = j->port[id->port].rev, rh = j->host[id->host].rev;
+
 		prefetch_joins(a, i);
-		set_reverse(a, &a->joins.ids[rid_of(a, i)], i);
+		if (rp >= 0 && j->port[rp].flow >= 0)
+			a->flows[i].reverse = j->port[rp].flow;
+		else if (rh >= 0 && j->host[rh].count == 1)
+			a->flows[i].reverse = j->host[rh].flow;
 	}
 }
 
@@ -261,24 +266,34 @@ int analysis_entropy(struct analysis *a)
 }
 
 /*
- * The joins' members depend on the flows' keys and rids only: while those
- * are as they were, the members stand, and each refresh counts them again
- * in its own order by bytes and with its own data-ness.
+ * Join the flows: those at the rid they had (analysis.c's fresh list
+ * leaves them out) keep their joins; the others are looked up, and the
+ * joins are made again from nothing when they are not valid or would
+ * outgrow their room. Then every join is counted in this refresh's order.
  */
 int analysis_join(struct analysis *a)
 {
+	struct analysis_joins *j = &a->joins;
+	bool all =
+	    !j->valid || j->n_host + a->n_fresh > j->room || j->n_port + a->n_fresh > j->room;
 	int err;
 
-	if (a->same_flows && a->joins.valid) {
-		err = join_count(a);
-		if (!err)
-			pair_reverse(a);
+	j->valid = false;
+	err = buf_grow((void **)&j->ids, &j->cap_ids, a->n_rids + 1, sizeof(*j->ids));
+	if (!err && all)
+		err = join_reset(a);
+	if (err)
 		return err;
-	}
-	a->joins.valid = false;
-	err = join_members(a);
-	a->joins.valid = !err;
-	return err;
+	if (all)
+		join_add(a, NULL, a->n_flows);
+	else
+		join_add(a, a->fresh, a->n_fresh);
+	err = join_count(a);
+	if (err)
+		return err;
+	pair_reverse(a);
+	j->valid = true;
+	return 0;
 }
 
 void analysis_joins_free(struct analysis_joins *j)
