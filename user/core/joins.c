@@ -158,10 +158,13 @@ static int join_reset(struct analysis *a)
 	return err;
 }
 
-/* Flows ahead of the counting loops, whose joins are far apart at a million. */
+/*
+ * Flows ahead of the counting loops, whose joins are far apart at a
+ * million. always_inline, as analysis.c's prefetch_prev() is.
+ */
 #define JOIN_AHEAD 16
 
-static void prefetch_joins(const struct analysis *a, size_t i)
+static inline __attribute__((always_inline)) void prefetch_joins(const struct analysis *a, size_t i)
 {
 	const struct analysis_joins *j = &a->joins;
 

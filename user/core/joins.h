@@ -9,9 +9,9 @@
 #include "core/analysis.h"
 
 /*
- * Join a->flows (after their rates) and set each flow's reverse; while the
- * flows are last refresh's, each at its rid (a->same_flows), last
- * refresh's members stand and are only counted again. Returns 0 or -ENOMEM.
+ * Join a->flows (after their rates, which list the flows new at their
+ * rids in a->fresh) and set each flow's reverse. A flow at the rid it had
+ * keeps its joins; every join is counted again. Returns 0 or -ENOMEM.
  */
 int analysis_join(struct analysis *a);
 /* The entropy groups of the joined flows into a->entropy. */
