@@ -153,21 +153,20 @@ static int index_prev(struct analysis *a, const struct snapshot *s)
 }
 
 /*
- * The flows new at their rids into prev[] and its index. A key's first
- * entry is the one lookups find, so it is the one moved to the new rid;
- * an entry whose rid now holds another key stays behind, found by no key.
+ * The flows new at their rids into the index (their keys already in
+ * prev[]). A key's first entry is the one lookups find, so it is the one
+ * moved to the new rid; an entry whose rid now holds another key stays
+ * behind, found by no key.
  */
 static void index_fresh(struct analysis *a, const struct snapshot *s)
 {
 	const size_t klen = sizeof(a->prev[0].key);
 
 	for (size_t f = 0; f < a->n_fresh; f++) {
-		size_t i = a->fresh[f];
-		__u32 rid = flow_rid(a, s, i), *slot;
-
-		a->prev[rid].key = s->flows[i].key;
-		slot =
+		__u32 rid = flow_rid(a, s, a->fresh[f]);
+		__u32 *slot =
 		    kindex_slot(&a->prev_index, &a->prev[rid].key, klen, a->prev, sizeof(*a->prev));
+
 		a->index_n += !*slot;
 		*slot = rid + 1;
 	}
@@ -627,19 +626,17 @@ static int remember(struct analysis *a, const struct snapshot *s)
 		flow_delta_of(&p->c, &s->flows[i].c);
 		p->gen = a->gen;
 		p->elephant = a->flows[i].elephant;
-		p->is_data = a->flows[i].is_data;
 	}
-	if (!rebuild)
+	/* A flow at its old rid has its key there already. */
+	for (size_t f = 0; f < a->n_fresh; f++)
+		a->prev[flow_rid(a, s, a->fresh[f])].key = s->flows[a->fresh[f]].key;
+	if (rebuild)
+		err = index_prev(a, s);
+	else
 		index_fresh(a, s);
 	memcpy(a->prev_totals, s->totals, sizeof(a->prev_totals));
 	a->prev_taken_ns = s->taken_ns;
 	a->have_prev = true;
-	if (rebuild) {
-		/* Every key where it is now, then the index from nothing. */
-		for (size_t f = 0; f < a->n_fresh; f++)
-			a->prev[flow_rid(a, s, a->fresh[f])].key = s->flows[a->fresh[f]].key;
-		err = index_prev(a, s);
-	}
 	a->index_ok = !err;
 	a->indexed = !err;
 	return err;

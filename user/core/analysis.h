@@ -176,7 +176,6 @@ struct prev_flow {
 	struct flow_key key;
 	__u32 gen;
 	bool elephant;
-	bool is_data;
 	struct flow_delta c; /* the counters then */
 };
 

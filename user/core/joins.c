@@ -34,11 +34,11 @@ struct join {
 	bool data_seen;	   /* a data flow has this port (port join) */
 };
 
-static void host_key_of(struct host_key *h, const struct flow_key *k, bool reverse)
+static void host_key_of(struct host_key *h, const struct flow_key *k)
 {
 	memset(h, 0, sizeof(*h));
-	memcpy(h->src, reverse ? k->dst : k->src, 16);
-	memcpy(h->dst, reverse ? k->src : k->dst, 16);
+	memcpy(h->src, k->src, 16);
+	memcpy(h->dst, k->dst, 16);
 	h->vni = k->vni;
 }
 
@@ -69,7 +69,7 @@ static void hash_chunk(const struct analysis *a, const __u32 *flow, size_t i0, s
 		const struct flow_key *k = &a->flows[nth(flow, i0 + c)].r->key;
 
 		pk[c] = (struct port_key){.sport = k->sport};
-		host_key_of(&pk[c].hosts, k, false);
+		host_key_of(&pk[c].hosts, k);
 		hh[c] = kindex_hash(&pk[c].hosts, sizeof(pk[c].hosts), 0);
 		ph[c] = kindex_hash(&pk[c], sizeof(pk[c]), 0);
 		kindex_prefetch(&a->joins.host_index, hh[c]);
