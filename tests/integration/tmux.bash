@@ -1,10 +1,41 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared by the dashboard tests (top_tmux.sh, top_pcap.sh): drive
+# Shared by the dashboard tests (top_tmux.sh, top_pcap.sh, top_nic.sh): drive
 # `fabprobe top` in a tmux server of the test's own ($SOCK, session
 # $SESSION) and look at the screen. Source it after setting both.
 # TOP_TMUX_SHOW=1 prints every screen maybe_show is given.
 
 tmx() { tmux -L "$SOCK" "$@"; }
+# tmx_gone: kill the server and wait until its socket is gone. A client
+# that connects while the old server exits gets "server exited
+# unexpectedly" (23 of 200 quick kill-server/new-session pairs here).
+tmx_gone() {
+	local sock="${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK" _
+	tmx kill-server >/dev/null 2>&1
+	for _ in $(seq 100); do
+		[ -S "$sock" ] || return 0
+		sleep 0.05
+	done
+}
+# start COLS ROWS ARGS...: fabprobe top in a fresh server and session, its
+# stderr in $TMP/top.err and its exit status in $TMP/top.rc.
+start() {
+	local cols=$1 rows=$2
+	shift 2
+	tmx_gone
+	rm -f "$TMP/top.rc" "$TMP/top.err"
+	tmx new-session -d -s "$SESSION" -x "$cols" -y "$rows" \
+		"env LANG=C.UTF-8 $FABPROBE top $* 2>$TMP/top.err; echo \$? >$TMP/top.rc"
+	tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
+}
+# quit_rc: press q and print top's exit status.
+quit_rc() {
+	keys q
+	for _ in $(seq 50); do
+		[ -s "$TMP/top.rc" ] && break
+		sleep 0.1
+	done
+	cat "$TMP/top.rc" 2>/dev/null
+}
 # screen: the pane's text now.
 screen() { tmx capture-pane -p -t "$SESSION" 2>/dev/null; }
 show() {

@@ -19,24 +19,6 @@ SESSION=nic
 trap 'tmx kill-server >/dev/null 2>&1; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$TMP"' EXIT
 T=$TMP/mlx5
 
-# start COLS ROWS ARGS...: fabprobe top in a fresh tmux session.
-start() {
-	local cols=$1 rows=$2
-	shift 2
-	tmx kill-server >/dev/null 2>&1
-	rm -f "$TMP/top.rc" "$TMP/top.err"
-	tmx new-session -d -s "$SESSION" -x "$cols" -y "$rows" \
-		"env LANG=C.UTF-8 $FABPROBE top $* 2>$TMP/top.err; echo \$? >$TMP/top.rc"
-	tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
-}
-quit_rc() {
-	keys q
-	for _ in $(seq 50); do
-		[ -s "$TMP/top.rc" ] && break
-		sleep 0.1
-	done
-	cat "$TMP/top.rc" 2>/dev/null
-}
 port_row() { screen | grep -E "^mlx5_0/1 ens1f0np0 "; }
 total_row() { screen | grep -A1 -E "^mlx5_0/1 ens1f0np0 " | tail -1; }
 

@@ -20,24 +20,6 @@ SESSION=pcap
 trap 'tmx kill-server >/dev/null 2>&1; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$TMP"' EXIT
 flow_rows() { screen | grep -E '^[0-9a-f.:]+ > [0-9a-f.:]+ '; }
 
-# start COLS ROWS ARGS...: fabprobe top in a fresh tmux session.
-start() {
-	local cols=$1 rows=$2
-	shift 2
-	tmx kill-server >/dev/null 2>&1
-	rm -f "$TMP/top.rc"
-	tmx new-session -d -s "$SESSION" -x "$cols" -y "$rows" \
-		"env LANG=C.UTF-8 $FABPROBE top $* 2>$TMP/top.err; echo \$? >$TMP/top.rc"
-	tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
-}
-quit_rc() {
-	keys q
-	for _ in $(seq 50); do
-		[ -s "$TMP/top.rc" ] && break
-		sleep 0.1
-	done
-	cat "$TMP/top.rc" 2>/dev/null
-}
 
 # Ground truth: replay's flows ("src dst sport qp packets bytes"), and tshark's RoCE count.
 "$FABPROBE" replay --json "$PCAP" >"$TMP/replay.json" 2>/dev/null || {
