@@ -83,17 +83,22 @@ void flow_counters_merge(struct flow_counters *into, const struct flow_counters 
 
 #define SNAP_NO_RECORD UINT32_MAX
 
-/* The record of the slot holding the flow of k4 in this read, or SNAP_NO_RECORD. */
+/*
+ * The record of the slot holding the flow of k4 in this read, or
+ * SNAP_NO_RECORD. Only a slot that had the flow's tag can hold it: the
+ * tags of a bucket are one line, where each record compared is a miss.
+ */
 static __u32 slot_record(const struct probe *p, const struct snapshot *s,
 			 const struct flow_key4 *k4, const struct flow_key *key)
 {
-	__u32 b =
-	    fp_slot_bucket_of(fp_slot_tag(fp_key4_hash(k4), p->slot_tag_mask), p->slot_buckets);
+	__u64 tag = fp_slot_tag(fp_key4_hash(k4), p->slot_tag_mask);
+	size_t first = (size_t)fp_slot_bucket_of(tag, p->slot_buckets) * FP_SLOT_WAYS;
 
-	for (int i = 0; i < FP_SLOT_WAYS; i++) {
-		__u32 rec = s->slot_rec[(size_t)b * FP_SLOT_WAYS + i];
+	for (size_t i = first; i < first + FP_SLOT_WAYS; i++) {
+		__u32 rec = s->slot_rec[i];
 
-		if (rec != SNAP_NO_RECORD && !memcmp(&s->flows[rec].key, key, sizeof(*key)))
+		if (s->slot_tag[i] == tag && rec != SNAP_NO_RECORD &&
+		    !memcmp(&s->flows[rec].key, key, sizeof(*key)))
 			return rec;
 	}
 	return SNAP_NO_RECORD;
@@ -173,15 +178,17 @@ static int read_slots(const struct probe *p, struct snapshot *s)
 		return 0;
 	if (s->slot_rec_n != n) {
 		free(s->slot_rec);
+		free(s->slot_tag);
 		s->slot_rec = malloc(n * sizeof(*s->slot_rec));
-		s->slot_rec_n = s->slot_rec ? n : 0;
-		if (!s->slot_rec)
+		s->slot_tag = malloc(n * sizeof(*s->slot_tag));
+		s->slot_rec_n = s->slot_rec && s->slot_tag ? n : 0;
+		if (!s->slot_rec_n)
 			return -ENOMEM;
 	}
 	for (__u32 b = 0; b < p->slot_buckets; b++) {
 		const struct fp_slot_bucket *bk = &p->slots[b];
 		__u32 *rec = &s->slot_rec[(size_t)b * FP_SLOT_WAYS];
-		__u64 tags[FP_SLOT_WAYS];
+		__u64 *tags = &s->slot_tag[(size_t)b * FP_SLOT_WAYS];
 		int err = grow_flows(s, s->n_flows + FP_SLOT_WAYS);
 
 		if (err)
@@ -496,6 +503,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->batch_values);
 	free(s->totals_values);
 	free(s->slot_rec);
+	free(s->slot_tag);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -79,8 +79,12 @@ struct snapshot {
 	 * that raced a new flow's first packets count it in two places.
 	 */
 	size_t merged;
-	/* Each slot's record in the last read (collect.c); slot_rec_n of them. */
+	/*
+	 * Each slot's record in the last read (collect.c), and the tag it had
+	 * then; slot_rec_n of each.
+	 */
 	__u32 *slot_rec;
+	__u64 *slot_tag;
 	size_t slot_rec_n;
 	/* Buffers the kernel fills, kept between reads (their size grows with CPUs). */
 	struct flow_key *batch_keys;
