@@ -366,7 +366,8 @@ static int place_rids(struct analysis *a, const struct snapshot *s)
 	}
 }
 
-static int compute_rates(struct analysis *a, const struct snapshot *s, double dt)
+/* *group_bps: the sum of the flows' bps, in their order. */
+static int compute_rates(struct analysis *a, const struct snapshot *s, double dt, double *group_bps)
 {
 	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
 
@@ -378,6 +379,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		return err;
 	a->n_flows = s->n_flows;
 	a->n_fresh = 0;
+	*group_bps = 0;
 	for (size_t i = 0; i < PREV_AHEAD; i++)
 		prefetch_prev(a, s, i);
 	for (size_t i = 0; i < s->n_flows; i++) {
@@ -397,6 +399,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		if (p && p->c.packets <= r->c.packets)
 			flow_delta_sub(&v->d, &p->c);
 		v->bps = v->d.bytes * 8.0 / dt;
+		*group_bps += v->bps;
 		v->pps = v->d.packets / dt;
 		v->ce_per_s = v->d.ce / dt;
 		v->cnp_per_s = v->d.cnp / dt;
@@ -427,12 +430,9 @@ static double elephant_threshold(const struct analysis *a, const struct analysis
 	return thr > ELEPHANT_FLOOR_BPS ? thr : ELEPHANT_FLOOR_BPS;
 }
 
-static void mark_elephants(struct analysis *a, const struct analysis_opts *o)
+/* Elephants by this refresh's threshold, and each path's flows summed: one pass. */
+static void mark_elephants(struct analysis *a, const struct analysis_opts *o, double group_bps)
 {
-	double group_bps = 0;
-
-	for (size_t i = 0; i < a->n_flows; i++)
-		group_bps += a->flows[i].bps;
 	if (group_bps > a->group_peak_bps)
 		a->group_peak_bps = group_bps;
 	a->elephant_bps =
@@ -443,12 +443,21 @@ static void mark_elephants(struct analysis *a, const struct analysis_opts *o)
 	for (size_t i = 0; i < a->n_flows; i++) {
 		struct flow_view *v = &a->flows[i];
 		double thr = elephant_threshold(a, o, v);
+		struct path_view *p;
 
 		if (thr <= 0 || !v->is_data)
 			v->elephant = false;
 		else
 			v->elephant =
 			    v->bps >= thr || (v->elephant && v->bps >= ELEPHANT_HOLD * thr);
+		if (v->path < 0)
+			continue;
+		p = &a->paths[v->path];
+		p->flows++;
+		p->elephants += v->elephant;
+		p->packets += v->r->c.packets;
+		p->bytes += v->r->c.bytes;
+		p->bps += v->bps;
 	}
 }
 
@@ -481,21 +490,9 @@ static void balance(struct analysis *a, int g)
 	grp->imbalance_flows = mean_flows > 0 ? max_flows / mean_flows : 0;
 }
 
-static void sum_paths(struct analysis *a)
+/* Each group's balance, once mark_elephants() has summed the paths. */
+static void balance_groups(struct analysis *a)
 {
-	for (size_t i = 0; i < a->n_flows; i++) {
-		const struct flow_view *v = &a->flows[i];
-		struct path_view *p;
-
-		if (v->path < 0)
-			continue;
-		p = &a->paths[v->path];
-		p->flows++;
-		p->elephants += v->elephant;
-		p->packets += v->r->c.packets;
-		p->bytes += v->r->c.bytes;
-		p->bps += v->bps;
-	}
 	a->imbalance_bytes = a->imbalance_flows = 0;
 	a->imbalance_group = -1;
 	for (int g = 0; g < a->n_groups; g++) {
@@ -645,7 +642,7 @@ static int remember(struct analysis *a, const struct snapshot *s)
 int analysis_update(struct analysis *a, const struct snapshot *s, const struct source_desc *d,
 		    const struct analysis_opts *o, double span_s)
 {
-	double dt;
+	double dt, group_bps;
 	int err;
 
 	if (a->have_prev && s->taken_ns > a->prev_taken_ns)
@@ -665,10 +662,10 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	a->n_collisions = 0;
 	a->n_alerts = 0;
 	a->n_entropy = 0;
-	err = compute_rates(a, s, dt);
+	err = compute_rates(a, s, dt, &group_bps);
 	if (!err) {
-		mark_elephants(a, o);
-		sum_paths(a);
+		mark_elephants(a, o, group_bps);
+		balance_groups(a);
 		err = analysis_join(a);
 	}
 	if (!err)
