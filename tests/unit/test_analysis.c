@@ -350,6 +350,40 @@ static void test_grouped_alert(void **state)
 	assert_int_equal(al->path, -1); /* flows on both uplinks */
 }
 
+/*
+ * Every grouped alert names its flows largest first and takes its
+ * evidence from the largest; CE marks on ACKs (no data) ask for no CNPs.
+ */
+static void test_grouped_alerts_first_flow(void **state)
+{
+	struct flow_record *d, *rev;
+	const struct alert *al;
+
+	(void)state;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50001, 1, UP1, 300000);
+	d->c.dscp_mask |= 1ULL << 8;
+	d->c.retransmits = 4;
+	rev = add_reverse(d, 5, 0);
+	rev->c.naks = 2;
+	rev->c.ecn[3] = 3; /* CE on the ACKs: no CNP is owed for them */
+	d = add_flow("10.0.0.2", "10.0.1.2", 50002, 2, UP2, 200000);
+	d->c.dscp_mask |= 1ULL << 0;
+	d->c.retransmits = 1;
+	analyse(1.0);
+	al = find_alert(ALERT_WRONG_TRAFFIC_CLASS);
+	assert_non_null(al);
+	assert_int_equal(al->n_flows, 2);
+	assert_int_equal(al->flows[0].sport, 50001);
+	assert_int_equal(al->flows[1].sport, 50002);
+	assert_non_null(strstr(al->evidence, "DSCP 8"));
+	al = find_alert(ALERT_RETRANSMITS);
+	assert_non_null(al);
+	assert_int_equal(al->n_flows, 2);
+	assert_int_equal(al->flows[1].sport, 50002);
+	assert_non_null(strstr(al->evidence, "4 packets resent after 2 NAKs"));
+	assert_null(find_alert(ALERT_CE_WITHOUT_CNP));
+}
+
 static void test_retransmits_gaps_rnr(void **state)
 {
 	struct flow_record *d, *rev;
@@ -808,6 +842,7 @@ int main(void)
 	    T(test_cnp_without_ce),
 	    T(test_not_ect),
 	    T(test_grouped_alert),
+	    T(test_grouped_alerts_first_flow),
 	    T(test_retransmits_gaps_rnr),
 	    T(test_traffic_class),
 	    T(test_pcp_audit),

@@ -134,154 +134,59 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 }
 
 /*
- * A grouped alert: created on the first offending flow, counted after.
- * Flows come sorted by bytes, so the first is the largest: its numbers are
- * the evidence (written once, when count is 1), and the message with the
- * final count is written once after the loop.
+ * A grouped alert's flows, found in one pass over the flows: how many,
+ * the first AN_ALERT_FLOWS of them (flows come sorted by bytes, so the
+ * first is the largest: its numbers are the evidence), and their path
+ * while they share one. The alert is made after the pass.
  */
 struct group {
-	struct alert *al;
 	int count;
+	int path;		   /* the first flow's; -1 once another's differs */
+	int flows[AN_ALERT_FLOWS]; /* indices into analysis.flows */
 };
 
-static struct alert *group_add(struct analysis *a, struct group *g, enum alert_type t,
-			       enum severity sev, const struct flow_view *v)
+static void group_add(struct group *g, const struct analysis *a, size_t i)
 {
-	if (!g->al) {
-		g->al = alert_new(a, t, sev, v->path);
-		if (!g->al)
-			return NULL;
-	}
-	if (g->al->path != v->path)
-		g->al->path = -1; /* flows on several paths */
+	int path = a->flows[i].path;
+
+	if (!g->count)
+		g->path = path;
+	else if (g->path != path)
+		g->path = -1; /* flows on several paths */
+	if (g->count < AN_ALERT_FLOWS)
+		g->flows[g->count] = (int)i;
 	g->count++;
-	alert_flow(g->al, &v->r->key);
-	return g->al;
 }
 
-/* DCQCN: CE marks must come back as CNPs from the receiver (notification point). */
-static int ecn_alerts(struct analysis *a)
+/* The alert of a group that found flows, naming them; NULL when out of memory. */
+static struct alert *group_alert(struct analysis *a, const struct group *g, enum alert_type t,
+				 enum severity sev)
 {
-	struct group ce_no_cnp = {}, cnp_no_ce = {}, not_ect = {};
-	char name[96], c1[48], c2[32];
+	struct alert *al = alert_new(a, t, sev, g->path);
 
-	for (size_t i = 0; i < a->n_flows; i++) {
-		const struct flow_view *v = &a->flows[i];
-		const struct flow_view *rev = v->reverse >= 0 ? &a->flows[v->reverse] : NULL;
-		struct alert *al;
-
-		if (!v->is_data)
-			continue;
-		if (v->d.not_ect) {
-			al = group_add(a, &not_ect, ALERT_NOT_ECT_ROCE, SEV_WARNING, v);
-			if (!al)
-				return -ENOMEM;
-			if (not_ect.count == 1)
-				say(al->evidence, "%s: %llu of %s Not-ECT in %s",
-				    flow_name(name, sizeof(name), &v->r->key),
-				    (unsigned long long)v->d.not_ect,
-				    fmt_count(c1, sizeof(c1), v->d.packets, "packet"), window(a));
-		}
-		/* Only with the reverse direction in view can missing CNPs be told. */
-		if (!rev || !rev->d.packets)
-			continue;
-		if (v->d.ce && !rev->d.cnp) {
-			al = group_add(a, &ce_no_cnp, ALERT_CE_WITHOUT_CNP, SEV_CRITICAL, v);
-			if (!al)
-				return -ENOMEM;
-			if (ce_no_cnp.count == 1)
-				say(al->evidence, "%s: %llu CE of %s, 0 CNPs in %s back, in %s",
-				    flow_name(name, sizeof(name), &v->r->key),
-				    (unsigned long long)v->d.ce,
-				    fmt_count(c1, sizeof(c1), v->d.packets, "packet"),
-				    fmt_count(c2, sizeof(c2), rev->d.packets, "packet"), window(a));
-		} else if (!v->d.ce && rev->d.cnp) {
-			al = group_add(a, &cnp_no_ce, ALERT_CNP_WITHOUT_CE, SEV_INFO, v);
-			if (!al)
-				return -ENOMEM;
-			if (cnp_no_ce.count == 1)
-				say(al->evidence, "%s: %s back, 0 CE in %s, in %s",
-				    flow_name(name, sizeof(name), &v->r->key),
-				    fmt_count(c1, sizeof(c1), rev->d.cnp, "CNP"),
-				    fmt_count(c2, sizeof(c2), v->d.packets, "packet"), window(a));
-		}
-	}
-	if (not_ect.al)
-		say(not_ect.al->message,
-		    "%s %s sent Not-ECT: switches cannot mark them and DCQCN cannot slow them down",
-		    fmt_count(c1, sizeof(c1), not_ect.count, "RoCE data flow"),
-		    not_ect.count == 1 ? "is" : "are");
-	if (ce_no_cnp.al)
-		say(ce_no_cnp.al->message,
-		    "%s %s CE marks but no CNP comes back: the receiver is not reacting "
-		    "(check ECN/DCQCN on the NIC)",
-		    fmt_count(c1, sizeof(c1), ce_no_cnp.count, "flow"),
-		    ce_no_cnp.count == 1 ? "carries" : "carry");
-	if (cnp_no_ce.al)
-		say(cnp_no_ce.al->message,
-		    "%s %s CNPs without CE marks seen here: marking happens past this point, or a "
-		    "NIC sends CNPs on its own",
-		    fmt_count(c1, sizeof(c1), cnp_no_ce.count, "flow"),
-		    cnp_no_ce.count == 1 ? "receives" : "receive");
-	return 0;
+	for (int k = 0; al && k < g->count && k < AN_ALERT_FLOWS; k++)
+		alert_flow(al, &a->flows[g->flows[k]].r->key);
+	return al;
 }
 
-static int loss_alerts(struct analysis *a, const struct analysis_opts *o)
+/* The first flow of a group that found flows. */
+static const struct flow_view *group_first(const struct analysis *a, const struct group *g)
 {
-	struct group rtx = {}, rnr = {}, gaps = {};
-	char name[96], c1[48], c2[32];
-
-	for (size_t i = 0; i < a->n_flows; i++) {
-		const struct flow_view *v = &a->flows[i];
-		const struct flow_view *rev = v->reverse >= 0 ? &a->flows[v->reverse] : NULL;
-		__u64 naks = rev ? rev->d.naks : 0;
-		struct alert *al;
-
-		if (v->d.rtx) {
-			al = group_add(a, &rtx, ALERT_RETRANSMITS, SEV_WARNING, v);
-			if (!al)
-				return -ENOMEM;
-			if (rtx.count == 1)
-				say(al->evidence, "%s: %s resent after %s in %s (%.1f/s)",
-				    flow_name(name, sizeof(name), &v->r->key),
-				    fmt_count(c1, sizeof(c1), v->d.rtx, "packet"),
-				    fmt_count(c2, sizeof(c2), naks, "NAK"), window(a),
-				    v->rtx_per_s);
-		}
-		if (v->d.rnr_naks && v->d.rnr_naks / a->interval_s >= o->rnr_storm_per_s) {
-			al = group_add(a, &rnr, ALERT_RNR_NAKS, SEV_WARNING, v);
-			if (!al)
-				return -ENOMEM;
-			if (rnr.count == 1)
-				say(al->evidence, "%s: %.0f RNR NAKs/s over %s",
-				    flow_name(name, sizeof(name), &v->r->key),
-				    v->d.rnr_naks / a->interval_s, window(a));
-		}
-		if (v->d.gaps) {
-			al = group_add(a, &gaps, ALERT_PSN_GAPS, SEV_WARNING, v);
-			if (!al)
-				return -ENOMEM;
-			if (gaps.count == 1)
-				say(al->evidence, "%s: %s in %s",
-				    flow_name(name, sizeof(name), &v->r->key),
-				    fmt_count(c1, sizeof(c1), v->d.gaps, "gap"), window(a));
-		}
-	}
-	if (rtx.al)
-		say(rtx.al->message,
-		    "%s %s packets (go-back-N): loss on the path or in the receiver",
-		    fmt_count(c1, sizeof(c1), rtx.count, "queue pair"),
-		    rtx.count == 1 ? "resends" : "resend");
-	if (rnr.al)
-		say(rnr.al->message,
-		    "RNR NAK storm on %s: receivers are not posting receive buffers in time",
-		    fmt_count(c1, sizeof(c1), rnr.count, "flow"));
-	if (gaps.al)
-		say(gaps.al->message, "%s %s PSN gaps: packets were lost before this point",
-		    fmt_count(c1, sizeof(c1), gaps.count, "flow"),
-		    gaps.count == 1 ? "shows" : "show");
-	return 0;
+	return &a->flows[g->flows[0]];
 }
+
+static const struct flow_view *reverse_of(const struct analysis *a, const struct flow_view *v)
+{
+	return v->reverse >= 0 ? &a->flows[v->reverse] : NULL;
+}
+
+/* What the per-flow detectors look for, gathered in one pass over the flows. */
+struct flow_findings {
+	struct group not_ect, ce_no_cnp, cnp_no_ce; /* ECN and DCQCN */
+	struct group rtx, rnr, gaps;		    /* loss */
+	struct group wrong_class;
+	int class_seen; /* the first wrong-class flow's DSCP, or -1 - its PCP */
+};
 
 static bool wrong_class(const struct flow_counters *c, const struct analysis_opts *o, bool is_data,
 			int *seen)
@@ -310,64 +215,196 @@ static bool wrong_class(const struct flow_counters *c, const struct analysis_opt
 	return false;
 }
 
-static int class_alerts(struct analysis *a, const struct analysis_opts *o)
+static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
+		       struct flow_findings *f)
 {
-	struct group g = {};
-	char name[96];
-
+	memset(f, 0, sizeof(*f));
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct flow_view *v = &a->flows[i];
-		struct alert *al;
+		const struct flow_view *rev = reverse_of(a, v);
 		int seen;
 
-		if (!wrong_class(&v->r->c, o, v->is_data, &seen))
-			continue;
-		al = group_add(a, &g, ALERT_WRONG_TRAFFIC_CLASS, SEV_CRITICAL, v);
+		/* DCQCN: CE marks must come back as CNPs from the receiver. */
+		if (v->is_data && v->d.not_ect)
+			group_add(&f->not_ect, a, i);
+		/* Only with the reverse direction in view can missing CNPs be told. */
+		if (v->is_data && rev && rev->d.packets) {
+			if (v->d.ce && !rev->d.cnp)
+				group_add(&f->ce_no_cnp, a, i);
+			else if (!v->d.ce && rev->d.cnp)
+				group_add(&f->cnp_no_ce, a, i);
+		}
+		if (v->d.rtx)
+			group_add(&f->rtx, a, i);
+		if (v->d.rnr_naks && v->d.rnr_naks / a->interval_s >= o->rnr_storm_per_s)
+			group_add(&f->rnr, a, i);
+		if (v->d.gaps)
+			group_add(&f->gaps, a, i);
+		if (wrong_class(&v->r->c, o, v->is_data, &seen)) {
+			if (!f->wrong_class.count)
+				f->class_seen = seen;
+			group_add(&f->wrong_class, a, i);
+		}
+	}
+}
+
+static int ecn_alerts(struct analysis *a, const struct flow_findings *f)
+{
+	char name[96], c1[48], c2[32];
+	const struct flow_view *v;
+	struct alert *al;
+
+	if (f->not_ect.count) {
+		al = group_alert(a, &f->not_ect, ALERT_NOT_ECT_ROCE, SEV_WARNING);
 		if (!al)
 			return -ENOMEM;
-		if (g.count > 1)
-			continue;
-		if (seen >= 0)
-			say(al->evidence, "%s: DSCP %d", flow_name(name, sizeof(name), &v->r->key),
-			    seen);
-		else
-			say(al->evidence, "%s: PCP %d, expected %d",
-			    flow_name(name, sizeof(name), &v->r->key), -1 - seen, o->data_pcp);
+		v = group_first(a, &f->not_ect);
+		say(al->evidence, "%s: %llu of %s Not-ECT in %s",
+		    flow_name(name, sizeof(name), &v->r->key), (unsigned long long)v->d.not_ect,
+		    fmt_count(c1, sizeof(c1), v->d.packets, "packet"), window(a));
+		say(al->message,
+		    "%s %s sent Not-ECT: switches cannot mark them and DCQCN cannot slow them down",
+		    fmt_count(c1, sizeof(c1), f->not_ect.count, "RoCE data flow"),
+		    f->not_ect.count == 1 ? "is" : "are");
 	}
-	if (g.al)
-		say(g.al->message,
-		    "%d RoCE flows outside the lossless plan (data DSCP %d, CNP DSCP %d): PFC and "
-		    "the CNP queue do not protect them",
-		    g.count, o->data_dscp, o->cnp_dscp);
+	if (f->ce_no_cnp.count) {
+		al = group_alert(a, &f->ce_no_cnp, ALERT_CE_WITHOUT_CNP, SEV_CRITICAL);
+		if (!al)
+			return -ENOMEM;
+		v = group_first(a, &f->ce_no_cnp);
+		say(al->evidence, "%s: %llu CE of %s, 0 CNPs in %s back, in %s",
+		    flow_name(name, sizeof(name), &v->r->key), (unsigned long long)v->d.ce,
+		    fmt_count(c1, sizeof(c1), v->d.packets, "packet"),
+		    fmt_count(c2, sizeof(c2), reverse_of(a, v)->d.packets, "packet"), window(a));
+		say(al->message,
+		    "%s %s CE marks but no CNP comes back: the receiver is not reacting "
+		    "(check ECN/DCQCN on the NIC)",
+		    fmt_count(c1, sizeof(c1), f->ce_no_cnp.count, "flow"),
+		    f->ce_no_cnp.count == 1 ? "carries" : "carry");
+	}
+	if (f->cnp_no_ce.count) {
+		al = group_alert(a, &f->cnp_no_ce, ALERT_CNP_WITHOUT_CE, SEV_INFO);
+		if (!al)
+			return -ENOMEM;
+		v = group_first(a, &f->cnp_no_ce);
+		say(al->evidence, "%s: %s back, 0 CE in %s, in %s",
+		    flow_name(name, sizeof(name), &v->r->key),
+		    fmt_count(c1, sizeof(c1), reverse_of(a, v)->d.cnp, "CNP"),
+		    fmt_count(c2, sizeof(c2), v->d.packets, "packet"), window(a));
+		say(al->message,
+		    "%s %s CNPs without CE marks seen here: marking happens past this point, or a "
+		    "NIC sends CNPs on its own",
+		    fmt_count(c1, sizeof(c1), f->cnp_no_ce.count, "flow"),
+		    f->cnp_no_ce.count == 1 ? "receives" : "receive");
+	}
+	return 0;
+}
+
+static int loss_alerts(struct analysis *a, const struct flow_findings *f)
+{
+	char name[96], c1[48], c2[32];
+	const struct flow_view *v;
+	struct alert *al;
+
+	if (f->rtx.count) {
+		const struct flow_view *rev;
+
+		al = group_alert(a, &f->rtx, ALERT_RETRANSMITS, SEV_WARNING);
+		if (!al)
+			return -ENOMEM;
+		v = group_first(a, &f->rtx);
+		rev = reverse_of(a, v);
+		say(al->evidence, "%s: %s resent after %s in %s (%.1f/s)",
+		    flow_name(name, sizeof(name), &v->r->key),
+		    fmt_count(c1, sizeof(c1), v->d.rtx, "packet"),
+		    fmt_count(c2, sizeof(c2), rev ? rev->d.naks : 0, "NAK"), window(a),
+		    v->rtx_per_s);
+		say(al->message, "%s %s packets (go-back-N): loss on the path or in the receiver",
+		    fmt_count(c1, sizeof(c1), f->rtx.count, "queue pair"),
+		    f->rtx.count == 1 ? "resends" : "resend");
+	}
+	if (f->rnr.count) {
+		al = group_alert(a, &f->rnr, ALERT_RNR_NAKS, SEV_WARNING);
+		if (!al)
+			return -ENOMEM;
+		v = group_first(a, &f->rnr);
+		say(al->evidence, "%s: %.0f RNR NAKs/s over %s",
+		    flow_name(name, sizeof(name), &v->r->key), v->d.rnr_naks / a->interval_s,
+		    window(a));
+		say(al->message,
+		    "RNR NAK storm on %s: receivers are not posting receive buffers in time",
+		    fmt_count(c1, sizeof(c1), f->rnr.count, "flow"));
+	}
+	if (f->gaps.count) {
+		al = group_alert(a, &f->gaps, ALERT_PSN_GAPS, SEV_WARNING);
+		if (!al)
+			return -ENOMEM;
+		v = group_first(a, &f->gaps);
+		say(al->evidence, "%s: %s in %s", flow_name(name, sizeof(name), &v->r->key),
+		    fmt_count(c1, sizeof(c1), v->d.gaps, "gap"), window(a));
+		say(al->message, "%s %s PSN gaps: packets were lost before this point",
+		    fmt_count(c1, sizeof(c1), f->gaps.count, "flow"),
+		    f->gaps.count == 1 ? "shows" : "show");
+	}
+	return 0;
+}
+
+static int class_alerts(struct analysis *a, const struct analysis_opts *o,
+			const struct flow_findings *f)
+{
+	const struct flow_view *v;
+	struct alert *al;
+	char name[96];
+
+	if (!f->wrong_class.count)
+		return 0;
+	al = group_alert(a, &f->wrong_class, ALERT_WRONG_TRAFFIC_CLASS, SEV_CRITICAL);
+	if (!al)
+		return -ENOMEM;
+	v = group_first(a, &f->wrong_class);
+	if (f->class_seen >= 0)
+		say(al->evidence, "%s: DSCP %d", flow_name(name, sizeof(name), &v->r->key),
+		    f->class_seen);
+	else
+		say(al->evidence, "%s: PCP %d, expected %d",
+		    flow_name(name, sizeof(name), &v->r->key), -1 - f->class_seen, o->data_pcp);
+	say(al->message,
+	    "%d RoCE flows outside the lossless plan (data DSCP %d, CNP DSCP %d): PFC and "
+	    "the CNP queue do not protect them",
+	    f->wrong_class.count, o->data_dscp, o->cnp_dscp);
 	return 0;
 }
 
 /* Many queue pairs between two hosts on few source ports (the groups come from analysis.c). */
 static int entropy_alerts(struct analysis *a)
 {
+	const struct entropy_group *first = NULL;
 	struct group g = {};
+	struct alert *al;
 	char name[96];
 
 	for (size_t i = 0; i < a->n_entropy; i++) {
 		const struct entropy_group *eg = &a->entropy[i];
-		struct alert *al;
 
 		if (eg->qps < 2 || eg->sports >= eg->qps)
 			continue;
-		al = group_add(a, &g, ALERT_LOW_ENTROPY, SEV_WARNING, &a->flows[eg->flow]);
-		if (!al)
-			return -ENOMEM;
-		if (g.count == 1)
-			say(al->evidence, "%s: %d queue pairs over %d source ports",
-			    flow_name(name, sizeof(name), &a->flows[eg->flow].r->key), eg->qps,
-			    eg->sports);
+		if (!first)
+			first = eg;
+		group_add(&g, a, eg->flow);
 	}
-	if (g.al)
-		say(g.al->message,
-		    "queue pairs share UDP source ports towards %d destinations: ECMP cannot "
-		    "spread "
-		    "them (pinned RoCE source port?)",
-		    g.count);
+	if (!first)
+		return 0;
+	al = group_alert(a, &g, ALERT_LOW_ENTROPY, SEV_WARNING);
+	if (!al)
+		return -ENOMEM;
+	say(al->evidence, "%s: %d queue pairs over %d source ports",
+	    flow_name(name, sizeof(name), &a->flows[first->flow].r->key), first->qps,
+	    first->sports);
+	say(al->message,
+	    "queue pairs share UDP source ports towards %d destinations: ECMP cannot "
+	    "spread "
+	    "them (pinned RoCE source port?)",
+	    g.count);
 	return 0;
 }
 
@@ -464,14 +501,16 @@ static int cmp_severity(const void *pa, const void *pb)
 
 int detect_all(struct analysis *a, const struct snapshot *s, const struct analysis_opts *o)
 {
+	struct flow_findings f;
 	int err = collision_alerts(a, o);
 
+	scan_flows(a, o, &f);
 	if (!err)
-		err = ecn_alerts(a);
+		err = ecn_alerts(a, &f);
 	if (!err)
-		err = loss_alerts(a, o);
+		err = loss_alerts(a, &f);
 	if (!err)
-		err = class_alerts(a, o);
+		err = class_alerts(a, o, &f);
 	if (!err)
 		err = entropy_alerts(a);
 	if (!err)
