@@ -361,7 +361,7 @@ static void test_grouped_alerts_first_flow(void **state)
 
 	(void)state;
 	d = add_flow("10.0.0.1", "10.0.1.1", 50001, 1, UP1, 300000);
-	d->c.dscp_mask |= 1ULL << 8;
+	d->c.dscp_mask |= 1ULL << 8 | 1ULL << 40; /* the lowest outside the plan is named */
 	d->c.retransmits = 4;
 	rev = add_reverse(d, 5, 0);
 	rev->c.naks = 2;

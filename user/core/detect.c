@@ -201,11 +201,9 @@ static bool wrong_class(const struct flow_counters *c, const struct analysis_opt
 		allowed |= 1ULL << o->cnp_dscp;
 	if (!allowed)
 		return false;
-	for (int d = 0; d < 64; d++) {
-		if ((c->dscp_mask & (1ULL << d)) && !(allowed & (1ULL << d))) {
-			*seen = d;
-			return true;
-		}
+	if (c->dscp_mask & ~allowed) {
+		*seen = __builtin_ctzll(c->dscp_mask & ~allowed); /* the lowest DSCP outside */
+		return true;
 	}
 	if (c->vlan_tagged && is_data && o->data_pcp >= 0 && c->pcp != o->data_pcp &&
 	    !(c->cnp && o->cnp_pcp >= 0 && c->pcp == o->cnp_pcp)) {
