@@ -97,11 +97,6 @@ const char *severity_name(enum severity s)
 	return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : "info";
 }
 
-static inline __u32 flow_rid(const struct analysis *a, const struct snapshot *s, size_t i)
-{
-	return analysis_rid(a, &s->flows[i], i);
-}
-
 /*
  * prev[]'s records ahead of a loop over the flows, at a million far apart
  * in memory. always_inline: GCC finds a function of nothing but prefetches
@@ -117,7 +112,7 @@ static inline __attribute__((always_inline)) void prefetch_prev(const struct ana
 
 	if (i >= s->n_flows)
 		return;
-	rid = flow_rid(a, s, i);
+	rid = analysis_rid(a, i);
 	if (rid >= a->init_prev)
 		return;
 	/* Every line of the record (200 bytes: four lines, or five across a boundary). */
@@ -142,7 +137,7 @@ static int index_prev(struct analysis *a, const struct snapshot *s)
 			kindex_prefetch(&a->prev_index, h[j]);
 		}
 		for (size_t j = 0; j < n; j++) {
-			__u32 rid = flow_rid(a, s, i + j);
+			__u32 rid = analysis_rid(a, i + j);
 
 			*kindex_slot_hashed(&a->prev_index, h[j], &a->prev[rid].key, klen, a->prev,
 					    sizeof(*a->prev)) = rid + 1;
@@ -158,12 +153,12 @@ static int index_prev(struct analysis *a, const struct snapshot *s)
  * moved to the new rid; an entry whose rid now holds another key stays
  * behind, found by no key.
  */
-static void index_fresh(struct analysis *a, const struct snapshot *s)
+static void index_fresh(struct analysis *a)
 {
 	const size_t klen = sizeof(a->prev[0].key);
 
 	for (size_t f = 0; f < a->n_fresh; f++) {
-		__u32 rid = flow_rid(a, s, a->fresh[f]);
+		__u32 rid = analysis_rid(a, a->fresh[f]);
 		__u32 *slot =
 		    kindex_slot(&a->prev_index, &a->prev[rid].key, klen, a->prev, sizeof(*a->prev));
 
@@ -347,18 +342,21 @@ static int place_rids(struct analysis *a, const struct snapshot *s)
 	for (;;) {
 		size_t n = a->by_pos ? s->n_flows : s->n_rids, i;
 		int err = buf_grow_zeroed((void **)&a->rids, &a->cap_rids, &a->init_rids, n,
-					  sizeof(*a->rids));
+					  sizeof(*a->rids))
+			      ?: buf_grow((void **)&a->pos_rid, &a->cap_pos_rid, s->n_flows,
+					  sizeof(*a->pos_rid));
 
 		if (err)
 			return err;
 		a->n_rids = n;
 		a->pass++;
 		for (i = 0; i < s->n_flows; i++) {
-			__u32 rid = flow_rid(a, s, i);
+			__u32 rid = a->by_pos ? i : s->flows[i].rid;
 
 			if (rid >= n || a->rids[rid].pass == a->pass)
 				break;
 			a->rids[rid] = (struct rid_state){.pos = i, .pass = a->pass};
+			a->pos_rid[i] = rid;
 		}
 		if (i == s->n_flows)
 			return 0;
@@ -389,7 +387,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		bool same;
 
 		prefetch_prev(a, s, i + PREV_AHEAD);
-		p = find_prev(a, &r->key, flow_rid(a, s, i), &same);
+		p = find_prev(a, &r->key, analysis_rid(a, i), &same);
 		if (!same)
 			a->fresh[a->n_fresh++] = i;
 		memset(v, 0, sizeof(*v));
@@ -617,7 +615,7 @@ static int remember(struct analysis *a, const struct snapshot *s)
 	for (size_t i = 0; i < PREV_AHEAD; i++)
 		prefetch_prev(a, s, i);
 	for (size_t i = 0; i < s->n_flows; i++) {
-		struct prev_flow *p = &a->prev[flow_rid(a, s, i)];
+		struct prev_flow *p = &a->prev[analysis_rid(a, i)];
 
 		prefetch_prev(a, s, i + PREV_AHEAD);
 		flow_delta_of(&p->c, &s->flows[i].c);
@@ -626,11 +624,11 @@ static int remember(struct analysis *a, const struct snapshot *s)
 	}
 	/* A flow at its old rid has its key there already. */
 	for (size_t f = 0; f < a->n_fresh; f++)
-		a->prev[flow_rid(a, s, a->fresh[f])].key = s->flows[a->fresh[f]].key;
+		a->prev[analysis_rid(a, a->fresh[f])].key = s->flows[a->fresh[f]].key;
 	if (rebuild)
 		err = index_prev(a, s);
 	else
-		index_fresh(a, s);
+		index_fresh(a);
 	memcpy(a->prev_totals, s->totals, sizeof(a->prev_totals));
 	a->prev_taken_ns = s->taken_ns;
 	a->have_prev = true;
@@ -708,6 +706,7 @@ void analysis_free(struct analysis *a)
 	free(a->entropy);
 	free(a->prev);
 	free(a->rids);
+	free(a->pos_rid);
 	free(a->fresh);
 	kindex_free(&a->prev_index);
 	analysis_joins_free(&a->joins);

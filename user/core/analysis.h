@@ -229,6 +229,13 @@ struct analysis {
 	size_t n_fresh, cap_fresh;
 	struct rid_state *rids;
 	size_t cap_rids, init_rids;
+	/*
+	 * Each flow's rid, by its place in this snapshot: read in order, where
+	 * the record's own rid is in its last line and the loops ahead of
+	 * their accesses would wait for it.
+	 */
+	__u32 *pos_rid;
+	size_t cap_pos_rid;
 	size_t n_rids; /* this refresh's rids are below it */
 	bool by_pos;
 	bool indexed; /* the last update completed: prev_index finds its flows */
@@ -264,10 +271,10 @@ struct alert *alert_push(struct alert **v, size_t *n, size_t *cap, enum alert_ty
 void alert_printf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *severity_name(enum severity s);
 
-/* Record r's rid, the place of its state across refreshes; r is flow i of the snapshot. */
-static inline __u32 analysis_rid(const struct analysis *a, const struct flow_record *r, size_t i)
+/* Flow i's rid in the snapshot being analysed: the place of its state across refreshes. */
+static inline __u32 analysis_rid(const struct analysis *a, size_t i)
 {
-	return a->by_pos ? i : r->rid;
+	return a->pos_rid[i];
 }
 
 /* Look a flow up by key in the last analysed snapshot: index or -1. */

@@ -47,11 +47,6 @@ struct join_ids {
 	int host, port;
 };
 
-static __u32 rid_of(const struct analysis *a, size_t i)
-{
-	return analysis_rid(a, a->flows[i].r, i);
-}
-
 /* The k-th flow of a list of flows: flow[k], or k when the list is all of them (NULL). */
 static inline __u32 nth(const __u32 *flow, size_t k)
 {
@@ -126,7 +121,7 @@ static void join_add(struct analysis *a, const __u32 *flow, size_t n)
 
 		hash_chunk(a, flow, i0, m, pk, hh, ph);
 		for (size_t c = 0; c < m; c++) {
-			struct join_ids *id = &j->ids[rid_of(a, nth(flow, i0 + c))];
+			struct join_ids *id = &j->ids[analysis_rid(a, nth(flow, i0 + c))];
 
 			id->host = join_of(j->host, &j->n_host, &j->host_index, hh[c], &pk[c],
 					   sizeof(pk[c].hosts));
@@ -169,9 +164,9 @@ static inline __attribute__((always_inline)) void prefetch_joins(const struct an
 	const struct analysis_joins *j = &a->joins;
 
 	if (i + JOIN_AHEAD < a->n_flows)
-		__builtin_prefetch(&j->ids[rid_of(a, i + JOIN_AHEAD)]);
+		__builtin_prefetch(&j->ids[analysis_rid(a, i + JOIN_AHEAD)]);
 	if (i + JOIN_AHEAD / 2 < a->n_flows) {
-		const struct join_ids *id = &j->ids[rid_of(a, i + JOIN_AHEAD / 2)];
+		const struct join_ids *id = &j->ids[analysis_rid(a, i + JOIN_AHEAD / 2)];
 
 		__builtin_prefetch(&j->host[id->host]);
 		__builtin_prefetch(&j->port[id->port]);
@@ -203,7 +198,7 @@ static int join_count(struct analysis *a)
 	}
 	j->n_order = 0;
 	for (size_t i = 0; i < a->n_flows; i++) {
-		const struct join_ids *id = &j->ids[rid_of(a, i)];
+		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
 		struct join *h = &j->host[id->host], *p = &j->port[id->port];
 		bool data = a->flows[i].is_data;
 
@@ -235,7 +230,7 @@ static void pair_reverse(struct analysis *a)
 	const struct analysis_joins *j = &a->joins;
 
 	for (size_t i = 0; i < a->n_flows; i++) {
-		const struct join_ids *id = &j->ids[rid_of(a, i)];
+		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
 		int rp = j->port[id->port].rev, rh = j->host[id->host].rev;
 
 		prefetch_joins(a, i);
