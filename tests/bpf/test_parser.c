@@ -1954,6 +1954,95 @@ static void test_slot_collisions(void **state)
 	}
 }
 
+#define CHURN_FLOWS 200
+
+/* Each flow's rid in g_snap by its queue pair (1..CHURN_FLOWS + 60), checked unique and in range. */
+static void rids_by_qp(__u32 *rid, size_t n)
+{
+	bool *taken = calloc(g_snap.n_rids, sizeof(*taken));
+
+	assert_non_null(taken);
+	for (size_t i = 0; i < n; i++)
+		rid[i] = UINT32_MAX;
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		const struct flow_record *r = &g_snap.flows[i];
+
+		assert_in_range(r->key.dest_qp, 1, n - 1);
+		assert_true(r->rid < g_snap.n_rids);
+		assert_false(taken[r->rid]);
+		taken[r->rid] = true;
+		rid[r->key.dest_qp] = r->rid;
+	}
+	free(taken);
+}
+
+/*
+ * A flow keeps its rid while it stays in fp_flows4, whatever its place in
+ * the table's walk: 200 flows in one bucket (8 slots, 192 in fp_flows4),
+ * every third of fp_flows4's deleted and 60 new ones sent. The survivors
+ * keep theirs, the new flows take the rids the gone ones left (so the rids
+ * stay as many), and a read with nothing changed changes no rid.
+ */
+static void test_table_rids_churn(void **state)
+{
+	__u32 before[CHURN_FLOWS + 61], after[CHURN_FLOWS + 61];
+	int fd;
+	__u32 n_rids, gone = 0;
+	struct frame *f;
+
+	(void)state;
+	forget_evictions();
+	load_tagged(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP, 1);
+	fd = bpf_map__fd(g_probe.skel->maps.fp_flows4);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	send_flows(f, 1, CHURN_FLOWS);
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, CHURN_FLOWS);
+	rids_by_qp(before, CHURN_FLOWS + 61);
+	n_rids = g_snap.n_rids;
+	assert_int_equal(n_rids, g_probe.slot_buckets * FP_SLOT_WAYS + CHURN_FLOWS - FP_SLOT_WAYS);
+
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		struct flow_key4 k4;
+
+		if (g_snap.flows[i].key.dest_qp <= FP_SLOT_WAYS || g_snap.flows[i].key.dest_qp % 3)
+			continue;
+		fp_key4_from(&k4, &g_snap.flows[i].key);
+		assert_int_equal(bpf_map_delete_elem(fd, &k4), 0);
+		gone++;
+	}
+	assert_true(gone >= 60);
+	send_flows(f, CHURN_FLOWS + 1, CHURN_FLOWS + 60);
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, CHURN_FLOWS - gone + 60);
+	rids_by_qp(after, CHURN_FLOWS + 61);
+	for (__u32 qp = 1; qp <= CHURN_FLOWS; qp++) {
+		bool kept = qp <= FP_SLOT_WAYS || qp % 3;
+
+		assert_int_equal(after[qp], kept ? before[qp] : UINT32_MAX);
+	}
+	for (__u32 qp = CHURN_FLOWS + 1; qp <= CHURN_FLOWS + 60; qp++) {
+		bool was_gone = false;
+
+		for (__u32 old = FP_SLOT_WAYS + 1; old <= CHURN_FLOWS; old++)
+			was_gone |= !(old % 3) && before[old] == after[qp];
+		assert_true(was_gone);
+	}
+	assert_int_equal(g_snap.n_rids, n_rids);
+
+	/*
+	 * Nothing changed in fp_flows4: its flows keep their rids again. (The
+	 * deletions count as evictions, so collect frees the slots, whose
+	 * flows are gone from this read.)
+	 */
+	memcpy(before, after, sizeof(before));
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	rids_by_qp(after, CHURN_FLOWS + 61);
+	for (__u32 qp = FP_SLOT_WAYS + 1; qp <= CHURN_FLOWS + 60; qp++)
+		assert_int_equal(after[qp], before[qp]);
+}
+
 /*
  * A flow counted in two places (two CPUs raced its first packets: one
  * claimed a slot, the other a second slot or an fp_flows4 entry) is one
@@ -2592,6 +2681,7 @@ int main(void)
 		fx_add("", cut_cases[i].name, test_cut, &cut_cases[i]);
 	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
 	fx_add("", "slot_collisions_one_tag_20_flows", test_slot_collisions, NULL);
+	fx_add("", "table_rids_kept_as_flows_come_and_go", test_table_rids_churn, NULL);
 	fx_add("", "slot_merge_one_flow_three_entries", test_slot_merge, NULL);
 	fx_add("", "slot_pressure_1024_entries_3000_flows", test_slot_pressure, NULL);
 	fx_add("", "slot_reclaim_2000_flows", test_slot_reclaim, NULL);

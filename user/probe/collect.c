@@ -82,6 +82,8 @@ void flow_counters_merge(struct flow_counters *into, const struct flow_counters 
 }
 
 #define SNAP_NO_RECORD UINT32_MAX
+/* A hash table's record before table_rids() gives it its rid. */
+#define SNAP_NO_RID UINT32_MAX
 
 /*
  * The record of the slot holding the flow of k4 in this read, or
@@ -158,7 +160,7 @@ static int add_flows(const struct probe *p, struct snapshot *s, const void *keys
 			memcpy(&key, k, sizeof(key));
 		rec = p && p->slots ? slot_record(p, s, k, &key) : SNAP_NO_RECORD;
 		if (rec == SNAP_NO_RECORD)
-			new_record(s, &values[i], s->n_rids++)->key = key;
+			new_record(s, &values[i], SNAP_NO_RID)->key = key;
 		else
 			merge_entry(s, rec, &values[i]);
 	}
@@ -289,7 +291,6 @@ static int read_table(const struct probe *p, int fd, size_t key_size, struct sna
 		      enum read_mode mode)
 {
 	size_t before = s->n_flows, merged = s->merged;
-	__u32 rids = s->n_rids;
 	int err;
 
 	if (mode == READ_ITER)
@@ -299,7 +300,6 @@ static int read_table(const struct probe *p, int fd, size_t key_size, struct sna
 		/* Nothing was read, so nothing was summed into a slot's record. */
 		s->n_flows = before;
 		s->merged = merged;
-		s->n_rids = rids;
 		err = read_flows_iter(p, fd, key_size, s, s->batch_values);
 	}
 	return err;
@@ -415,21 +415,95 @@ static void slots_reclaim(struct probe *p, struct snapshot *s, size_t lru_first,
 }
 
 /*
+ * The hash tables' records, from first on, their rids past the slots
+ * (base): each flow the one it had at the last read, found by key, and the
+ * flows new to the tables the rids no flow holds now, lowest first, then
+ * new ones. A table's walk is no order to keep them by: a flow that comes
+ * or goes moves every flow after it.
+ */
+static int table_rids(struct snapshot *s, size_t first, __u32 base)
+{
+	const size_t klen = sizeof(s->trid[0].key), stride = sizeof(s->trid[0]);
+	size_t n = s->n_flows - first, fresh = 0, free_rid = 0;
+	__u64 h[KINDEX_AHEAD];
+	bool rebuild;
+	int err;
+
+	s->reads++;
+	/* What the last read gave out, by key: each rid to one flow at most. */
+	for (size_t i = 0; s->trid_index_ok && i < n; i += KINDEX_AHEAD) {
+		size_t m = kindex_chunk(i, n);
+
+		for (size_t j = 0; j < m; j++) {
+			h[j] = kindex_hash(&s->flows[first + i + j].key, klen, 0);
+			kindex_prefetch(&s->trid_index, h[j]);
+		}
+		for (size_t j = 0; j < m; j++) {
+			struct flow_record *r = &s->flows[first + i + j];
+			__u32 id = kindex_find_hashed(&s->trid_index, h[j], &r->key, klen, s->trid,
+						      stride);
+
+			if (id && s->trid[id - 1].read != s->reads) {
+				s->trid[id - 1].read = s->reads;
+				r->rid = base + id - 1;
+			}
+		}
+	}
+	for (size_t i = first; i < s->n_flows; i++)
+		fresh += s->flows[i].rid == SNAP_NO_RID;
+	err = buf_grow((void **)&s->trid, &s->trid_cap, s->trid_n + fresh, stride);
+	rebuild = !s->trid_index_ok || s->trid_index_n + fresh > s->trid_index.size / 2;
+	s->trid_index_ok = false;
+	if (err)
+		return err;
+	for (size_t i = first; fresh && i < s->n_flows; i++) {
+		struct flow_record *r = &s->flows[i];
+
+		if (r->rid != SNAP_NO_RID)
+			continue;
+		while (free_rid < s->trid_n && s->trid[free_rid].read == s->reads)
+			free_rid++;
+		if (free_rid == s->trid_n)
+			s->trid_n++;
+		s->trid[free_rid] = (struct table_rid){.key = r->key, .read = s->reads};
+		r->rid = base + free_rid;
+		if (!rebuild) {
+			__u32 *slot = kindex_slot(&s->trid_index, &r->key, klen, s->trid, stride);
+
+			s->trid_index_n += !*slot;
+			*slot = free_rid + 1;
+		}
+	}
+	if (rebuild) {
+		err = kindex_reset(&s->trid_index, 2 * n);
+		for (size_t i = first; !err && i < s->n_flows; i++)
+			*kindex_slot(&s->trid_index, &s->flows[i].key, klen, s->trid, stride) =
+			    s->flows[i].rid - base + 1;
+		s->trid_index_n = err ? 0 : n;
+		if (err)
+			return err;
+	}
+	s->trid_index_ok = true;
+	return 0;
+}
+
+/*
  * The slot table, the IPv4 table, then the IPv6 one: a table read twice
  * keeps its order. *lru_first, *lru_n: the records fp_flows4 gave.
  */
 static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, size_t *lru_first,
 		      size_t *lru_n)
 {
+	/* A slot's flow has the slot's number; the tables' flows come after. */
+	__u32 n_slots = p->slots ? p->slot_buckets * FP_SLOT_WAYS : 0;
 	int err;
 
 	s->n_flows = 0;
 	s->merged = 0;
+	s->n_rids = 0;
 	err = batch_buffers(s, p->ncpus);
 	if (!err)
 		err = read_slots(p, s);
-	/* A slot's flow has the slot's number; the tables' flows come after. */
-	s->n_rids = p->slots ? p->slot_buckets * FP_SLOT_WAYS : 0;
 	*lru_first = s->n_flows;
 	if (!err)
 		err = read_table(p, bpf_map__fd(p->skel->maps.fp_flows4), sizeof(struct flow_key4),
@@ -438,6 +512,10 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 	if (!err)
 		err = read_table(NULL, bpf_map__fd(p->skel->maps.fp_flows6),
 				 sizeof(struct flow_key), s, mode);
+	if (!err)
+		err = table_rids(s, *lru_first, n_slots);
+	if (!err)
+		s->n_rids = n_slots + s->trid_n;
 	if (err)
 		fp_err("cannot read the flow table: %s", fp_strerror(err));
 	return err;
@@ -504,6 +582,8 @@ void snapshot_free(struct snapshot *s)
 	free(s->totals_values);
 	free(s->slot_rec);
 	free(s->slot_tag);
+	free(s->trid);
+	kindex_free(&s->trid_index);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 #include "fabprobe.h"
+#include "util/kindex.h"
 
 struct probe;
 
@@ -45,12 +46,19 @@ struct flow_record {
 	__u32 rate;
 	/*
 	 * Where the flow sits in the table, as collect read it: its slot, or
-	 * past the slots its place in the hash tables' walk. A flow keeps it
-	 * from read to read while it stays where it is, so the analysis finds
-	 * its previous refresh there, whatever the order by bytes. Unique and
-	 * below snapshot.n_rids; unset (0) when n_rids is.
+	 * past the slots a number collect keeps for it while it stays in a
+	 * hash table (struct table_rid). A flow keeps it from read to read
+	 * while it stays where it is, so the analysis finds its previous
+	 * refresh there, whatever the order by bytes. Unique and below
+	 * snapshot.n_rids; unset (0) when n_rids is.
 	 */
 	__u32 rid;
+};
+
+/* A hash table's flow's rid past the slots: the key that held it at the last read it was given. */
+struct table_rid {
+	struct flow_key key; /* at offset 0, for struct kindex */
+	__u32 read;	     /* snapshot.reads when it was last given */
 };
 
 struct snapshot {
@@ -86,6 +94,18 @@ struct snapshot {
 	__u32 *slot_rec;
 	__u64 *slot_tag;
 	size_t slot_rec_n;
+	/*
+	 * The hash tables' rids (collect.c, table_rids()): by rid past the
+	 * slots, the key it was given to; an index of them by key, which
+	 * keeps entries of keys gone since (found by no key: each lookup
+	 * compares the key at the rid) until it is made again.
+	 */
+	struct table_rid *trid;
+	size_t trid_n, trid_cap;
+	struct kindex trid_index;
+	size_t trid_index_n; /* entries, those left behind included */
+	bool trid_index_ok;
+	__u32 reads;
 	/* Buffers the kernel fills, kept between reads (their size grows with CPUs). */
 	struct flow_key *batch_keys;
 	void *batch_values; /* COLLECT_BATCH keys' values */
