@@ -29,6 +29,7 @@
 struct pcap_file {
 	const char *path;
 	pcap_t *pcap;
+	char *iobuf; /* capture_open()'s */
 	int dlt;
 	__u32 point_id; /* flow_key.ifindex of its flows (--path), else 0 */
 	struct pcap_pkthdr *hdr;
@@ -75,12 +76,45 @@ void pcap_opts_init(struct pcap_opts *o)
 	o->speed = 1;
 }
 
+pcap_t *capture_open(const char *path, char **iobuf, char *errbuf)
+{
+	FILE *fp;
+	pcap_t *p;
+
+	*iobuf = NULL;
+	if (!strcmp(path, "-"))
+		return pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO,
+								errbuf);
+	fp = fopen(path, "rb");
+	if (!fp) {
+		/* libpcap's own words for it */
+		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	*iobuf = malloc(CAPTURE_IOBUF);
+	if (*iobuf)
+		setvbuf(fp, *iobuf, _IOFBF, CAPTURE_IOBUF);
+	p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (!p) {
+		fclose(fp);
+		free(*iobuf);
+		*iobuf = NULL;
+	}
+	return p;
+}
+
+void capture_close(pcap_t *p, char *iobuf)
+{
+	if (p)
+		pcap_close(p); /* fcloses the file: then its buffer may go */
+	free(iobuf);
+}
+
 static int open_file(struct pcap_file *f)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 
-	f->pcap =
-	    pcap_open_offline_with_tstamp_precision(f->path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	f->pcap = capture_open(f->path, &f->iobuf, errbuf);
 	if (!f->pcap) {
 		fp_err("%s: cannot read capture: %s", f->path, errbuf);
 		return -EINVAL;
@@ -438,8 +472,7 @@ static void pcap_destroy(struct source *s)
 	runpool_free(ps->pool);
 	probe_destroy(&ps->probe);
 	for (int i = 0; i < ps->n_files; i++)
-		if (ps->files[i].pcap)
-			pcap_close(ps->files[i].pcap);
+		capture_close(ps->files[i].pcap, ps->files[i].iobuf);
 	free(ps->frame);
 	free(ps);
 }

@@ -39,6 +39,18 @@ void pcap_opts_init(struct pcap_opts *o);
 /* A capture source (not started yet); NULL when out of memory. */
 struct source *pcap_source_new(const struct pcap_opts *o);
 
+/*
+ * Open a capture file for reading, nanosecond timestamps, through a stdio
+ * buffer of CAPTURE_IOBUF bytes of its own (*iobuf; "-" is stdin, as
+ * libpcap has it, with stdio's own buffer). libpcap reads a frame's header
+ * and data with an fread each, and stdio's default buffer (4 KiB) made
+ * that a read(2) every 4 KiB. NULL with errbuf set on failure. Close with
+ * capture_close().
+ */
+#define CAPTURE_IOBUF (1u << 20)
+struct pcap *capture_open(const char *path, char **iobuf, char *errbuf);
+void capture_close(struct pcap *p, char *iobuf);
+
 /* Re-frame a captured frame of link type dlt as Ethernet; 0 if impossible. */
 size_t replay_to_ethernet(int dlt, const __u8 *in, size_t caplen, __u8 *out, size_t out_len);
 

@@ -67,6 +67,7 @@ struct sflow_src {
 	__u64 started_ns;
 	/* capture */
 	pcap_t *pcap;
+	char *iobuf; /* capture_open()'s */
 	int dlt;
 	__u64 t0_ns, clock_ns, frames;
 	bool have_t0, ended, damaged;
@@ -327,8 +328,7 @@ static int open_capture(struct sflow_src *fs)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 
-	fs->pcap = pcap_open_offline_with_tstamp_precision(fs->o.capture,
-							   PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	fs->pcap = capture_open(fs->o.capture, &fs->iobuf, errbuf);
 	if (!fs->pcap) {
 		fp_err("%s: cannot read capture: %s", fs->o.capture, errbuf);
 		return -EINVAL;
@@ -530,8 +530,7 @@ static void sflow_destroy(struct source *s)
 	probe_destroy(&fs->probe);
 	if (fs->fd >= 0)
 		close(fs->fd);
-	if (fs->pcap)
-		pcap_close(fs->pcap);
+	capture_close(fs->pcap, fs->iobuf);
 	sflow_ports_free(&fs->ports);
 	sflow_seq_free(&fs->seq);
 	free(fs->frame);
