@@ -1956,7 +1956,7 @@ static void test_slot_collisions(void **state)
 
 #define CHURN_FLOWS 200
 
-/* Each flow's rid in g_snap by its queue pair (1..CHURN_FLOWS + 60), checked unique and in range. */
+/* Each flow's rid in g_snap by its queue pair, checked unique and below n_rids. */
 static void rids_by_qp(__u32 *rid, size_t n)
 {
 	bool *taken = calloc(g_snap.n_rids, sizeof(*taken));

@@ -84,7 +84,7 @@ pcap_t *capture_open(const char *path, char **iobuf, char *errbuf)
 	*iobuf = NULL;
 	if (!strcmp(path, "-"))
 		return pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO,
-								errbuf);
+							       errbuf);
 	fp = fopen(path, "rb");
 	if (!fp) {
 		/* libpcap's own words for it */
