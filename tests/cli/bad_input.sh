@@ -78,7 +78,7 @@ PY
 : >"$tmp/zero.pcap"
 chmod 000 "$tmp/zero.pcap"
 
-expect_error "missing capture" "nosuch.pcap" "$FABPROBE" replay "$tmp/nosuch.pcap"
+expect_error "missing capture" "nosuch.pcap: No such file or directory" "$FABPROBE" replay "$tmp/nosuch.pcap"
 expect_error "corrupt capture" "garbage.pcap" "$FABPROBE" replay "$tmp/garbage.pcap"
 expect_damaged "truncated capture" 1 "$FABPROBE" replay "$tmp/truncated.pcap"
 expect_error "unsupported link type" "unsupported link type" "$FABPROBE" replay "$tmp/wifi.pcap"

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <endian.h>
 #include <errno.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -424,7 +423,7 @@ static void slots_reclaim(struct probe *p, struct snapshot *s, size_t lru_first,
 static int table_rids(struct snapshot *s, size_t first, __u32 base)
 {
 	const size_t klen = sizeof(s->trid[0].key), stride = sizeof(s->trid[0]);
-	size_t n = s->n_flows - first, fresh = 0, free_rid = 0;
+	size_t n = s->n_flows - first, fresh = n, free_rid = 0;
 	__u64 h[KINDEX_AHEAD];
 	bool rebuild;
 	int err;
@@ -446,21 +445,22 @@ static int table_rids(struct snapshot *s, size_t first, __u32 base)
 			if (id && s->trid[id - 1].read != s->reads) {
 				s->trid[id - 1].read = s->reads;
 				r->rid = base + id - 1;
+				fresh--;
 			}
 		}
 	}
-	for (size_t i = first; i < s->n_flows; i++)
-		fresh += s->flows[i].rid == SNAP_NO_RID;
 	err = buf_grow((void **)&s->trid, &s->trid_cap, s->trid_n + fresh, stride);
 	rebuild = !s->trid_index_ok || s->trid_index_n + fresh > s->trid_index.size / 2;
 	s->trid_index_ok = false;
 	if (err)
 		return err;
-	for (size_t i = first; fresh && i < s->n_flows; i++) {
+	/* The flows new to the tables, in the walk's order, until each has one. */
+	for (size_t i = first, left = fresh; left && i < s->n_flows; i++) {
 		struct flow_record *r = &s->flows[i];
 
 		if (r->rid != SNAP_NO_RID)
 			continue;
+		left--;
 		while (free_rid < s->trid_n && s->trid[free_rid].read == s->reads)
 			free_rid++;
 		if (free_rid == s->trid_n)
