@@ -86,23 +86,6 @@ static __always_inline int classify_roce(struct cursor *c, struct fp_pkt *p, __u
 	return bad_header(p, err);
 }
 
-/*
- * The verifier walks every path through the headers before this point
- * with the cursor at a different known offset, and would verify what
- * follows once for each. Re-deriving the cursor from an offset it cannot
- * follow (a pointer difference) makes those paths one state, verified
- * once; at run time the address is the same. No header starts
- * FP_MAX_HDR_OFF (32 KiB) into a frame: before the deepest come three IP
- * headers, each with at most four IPv6 extension headers of 2 KiB.
- */
-static __always_inline __u32 cursor_rebase(struct cursor *c)
-{
-	__u32 off = (c->pos - c->start) & FP_MAX_HDR_OFF;
-
-	c->pos = c->start + off;
-	return off;
-}
-
 /* Ethernet and IP: the steps every frame takes, on the wire, mirrored or in VXLAN. */
 static __always_inline int parse_l2_l3(struct cursor *c, struct fp_pkt *p, struct fp_l3 *l3,
 				       bool outer)
@@ -111,6 +94,8 @@ static __always_inline int parse_l2_l3(struct cursor *c, struct fp_pkt *p, struc
 
 	if (proto < 0)
 		return proto;
+	/* However many VLAN tags came before it: one state for the IP header on. */
+	cursor_rebase(c);
 	return parse_ip(c, proto, l3);
 }
 
@@ -130,7 +115,7 @@ static __always_inline int decap_mirror(struct cursor *c, struct fp_pkt *p, cons
 		proto = parse_mirror(c, p, proto, gre_flags);
 	if (proto != FP_ETH_P_TEB)
 		return proto;
-	p->mirror_src = src_id(l3, &p->mirror_flags);
+	p->mirror_src = src_id(c, l3, &p->mirror_flags);
 	/* The mirrored frame's own tags, not the collector link's. */
 	p->vlan = 0;
 	p->pcp = 0;
@@ -158,7 +143,7 @@ static __always_inline void mirror_bytes(struct cursor *c, struct fp_pkt *p, con
 			p->encap |= FP_ENCAP_TRUNC;
 		return;
 	}
-	orig = (__u32)(l3->hdr - c->start) - p->mirror_off + ip_len(l3);
+	orig = l3->off - p->mirror_off + ip_len(c, l3);
 	if (p->len < p->mirror_off + orig)
 		p->encap |= FP_ENCAP_TRUNC;
 	p->len = orig;
@@ -206,7 +191,7 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 
 	/* Ours: now the key is worth building. */
 	__builtin_memset(&p->key, 0, sizeof(p->key));
-	copy_addrs(p->key.src, p->key.dst, &l3);
+	copy_addrs(c, p->key.src, p->key.dst, &l3);
 	p->key.flags = l3.v6 ? FP_FLOW_IPV6 : 0;
 	p->key.sport = sport;
 	p->key.dport = proto;
@@ -231,7 +216,7 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	if (proto != FP_IPPROTO_UDP)
 		return FP_CLASS_OTHER;
 	cursor_rebase(c);
-	copy_addrs(p->key.inner_src, p->key.inner_dst, &l3);
+	copy_addrs(c, p->key.inner_src, p->key.inner_dst, &l3);
 	if (l3.v6)
 		p->key.flags |= FP_FLOW_INNER_IPV6;
 	p->inner_ecn = l3.tclass & 3;

@@ -32,6 +32,24 @@ struct cursor {
 };
 
 /*
+ * The verifier walks every path through the headers with the cursor at a
+ * different known offset, and would verify what follows once for each
+ * (VLAN tags, IPv6 extension headers, mirror and VXLAN headers all move
+ * it). Re-deriving the cursor from an offset it cannot follow (a pointer
+ * difference) makes those paths one state, verified once; at run time the
+ * address is the same. No header starts FP_MAX_HDR_OFF (32 KiB) into a
+ * frame: before the deepest come three IP headers, each with at most four
+ * IPv6 extension headers of 2 KiB.
+ */
+static __always_inline __u32 cursor_rebase(struct cursor *c)
+{
+	__u32 off = (c->pos - c->start) & FP_MAX_HDR_OFF;
+
+	c->pos = c->start + off;
+	return off;
+}
+
+/*
  * What the parser learned about one frame. The head is zeroed for every
  * frame; the key only once the frame turns out to be on the RoCE or VXLAN
  * port, so that other traffic costs as little as possible.
@@ -71,9 +89,14 @@ struct fp_pkt {
 	__u32 mirror_off; /* where the mirrored frame starts */
 };
 
-/* An IP header's view, so that outer and inner headers share one parser. */
+/*
+ * An IP header's view, so that outer and inner headers share one parser.
+ * The header is an offset, not a pointer: a pointer kept from here to the
+ * key would carry the checks made along each path to it (its range) and
+ * keep those paths apart in the verifier; l3_hdr() checks it again.
+ */
 struct fp_l3 {
-	void *hdr;   /* the IPv4 or IPv6 header, bounds checked */
+	__u32 off;   /* the IPv4 or IPv6 header's offset in the frame */
 	__u8 tclass; /* DSCP << 2 | ECN */
 	__u8 v6;
 };
@@ -127,7 +150,7 @@ static __always_inline int parse_ipv4(struct cursor *c, struct fp_l3 *l3)
 	/* A non-first fragment has no UDP header: its first bytes are payload. */
 	if (bpf_ntohs(iph->frag_off) & FP_IP_OFFSET)
 		return FP_OTHER;
-	l3->hdr = iph;
+	l3->off = (__u32)((void *)iph - c->start);
 	l3->tclass = iph->tos;
 	l3->v6 = 0;
 	c->pos += hlen;
@@ -146,7 +169,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 		return FP_CUT;
 	if (ip6h->version != 6)
 		return FP_MALFORMED;
-	l3->hdr = ip6h;
+	l3->off = (__u32)((void *)ip6h - c->start);
 	l3->tclass = ip6h->priority << 4 | ip6h->flow_lbl[0] >> 4;
 	l3->v6 = 1;
 	c->pos = ip6h + 1;
@@ -155,6 +178,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 	/* The extension headers a UDP datagram may follow, bounded (RFC 8200 4.1). */
 #pragma unroll
 	for (i = 0; i < FP_MAX_IPV6_EXT; i++) {
+		cursor_rebase(c);
 		switch (nexthdr) {
 		case FP_IPPROTO_HOPOPTS:
 		case FP_IPPROTO_ROUTING:
@@ -185,31 +209,53 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 	return nexthdr;
 }
 
-/* The source address in 32 bits: IPv4 as it is, IPv6 as fp_addr6_digest(). */
-static __always_inline __u32 src_id(const struct fp_l3 *l3, __u8 *flags)
+/* The IP header parse_ip() found: at run time always within the frame. */
+static __always_inline void *l3_hdr(const struct cursor *c, const struct fp_l3 *l3)
 {
+	void *h = c->start + (l3->off & FP_MAX_HDR_OFF);
+
+	if (l3->v6) {
+		if (h + sizeof(struct ipv6hdr) > c->end)
+			return NULL;
+	} else if (h + sizeof(struct iphdr) > c->end) {
+		return NULL;
+	}
+	return h;
+}
+
+/* The source address in 32 bits: IPv4 as it is, IPv6 as fp_addr6_digest(). */
+static __always_inline __u32 src_id(const struct cursor *c, const struct fp_l3 *l3, __u8 *flags)
+{
+	void *hdr = l3_hdr(c, l3);
 	__u64 hi, lo;
 	__u32 a;
 
+	if (!hdr)
+		return 0;
 	if (!l3->v6) {
-		__builtin_memcpy(&a, &((struct iphdr *)l3->hdr)->saddr, 4);
+		__builtin_memcpy(&a, &((struct iphdr *)hdr)->saddr, 4);
 		return a;
 	}
-	__builtin_memcpy(&hi, &((struct ipv6hdr *)l3->hdr)->saddr, 8);
-	__builtin_memcpy(&lo, (__u8 *)&((struct ipv6hdr *)l3->hdr)->saddr + 8, 8);
+	__builtin_memcpy(&hi, &((struct ipv6hdr *)hdr)->saddr, 8);
+	__builtin_memcpy(&lo, (__u8 *)&((struct ipv6hdr *)hdr)->saddr + 8, 8);
 	*flags |= FP_FLOW_MIRROR_IPV6;
 	return fp_addr6_digest(hi, lo);
 }
 
-static __always_inline void copy_addrs(__u8 *src, __u8 *dst, const struct fp_l3 *l3)
+static __always_inline void copy_addrs(const struct cursor *c, __u8 *src, __u8 *dst,
+				       const struct fp_l3 *l3)
 {
+	void *hdr = l3_hdr(c, l3);
+
+	if (!hdr)
+		return;
 	if (l3->v6) {
-		struct ipv6hdr *ip6h = l3->hdr;
+		struct ipv6hdr *ip6h = hdr;
 
 		__builtin_memcpy(src, &ip6h->saddr, 16);
 		__builtin_memcpy(dst, &ip6h->daddr, 16);
 	} else {
-		struct iphdr *iph = l3->hdr;
+		struct iphdr *iph = hdr;
 
 		__builtin_memcpy(src, &iph->saddr, 4);
 		__builtin_memcpy(dst, &iph->daddr, 4);
@@ -226,11 +272,15 @@ static __always_inline int parse_ip(struct cursor *c, int proto, struct fp_l3 *l
 }
 
 /* The datagram's length as its header states it: IPv4 total length, IPv6 payload + 40. */
-static __always_inline __u32 ip_len(const struct fp_l3 *l3)
+static __always_inline __u32 ip_len(const struct cursor *c, const struct fp_l3 *l3)
 {
+	void *hdr = l3_hdr(c, l3);
+
+	if (!hdr)
+		return 0;
 	if (l3->v6)
-		return bpf_ntohs(((struct ipv6hdr *)l3->hdr)->payload_len) + sizeof(struct ipv6hdr);
-	return bpf_ntohs(((struct iphdr *)l3->hdr)->tot_len);
+		return bpf_ntohs(((struct ipv6hdr *)hdr)->payload_len) + sizeof(struct ipv6hdr);
+	return bpf_ntohs(((struct iphdr *)hdr)->tot_len);
 }
 
 static __always_inline __u32 get_be32(const __u8 *b)
