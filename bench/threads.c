@@ -9,7 +9,9 @@
  * is in it, and nothing of fabprobe's userspace. Twice: one frame a run
  * (fp_xdp), and fp_replay's batches as full as the frame allows, which is
  * how replay runs them; the two per-frame costs on one thread split a
- * frame's cost into the test run's own and the program's.
+ * frame's cost into the test run's own and the program's. First, replay's
+ * start: the program's load (mostly the verifier) and the instructions the
+ * verifier processed.
  *
  *   threads [-n runs per thread] [-t trials]
  *
@@ -134,6 +136,42 @@ static void measure(struct worker *w, int n, int trials, bool batched)
 	}
 }
 
+/*
+ * Replay's start: probe_load() of fp_replay, which is mostly the verifier,
+ * timed over the trials, and the instructions the verifier processed
+ * (bpf_prog_info.verified_insns).
+ */
+static int load_cost(struct probe_opts opts, int trials)
+{
+	double ms[MAX_TRIALS];
+	__u32 insns = 0;
+	char v[64], vs[96];
+
+	opts.hooks = PROBE_HOOK_REPLAY;
+	for (int t = 0; t < trials; t++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		struct probe p = {0};
+		__u64 t0 = bench_now_ns();
+		int fd;
+
+		if (probe_load(&p, &opts))
+			return -1;
+		ms[t] = (double)(bench_now_ns() - t0) / 1e6;
+		fd = probe_run_fd(&p);
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			insns = info.verified_insns;
+		if (fd >= 0)
+			close(fd);
+		probe_destroy(&p);
+	}
+	snprintf(v, sizeof(v), "%.1f ms", bench_median(ms, trials));
+	snprintf(vs, sizeof(vs), "%u instructions verified", insns);
+	bench_row("replay start", "probe_load of fp_replay (the verifier, the maps)", v, "-", vs,
+		  "-", "-");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct probe_opts opts = PROBE_OPTS_DEFAULT;
@@ -156,6 +194,8 @@ int main(int argc, char **argv)
 	if (n > RUNPOOL_MAX_THREADS)
 		n = RUNPOOL_MAX_THREADS;
 	opts.replay = true;
+	if (load_cost(opts, trials))
+		return 1;
 	opts.hooks = PROBE_HOOK_XDP;
 	if (probe_load(&p, &opts))
 		return 1;
