@@ -188,6 +188,9 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	proto = parse_udp(c, end, &sport, &payload_len, &bad_len);
 	if (proto < 0 || (proto != roce_port && proto != vxlan_port))
 		return FP_CLASS_OTHER;
+	/* Malformed counts in no flow: said before the key is built, not on each path after. */
+	if (bad_len)
+		return FP_CLASS_MALFORMED;
 
 	/* Ours: now the key is worth building. */
 	__builtin_memset(&p->key, 0, sizeof(p->key));
@@ -200,10 +203,8 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	p->ecn = l3.tclass & 3;
 	p->dscp = l3.tclass >> 2;
 	if (proto == roce_port)
-		return classify_roce(c, p, payload_len, bad_len);
+		return classify_roce(c, p, payload_len, false);
 
-	if (bad_len)
-		return FP_CLASS_MALFORMED;
 	proto = parse_vxlan(c, &p->key.vni);
 	if (proto < 0)
 		return bad_header(p, proto);
