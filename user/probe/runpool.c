@@ -12,7 +12,7 @@
  * increments; a new flow's first value is on the stack (bpf/core.h).
  *
  * Each worker is pinned to a CPU of the process's affinity, in turn from
- * the one after the reader's (assign_cpus()). The kernel's LRU hash keeps
+ * the one after the reader's (cpus_in_turn()). The kernel's LRU hash keeps
  * free elements in per-CPU lists, so which flow a full table evicts
  * depends on the CPU an insert runs on: pinned, one worker evicts the same
  * flows each time a recording is run. A worker that cannot be pinned runs
@@ -35,6 +35,14 @@
  * and it queues frames one by one, for the worker to pack, since the size
  * of a batch the kernel lays out is known only then. Batches beyond
  * BATCHES_WORKER are freed as their frames run.
+ *
+ * Between frames, after a batch was queued, the submitter may move
+ * buckets of shards between workers (rebalance(), balance.h). A batch
+ * carries what it waits for (after[]): the batches of other workers that
+ * hold the last frames of the buckets moved to its worker before it was
+ * queued. Those were queued earlier, and a worker runs its queue in order,
+ * so the batch queued first of those not yet run can always run: no wait
+ * closes a circle.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,10 +50,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "probe/balance.h"
+#include "probe/cpus.h"
 #include "probe/runpool.h"
 #include "util/log.h"
+
+_Static_assert(RUNPOOL_MAX_THREADS <= 256, "a bucket's worker is a __u8 (balance.h)");
 
 #define BATCH_FRAMES   1024
 #define BATCH_BYTES    (256 * 1024)
@@ -68,6 +81,8 @@ struct batch {
 	struct batch *next;
 	int n;
 	size_t used;
+	/* Run only once worker i has run its first after[i] batches (moved buckets). */
+	__u64 after[RUNPOOL_MAX_THREADS];
 	struct job jobs[BATCH_FRAMES];
 	__u8 bytes[BATCH_BYTES];
 };
@@ -97,7 +112,13 @@ struct worker {
 	__u64 pack_tag;			  /* its first frame's */
 	int batches;			  /* allocated: queued, free, filling or running */
 	bool running;			  /* a batch taken off the queue */
+	bool held;			  /* its next batch waits for another worker's */
 	int cpu;			  /* the CPU it is pinned to; -1: none */
+	__u64 queued;			  /* batches queued so far; the filling one is queued + 1 */
+	__u64 done;			  /* batches run so far (under the lock) */
+	clockid_t clock;		  /* its CPU time's */
+	__u64 cpu_seen;			  /* its CPU time at the last look */
+	__u64 after[RUNPOOL_MAX_THREADS]; /* what its batches queued from now wait for */
 };
 
 struct runpool {
@@ -115,31 +136,25 @@ struct runpool {
 	bool loaded;  /* no program to wait for (set under the lock, read atomically) */
 	int load_err; /* probe_load()'s result; after a failure no frame runs */
 	size_t ahead; /* bytes of frames queued before the program was loaded */
+	/* The submitter's: which worker runs a frame, by its shard (balance.h). */
+	struct balance bal;
+	bool look;	   /* a batch was queued: time to look at the load */
+	__u64 reader_seen; /* the submitter's CPU time at the last look */
 	struct worker w[];
 };
-
-/*
- * The CPUs this process may run on (taskset, a cgroup's cpuset), as nproc
- * counts them: their number, 0 when unknown.
- */
-static int process_cpus(cpu_set_t *set)
-{
-	return sched_getaffinity(0, sizeof(*set), set) ? 0 : CPU_COUNT(set);
-}
 
 int runpool_cpus(void)
 {
 	cpu_set_t set;
 
-	return process_cpus(&set);
+	return cpus_allowed(&set);
 }
 
 int runpool_default_threads(void)
 {
 	long n = runpool_cpus() ?: sysconf(_SC_NPROCESSORS_ONLN);
 
-	/* The thread that reads the input keeps one of them busy too. */
-	n -= 1;
+	/* The reader shares a CPU with a worker; balance.h evens their load. */
 	if (n < 1)
 		return 1;
 	return n > RUNPOOL_MAX_THREADS ? RUNPOOL_MAX_THREADS : (int)n;
@@ -217,33 +232,6 @@ static void runner_job(struct runner *r, const struct probe *p, const struct bat
 	tally_batch(t, probe_batch_run_sealed(p, r->fd, at, j->len), j->tag);
 }
 
-/*
- * Pin the calling worker to its CPU (one that cannot be pinned runs where
- * it is put), then name it fp-run/N (top -H, /proc/PID/task): a worker
- * that has its name has its CPU.
- */
-static void pin(const struct worker *w)
-{
-	int err = 0, id = (int)(w - w->rp->w);
-	char name[16];
-	cpu_set_t set;
-
-	if (w->cpu >= 0) {
-		CPU_ZERO(&set);
-		CPU_SET(w->cpu, &set);
-		err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	}
-	snprintf(name, sizeof(name), "fp-run/%d", id);
-	pthread_setname_np(pthread_self(), name);
-	if (w->cpu < 0)
-		fp_dbg("%s runs unpinned: the process's CPUs are unknown", name);
-	else if (err)
-		fp_dbg("%s runs unpinned: cannot pin it to CPU %d: %s", name, w->cpu,
-		       fp_strerror(err));
-	else
-		fp_dbg("%s runs on CPU %d", name, w->cpu);
-}
-
 /* Give each worker its own file of the loaded program and a runner. */
 static int open_runners(struct runpool *rp)
 {
@@ -298,12 +286,21 @@ static struct batch *put_batch(struct worker *w, struct batch *b)
 	return NULL;
 }
 
+/* Every batch b waits for has run. Under the lock. */
+static bool batch_ready(const struct runpool *rp, const struct batch *b)
+{
+	for (int i = 0; i < rp->n; i++)
+		if (rp->w[i].done < b->after[i])
+			return false;
+	return true;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct runpool *rp = w->rp;
 
-	pin(w);
+	cpus_pin_self(w->cpu, (int)(w - rp->w));
 	if (rp->load && w == rp->w)
 		load_program(rp);
 	pthread_mutex_lock(&rp->lock);
@@ -317,6 +314,12 @@ static void *worker_main(void *arg)
 		b = w->queue;
 		if (!b)
 			break;
+		/* Frames of a moved bucket run after the old worker has run those before. */
+		while (!batch_ready(rp, b)) {
+			w->held = true;
+			pthread_cond_wait(&w->work, &rp->lock);
+		}
+		w->held = false;
 		w->queue = b->next;
 		if (!w->queue)
 			w->queue_tail = NULL;
@@ -341,6 +344,10 @@ static void *worker_main(void *arg)
 		}
 		spare = put_batch(w, b);
 		w->running = false;
+		w->done++;
+		for (int i = 0; i < rp->n; i++)
+			if (rp->w[i].held)
+				pthread_cond_signal(&rp->w[i].work);
 		pthread_cond_signal(&rp->idle);
 		if (spare) {
 			pthread_mutex_unlock(&rp->lock);
@@ -381,9 +388,11 @@ static void queue_batch(struct runpool *rp, struct worker *w)
 	if (!b || !b->n)
 		return;
 	w->filling = NULL;
+	memcpy(b->after, w->after, (size_t)rp->n * sizeof(b->after[0]));
 	pthread_mutex_lock(&rp->lock);
 	if (!rp->loaded)
 		rp->ahead += b->used + (size_t)b->n * sizeof(b->jobs[0]);
+	w->queued++;
 	b->next = NULL;
 	if (w->queue_tail)
 		w->queue_tail->next = b;
@@ -430,6 +439,53 @@ static struct batch *take_batch(struct runpool *rp, struct worker *w)
 	return b;
 }
 
+/* A clock's time in ns; 0 if it cannot be read. */
+static __u64 clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts))
+		return 0;
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/*
+ * Even the workers' load (balance.h): each worker's spare time since the
+ * last look, from the CPU time of its thread and of the reader's when it
+ * shares the reader's CPU; a moved bucket's frames wait for those of it
+ * queued before. The submitter's, between frames.
+ */
+static void rebalance(struct runpool *rp)
+{
+	__u64 now = clock_ns(CLOCK_MONOTONIC), reader = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	double spare[RUNPOOL_MAX_THREADS], used[RUNPOOL_MAX_THREADS];
+	__u64 after[RUNPOOL_MAX_THREADS];
+	int here = sched_getcpu(), lo;
+
+	rp->look = false;
+	if (!balance_due(&rp->bal, now, runpool_loaded(rp)))
+		return;
+	for (int i = 0; i < rp->n; i++) {
+		struct worker *w = &rp->w[i];
+		__u64 t = clock_ns(w->clock);
+
+		used[i] = (double)(t - w->cpu_seen);
+		spare[i] = (double)(now - rp->bal.window) - used[i];
+		if (w->cpu == here)
+			spare[i] -= (double)(reader - rp->reader_seen);
+		w->cpu_seen = t;
+	}
+	rp->reader_seen = reader;
+	lo = balance_look(&rp->bal, now, spare, used, after);
+	for (int x = 0; lo >= 0 && x < rp->n; x++) {
+		/* A frame in the batch x is filling: queue it, so the wait ends. */
+		if (after[x] > rp->w[x].queued)
+			queue_batch(rp, &rp->w[x]);
+		if (after[x] > rp->w[lo].after[x])
+			rp->w[lo].after[x] = after[x];
+	}
+}
+
 /*
  * The submitter's batch for worker w, with room for one more job of len
  * bytes: the one it fills, or (that one queued) the next free one.
@@ -440,6 +496,7 @@ static struct batch *batch_with_room(struct runpool *rp, struct worker *w, __u32
 
 	if (b && (b->n == BATCH_FRAMES || b->used + len > BATCH_BYTES)) {
 		queue_batch(rp, w);
+		rp->look = true;
 		b = take_batch(rp, w);
 	}
 	return b;
@@ -485,7 +542,10 @@ int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 cap
 		pthread_mutex_unlock(&rp->lock);
 		return 0;
 	}
-	w = &rp->w[shard % (__u32)rp->n];
+	/* After a batch is queued, not inside: a bucket moves between its frames. */
+	if (rp->look)
+		rebalance(rp);
+	w = &rp->w[balance_worker(&rp->bal, shard)];
 	packed = pack_frame(rp, w, frame, caplen, &meta, tag);
 	if (!packed) {
 		/* After the batch before it (sealed), as probe_run_prepared() takes it. */
@@ -500,6 +560,7 @@ int runpool_submit(struct runpool *rp, __u32 shard, const void *frame, __u32 cap
 	} else if (packed < 0) {
 		return packed;
 	}
+	balance_sent(&rp->bal, shard, (int)(w - rp->w), w->queued + 1); /* the one it fills */
 	/* Written under the lock by a worker; a stale 0 only delays the stop by a frame. */
 	return __atomic_load_n(&rp->t.err, __ATOMIC_RELAXED);
 }
@@ -573,34 +634,12 @@ static void stop_workers(struct runpool *rp, int started)
 	pthread_mutex_destroy(&rp->lock);
 }
 
-/*
- * Worker i's CPU: the CPUs the process may run on taken in turn, from the
- * one after the CPU the caller (the reader) is on. Starting there, and not
- * at the first CPU, spreads the workers of processes run side by side
- * (a script replaying many captures at once) as the scheduler spread
- * their readers. -1 when the CPUs are unknown.
- */
-static void assign_cpus(struct runpool *rp)
-{
-	int cpus[CPU_SETSIZE], ncpus = 0, here = sched_getcpu(), first = 0;
-	cpu_set_t set;
-
-	if (process_cpus(&set))
-		for (int c = 0; c < CPU_SETSIZE; c++)
-			if (CPU_ISSET(c, &set)) {
-				if (c == here)
-					first = ncpus + 1;
-				cpus[ncpus++] = c;
-			}
-	for (int i = 0; i < rp->n; i++)
-		rp->w[i].cpu = ncpus ? cpus[(first + i) % ncpus] : -1;
-}
-
 /* A pool over p, loaded already, or (load) to be loaded with it by its first worker. */
 static struct runpool *pool_new(struct probe *p, const struct probe_opts *load, int threads)
 {
-	struct runpool *rp;
 	int n = threads > 0 ? threads : runpool_default_threads(), err = 0, started = 0;
+	int cpus[RUNPOOL_MAX_THREADS];
+	struct runpool *rp;
 
 	if (n > RUNPOOL_MAX_THREADS)
 		n = RUNPOOL_MAX_THREADS;
@@ -609,10 +648,13 @@ static struct runpool *pool_new(struct probe *p, const struct probe_opts *load, 
 		return NULL;
 	rp->probe = p;
 	rp->n = n;
+	balance_init(&rp->bal, n);
 	rp->load = load != NULL;
 	if (load)
 		rp->load_opts = *load;
-	assign_cpus(rp);
+	cpus_in_turn(cpus, n);
+	for (int i = 0; i < n; i++)
+		rp->w[i].cpu = cpus[i];
 	pthread_mutex_init(&rp->lock, NULL);
 	pthread_cond_init(&rp->idle, NULL);
 	for (int i = 0; i < n; i++) {
@@ -641,6 +683,8 @@ static struct runpool *pool_new(struct probe *p, const struct probe_opts *load, 
 		err = pthread_create(&rp->w[i].thread, NULL, worker_main, &rp->w[i]);
 		if (!err)
 			started++;
+		if (!err && pthread_getcpuclockid(rp->w[i].thread, &rp->w[i].clock))
+			rp->w[i].clock = CLOCK_MONOTONIC; /* no CPU time: never judged idle */
 	}
 	if (err) {
 		stop_workers(rp, started);
@@ -683,6 +727,9 @@ void runpool_free(struct runpool *rp)
 	if (!rp)
 		return;
 	runpool_drain(rp);
+	if (rp->n > 1)
+		fp_dbg("replay: %d buckets of flows moved between workers to even their load",
+		       rp->bal.moves);
 	stop_workers(rp, rp->n);
 	free(rp);
 }

@@ -4,9 +4,10 @@
  * threads, each fed the frames of the flows sharded to it, in order.
  *
  * The caller names a frame's shard (source/shard.h: a software RSS over
- * the outer headers, as a NIC picks a receive queue); a shard always runs
- * on the same worker, so a flow's frames reach the BPF program in capture
- * order and its PSN tracking is what one thread would see. The caller's
+ * the outer headers, as a NIC picks a receive queue); a shard runs on one
+ * worker at a time, and moves to another (balance.h) only behind its
+ * frames queued before, so a flow's frames reach the BPF program in
+ * capture order and its PSN tracking is what one thread would see. The caller's
  * thread packs frames into fp_replay's batches (probe_batch_*), one
  * BPF_PROG_TEST_RUN for many frames, inside per-worker batches of them, so
  * a worker wakes once per batch, not once per frame. A frame counts as
@@ -28,8 +29,9 @@ struct runpool;
 
 /*
  * The default number of workers: one per CPU the process may run on (as
- * nproc counts them) but one, for the thread that reads the input and
- * submits its frames (at least 1).
+ * nproc counts them). The thread that reads the input shares a CPU with
+ * one of them, and buckets of flows move between workers to even their
+ * load (balance.h).
  */
 int runpool_default_threads(void);
 /* The CPUs the process may run on (taskset, a cpuset); 0 when unknown. */
