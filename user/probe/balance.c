@@ -21,21 +21,29 @@ bool balance_due(const struct balance *b, __u64 now, bool loaded)
 	return b->n > 1 && (b->test || (loaded && now - b->window >= BALANCE_NS));
 }
 
-/* Move share (0..1) of hi's buckets to lo; the waits into after[]. */
+/*
+ * Move share (0..1) of hi's work, by its buckets' frames in the window, to
+ * lo, keeping hi at least one bucket that had frames; the waits into after[].
+ */
 static void move(struct balance *b, int hi, int lo, double share, __u64 *after)
 {
-	int owned = 0, want;
+	double load = 0, want;
+	int busy = 0;
 
 	for (int k = 0; k < BALANCE_BUCKETS; k++)
-		owned += b->owner[k] == hi;
-	want = (int)(owned * share);
-	for (int k = 0; k < BALANCE_BUCKETS && want > 0 && owned > 1; k++) {
-		if (b->owner[k] != hi)
+		if (b->owner[k] == hi && b->frames[k]) {
+			load += b->frames[k];
+			busy++;
+		}
+	want = load * share;
+	for (int k = 0; k < BALANCE_BUCKETS && want > 0 && busy > 1; k++) {
+		/* A bucket of more than twice what is left would only tip the other way. */
+		if (b->owner[k] != hi || !b->frames[k] || b->frames[k] >= 2 * want)
 			continue;
 		b->owner[k] = (__u8)lo;
 		b->moves++;
-		want--;
-		owned--;
+		want -= b->frames[k];
+		busy--;
 		/* Its frames so far all ran, or will, before this one on lo. */
 		if (b->last_w[k] == lo || !b->last[k])
 			continue;
@@ -56,22 +64,24 @@ int balance_look(struct balance *b, __u64 now, const double *spare, const double
 		hi = (int)(b->moves % b->n);
 		lo = (hi + 1) % b->n;
 		move(b, hi, lo, 0.5, after);
-		return lo;
-	}
-	if (b->calm) {
+	} else if (b->calm) {
 		b->calm = false;
-		return -1;
+		lo = -1;
+	} else {
+		for (int i = 1; i < b->n; i++) {
+			if (spare[i] < spare[hi])
+				hi = i;
+			if (spare[i] > spare[lo])
+				lo = i;
+		}
+		share = used[hi] > 0 ? (spare[lo] - spare[hi]) / 2 / used[hi] : 0;
+		if (spare[lo] - spare[hi] < BALANCE_SLACK * span || share <= 0) {
+			lo = -1;
+		} else {
+			move(b, hi, lo, share < 0.5 ? share : 0.5, after);
+			b->calm = true;
+		}
 	}
-	for (int i = 1; i < b->n; i++) {
-		if (spare[i] < spare[hi])
-			hi = i;
-		if (spare[i] > spare[lo])
-			lo = i;
-	}
-	if (spare[lo] - spare[hi] < BALANCE_SLACK * span || used[hi] <= 0)
-		return -1;
-	share = (spare[lo] - spare[hi]) / 2 / used[hi];
-	move(b, hi, lo, share < 0.5 ? share : 0.5, after);
-	b->calm = true;
+	memset(b->frames, 0, sizeof(b->frames));
 	return lo;
 }

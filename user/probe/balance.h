@@ -9,7 +9,8 @@
  * worker's spare time over the window: the window less the CPU time the
  * worker used, less the reader's too if the worker shares the reader's
  * CPU. Buckets then move from the worker with the least spare to the one
- * with the most, as much of the first's work as halves the difference,
+ * with the most, as much of the first's work (its buckets' frames in the
+ * window) as halves the difference,
  * when that is more than BALANCE_SLACK of the window: equal shares are
  * unequal work when a worker shares the reader's CPU, or when frames run
  * alone. A moved bucket's next frames must wait until the worker its last
@@ -26,14 +27,15 @@
 #define BALANCE_SLACK	0.05
 
 struct balance {
-	int n;			      /* workers */
-	__u8 owner[BALANCE_BUCKETS];  /* each bucket's worker */
-	__u8 last_w[BALANCE_BUCKETS]; /* the worker its last frame went to */
-	__u64 last[BALANCE_BUCKETS];  /* and that worker's batch it is in (1 the first; 0 none) */
-	__u64 window;		      /* when the load was last looked at, ns */
-	bool calm;		      /* buckets moved then: this window is not judged */
-	bool test;		      /* FABPROBE_TEST_REBALANCE: move half, every look */
-	int moves;		      /* buckets moved, for -v */
+	int n;			       /* workers */
+	__u8 owner[BALANCE_BUCKETS];   /* each bucket's worker */
+	__u8 last_w[BALANCE_BUCKETS];  /* the worker its last frame went to */
+	__u64 last[BALANCE_BUCKETS];   /* and that worker's batch it is in (1 the first; 0 none) */
+	__u32 frames[BALANCE_BUCKETS]; /* frames sent since the last look */
+	__u64 window;		       /* when the load was last looked at, ns */
+	bool calm;		       /* buckets moved then: this window is not judged */
+	bool test;		       /* FABPROBE_TEST_REBALANCE: move half, every look */
+	int moves;		       /* buckets moved, for -v */
 };
 
 void balance_init(struct balance *b, int n);
@@ -48,6 +50,7 @@ static inline void balance_sent(struct balance *b, __u32 shard, int w, __u64 bat
 {
 	b->last_w[shard % BALANCE_BUCKETS] = (__u8)w;
 	b->last[shard % BALANCE_BUCKETS] = batch;
+	b->frames[shard % BALANCE_BUCKETS]++;
 }
 
 /*

@@ -48,3 +48,20 @@ void cpus_pin_self(int cpu, int id)
 	else
 		fp_dbg("%s runs on CPU %d", name, cpu);
 }
+
+bool cpus_stay(cpu_set_t *was)
+{
+	int here = sched_getcpu();
+	cpu_set_t set;
+
+	if (here < 0 || pthread_getaffinity_np(pthread_self(), sizeof(*was), was))
+		return false;
+	CPU_ZERO(&set);
+	CPU_SET(here, &set);
+	return !pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+void cpus_unpin(const cpu_set_t *was)
+{
+	pthread_setaffinity_np(pthread_self(), sizeof(*was), was);
+}

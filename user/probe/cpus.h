@@ -7,6 +7,7 @@
 #ifndef __FP_CPUS_H
 #define __FP_CPUS_H
 #include <sched.h>
+#include <stdbool.h>
 
 /* The CPUs this process may run on (taskset, a cgroup's cpuset): their number, 0 when unknown. */
 int cpus_allowed(cpu_set_t *set);
@@ -25,4 +26,11 @@ void cpus_in_turn(int *cpu, int n);
  * -v says where it runs.
  */
 void cpus_pin_self(int cpu, int id);
+
+/*
+ * Keep the calling thread on the CPU it is on, its CPUs before into *was;
+ * false if it cannot be. cpus_unpin() gives them back.
+ */
+bool cpus_stay(cpu_set_t *was);
+void cpus_unpin(const cpu_set_t *was);
 #endif /* __FP_CPUS_H */

@@ -138,7 +138,9 @@ struct runpool {
 	size_t ahead; /* bytes of frames queued before the program was loaded */
 	/* The submitter's: which worker runs a frame, by its shard (balance.h). */
 	struct balance bal;
-	bool look;	   /* a batch was queued: time to look at the load */
+	bool look;  /* a batch was queued: time to look at the load */
+	bool stays; /* the submitter is kept on its CPU; its CPUs before: */
+	cpu_set_t was;
 	__u64 reader_seen; /* the submitter's CPU time at the last look */
 	struct worker w[];
 };
@@ -653,6 +655,8 @@ static struct runpool *pool_new(struct probe *p, const struct probe_opts *load, 
 	if (load)
 		rp->load_opts = *load;
 	cpus_in_turn(cpus, n);
+	/* The balance counts the submitter's time against the worker on its CPU. */
+	rp->stays = n > 1 && cpus_stay(&rp->was);
 	for (int i = 0; i < n; i++)
 		rp->w[i].cpu = cpus[i];
 	pthread_mutex_init(&rp->lock, NULL);
@@ -688,6 +692,8 @@ static struct runpool *pool_new(struct probe *p, const struct probe_opts *load, 
 	}
 	if (err) {
 		stop_workers(rp, started);
+		if (rp->stays)
+			cpus_unpin(&rp->was);
 		free(rp);
 		errno = err;
 		return NULL;
@@ -731,5 +737,7 @@ void runpool_free(struct runpool *rp)
 		fp_dbg("replay: %d buckets of flows moved between workers to even their load",
 		       rp->bal.moves);
 	stop_workers(rp, rp->n);
+	if (rp->stays)
+		cpus_unpin(&rp->was);
 	free(rp);
 }

@@ -213,6 +213,7 @@ static int read_ahead(struct pcap_source *ps);
 static int pcap_start(struct source *s)
 {
 	struct pcap_source *ps = PCAPS(s);
+	bool ahead;
 	int err;
 
 	for (int i = 0; i < ps->o.n_files; i++) {
@@ -236,6 +237,9 @@ static int pcap_start(struct source *s)
 		fp_err("out of memory");
 		return -ENOMEM;
 	}
+	/* Reading ahead pays where another CPU runs the verifier meanwhile (asked
+	 * before the pool keeps this thread on its CPU). */
+	ahead = ps->o.read_ahead && runpool_cpus() > 1;
 	/* The pool's first worker loads the program; the probe is the pool's until then. */
 	ps->pool = runpool_new_loading(&ps->probe, &ps->o.popts, ps->o.threads);
 	if (!ps->pool) {
@@ -252,8 +256,7 @@ static int pcap_start(struct source *s)
 			ps->have_t0 = true;
 		}
 	}
-	/* Reading ahead pays where another CPU runs the verifier meanwhile. */
-	err = ps->o.read_ahead && runpool_cpus() > 1 ? read_ahead(ps) : 0;
+	err = ahead ? read_ahead(ps) : 0;
 	/* Said by probe_load() when it fails. */
 	err = runpool_wait_loaded(ps->pool) ?: err;
 	if (!err)
