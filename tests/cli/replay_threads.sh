@@ -146,7 +146,7 @@ if [ "$ncpu" -ge 2 ]; then
 fi
 
 # On two CPUs or more, replay reads and queues frames while the first
-# worker loads the program (the verifier's 0.1 s); on one it loads first.
+# worker loads the program (the verifier's 50 ms); on one it loads first.
 # Either way the report is the same.
 if [ "$ncpu" -ge 2 ]; then
 	"$FABPROBE" -v replay --json "$tmp/order.pcap" >"$tmp/ra.json" 2>"$tmp/v"

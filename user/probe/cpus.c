@@ -6,8 +6,16 @@
 #include "probe/cpus.h"
 #include "util/log.h"
 
+/* The CPUs of a thread cpus_stay() keeps on one, from before. */
+static __thread cpu_set_t was;
+static __thread bool staying;
+
 int cpus_allowed(cpu_set_t *set)
 {
+	if (staying) {
+		*set = was;
+		return CPU_COUNT(set);
+	}
 	return sched_getaffinity(0, sizeof(*set), set) ? 0 : CPU_COUNT(set);
 }
 
@@ -49,19 +57,22 @@ void cpus_pin_self(int cpu, int id)
 		fp_dbg("%s runs on CPU %d", name, cpu);
 }
 
-bool cpus_stay(cpu_set_t *was)
+bool cpus_stay(void)
 {
 	int here = sched_getcpu();
 	cpu_set_t set;
 
-	if (here < 0 || pthread_getaffinity_np(pthread_self(), sizeof(*was), was))
+	if (staying || here < 0 || pthread_getaffinity_np(pthread_self(), sizeof(was), &was))
 		return false;
 	CPU_ZERO(&set);
 	CPU_SET(here, &set);
-	return !pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	staying = !pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	return staying;
 }
 
-void cpus_unpin(const cpu_set_t *was)
+void cpus_unpin(void)
 {
-	pthread_setaffinity_np(pthread_self(), sizeof(*was), was);
+	if (staying)
+		pthread_setaffinity_np(pthread_self(), sizeof(was), &was);
+	staying = false;
 }

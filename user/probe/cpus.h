@@ -9,7 +9,11 @@
 #include <sched.h>
 #include <stdbool.h>
 
-/* The CPUs this process may run on (taskset, a cgroup's cpuset): their number, 0 when unknown. */
+/*
+ * The CPUs this process may run on (taskset, a cgroup's cpuset): their
+ * number, 0 when unknown. The calling thread's, as they were before
+ * cpus_stay() kept it on one.
+ */
 int cpus_allowed(cpu_set_t *set);
 
 /*
@@ -28,9 +32,9 @@ void cpus_in_turn(int *cpu, int n);
 void cpus_pin_self(int cpu, int id);
 
 /*
- * Keep the calling thread on the CPU it is on, its CPUs before into *was;
- * false if it cannot be. cpus_unpin() gives them back.
+ * Keep the calling thread on the CPU it is on; false if it cannot be, or
+ * already is. cpus_unpin(), on the same thread, gives it back its CPUs.
  */
-bool cpus_stay(cpu_set_t *was);
-void cpus_unpin(const cpu_set_t *was);
+bool cpus_stay(void);
+void cpus_unpin(void);
 #endif /* __FP_CPUS_H */

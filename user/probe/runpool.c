@@ -28,7 +28,7 @@
  * the profile of who does what).
  *
  * A pool may load the program itself (runpool_new_loading()): the first
- * worker runs probe_load(), which is mostly the verifier (about 0.1 s of
+ * worker runs probe_load(), which is mostly the verifier (about 50 ms of
  * one CPU), while the submitter goes on reading. Until the program is
  * loaded the submitter is not held to BATCHES_WORKER batches a worker: it
  * takes new ones until READAHEAD_BYTES of frames wait, then waits itself;
@@ -57,6 +57,7 @@
 #include "probe/cpus.h"
 #include "probe/runpool.h"
 #include "util/log.h"
+#include "util/stop.h"
 
 _Static_assert(RUNPOOL_MAX_THREADS <= 256, "a bucket's worker is a __u8 (balance.h)");
 
@@ -138,9 +139,8 @@ struct runpool {
 	size_t ahead; /* bytes of frames queued before the program was loaded */
 	/* The submitter's: which worker runs a frame, by its shard (balance.h). */
 	struct balance bal;
-	bool look;  /* a batch was queued: time to look at the load */
-	bool stays; /* the submitter is kept on its CPU; its CPUs before: */
-	cpu_set_t was;
+	bool look;	   /* a batch was queued: time to look at the load */
+	bool stays;	   /* the submitter is kept on its CPU (cpus_stay()) */
 	__u64 reader_seen; /* the submitter's CPU time at the last look */
 	struct worker w[];
 };
@@ -441,16 +441,6 @@ static struct batch *take_batch(struct runpool *rp, struct worker *w)
 	return b;
 }
 
-/* A clock's time in ns; 0 if it cannot be read. */
-static __u64 clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clock, &ts))
-		return 0;
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 /*
  * Even the workers' load (balance.h): each worker's spare time since the
  * last look, from the CPU time of its thread and of the reader's when it
@@ -459,7 +449,7 @@ static __u64 clock_ns(clockid_t clock)
  */
 static void rebalance(struct runpool *rp)
 {
-	__u64 now = clock_ns(CLOCK_MONOTONIC), reader = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	__u64 now = fp_mono_ns(), reader = fp_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	double spare[RUNPOOL_MAX_THREADS], used[RUNPOOL_MAX_THREADS];
 	__u64 after[RUNPOOL_MAX_THREADS];
 	int here = sched_getcpu(), lo;
@@ -469,7 +459,7 @@ static void rebalance(struct runpool *rp)
 		return;
 	for (int i = 0; i < rp->n; i++) {
 		struct worker *w = &rp->w[i];
-		__u64 t = clock_ns(w->clock);
+		__u64 t = fp_clock_ns(w->clock);
 
 		used[i] = (double)(t - w->cpu_seen);
 		spare[i] = (double)(now - rp->bal.window) - used[i];
@@ -656,7 +646,7 @@ static struct runpool *pool_new(struct probe *p, const struct probe_opts *load, 
 		rp->load_opts = *load;
 	cpus_in_turn(cpus, n);
 	/* The balance counts the submitter's time against the worker on its CPU. */
-	rp->stays = n > 1 && cpus_stay(&rp->was);
+	rp->stays = n > 1 && cpus_stay();
 	for (int i = 0; i < n; i++)
 		rp->w[i].cpu = cpus[i];
 	pthread_mutex_init(&rp->lock, NULL);
@@ -693,7 +683,7 @@ static struct runpool *pool_new(struct probe *p, const struct probe_opts *load, 
 	if (err) {
 		stop_workers(rp, started);
 		if (rp->stays)
-			cpus_unpin(&rp->was);
+			cpus_unpin();
 		free(rp);
 		errno = err;
 		return NULL;
@@ -738,6 +728,6 @@ void runpool_free(struct runpool *rp)
 		       rp->bal.moves);
 	stop_workers(rp, rp->n);
 	if (rp->stays)
-		cpus_unpin(&rp->was);
+		cpus_unpin();
 	free(rp);
 }

@@ -44,7 +44,7 @@ int runpool_cpus(void);
 struct runpool *runpool_new(struct probe *p, int threads);
 /*
  * The same, but the pool loads the program itself: its first worker runs
- * probe_load(p, o) (mostly the verifier, about 0.1 s of one CPU) while
+ * probe_load(p, o) (mostly the verifier, about 50 ms of one CPU) while
  * the caller goes on reading and queueing frames, up to a read-ahead of
  * 32 MiB, after which runpool_submit() waits for the program. p is the
  * pool's until runpool_wait_loaded() returns; the caller touches it only

@@ -213,7 +213,6 @@ static int read_ahead(struct pcap_source *ps);
 static int pcap_start(struct source *s)
 {
 	struct pcap_source *ps = PCAPS(s);
-	bool ahead;
 	int err;
 
 	for (int i = 0; i < ps->o.n_files; i++) {
@@ -237,9 +236,6 @@ static int pcap_start(struct source *s)
 		fp_err("out of memory");
 		return -ENOMEM;
 	}
-	/* Reading ahead pays where another CPU runs the verifier meanwhile (asked
-	 * before the pool keeps this thread on its CPU). */
-	ahead = ps->o.read_ahead && runpool_cpus() > 1;
 	/* The pool's first worker loads the program; the probe is the pool's until then. */
 	ps->pool = runpool_new_loading(&ps->probe, &ps->o.popts, ps->o.threads);
 	if (!ps->pool) {
@@ -256,7 +252,8 @@ static int pcap_start(struct source *s)
 			ps->have_t0 = true;
 		}
 	}
-	err = ahead ? read_ahead(ps) : 0;
+	/* Reading ahead pays where another CPU runs the verifier meanwhile. */
+	err = ps->o.read_ahead && runpool_cpus() > 1 ? read_ahead(ps) : 0;
 	/* Said by probe_load() when it fails. */
 	err = runpool_wait_loaded(ps->pool) ?: err;
 	if (!err)
@@ -332,7 +329,7 @@ static void frame_queued(struct pcap_source *ps, struct pcap_file *f, __u64 off)
 
 /*
  * Queue frames, in time order as pcap_advance() takes them, while the
- * pool's first worker loads the program (the verifier: about 0.1 s of
+ * pool's first worker loads the program (the verifier: about 50 ms of
  * one CPU that the reader would otherwise wait out), up to the pool's
  * read-ahead. Only for a caller that reads the whole capture at once,
  * and on more than one CPU: on one, the verifier and the reader take

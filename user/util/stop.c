@@ -27,22 +27,23 @@ void fp_stop_request(void)
 	fp_stopping = 1;
 }
 
-static __u64 clock_ns(clockid_t id)
+__u64 fp_clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(id, &ts);
+	if (clock_gettime(id, &ts))
+		return 0;
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 __u64 fp_mono_ns(void)
 {
-	return clock_ns(CLOCK_MONOTONIC);
+	return fp_clock_ns(CLOCK_MONOTONIC);
 }
 
 __u64 fp_real_ns(void)
 {
-	return clock_ns(CLOCK_REALTIME);
+	return fp_clock_ns(CLOCK_REALTIME);
 }
 
 bool fp_sleep(double seconds)

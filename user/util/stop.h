@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <time.h>
 #include <linux/types.h>
 
 /* Set by SIGINT/SIGTERM (or fp_stop_request); loops poll it. */
@@ -20,7 +21,8 @@ void fp_stop_request(void);
 /* Sleep up to seconds in short slices; false once told to stop. */
 bool fp_sleep(double seconds);
 
-/* CLOCK_MONOTONIC and CLOCK_REALTIME in ns. */
+/* A clock's time in ns (0 if it cannot be read); CLOCK_MONOTONIC's and CLOCK_REALTIME's. */
+__u64 fp_clock_ns(clockid_t id);
 __u64 fp_mono_ns(void);
 __u64 fp_real_ns(void);
 
