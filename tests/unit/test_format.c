@@ -19,6 +19,26 @@ static void test_addr_v4(void **state)
 	assert_string_equal(fmt_addr(buf, sizeof(buf), a, false), "10.1.16.61");
 }
 
+/* fmt_addr writes IPv4 itself: every value of a byte, in each place, as inet_ntop does. */
+static void test_addr_v4_as_inet_ntop(void **state)
+{
+	char buf[FP_ADDR_STRLEN], want[INET_ADDRSTRLEN], small[8];
+	__u8 a[16] = {};
+
+	(void)state;
+	for (int v = 0; v < 256; v++) {
+		for (int at = 0; at < 4; at++) {
+			a[0] = a[1] = a[2] = a[3] = (__u8)(v * 7 + at);
+			a[at] = (__u8)v;
+			inet_ntop(AF_INET, a, want, sizeof(want));
+			assert_string_equal(fmt_addr(buf, sizeof(buf), a, false), want);
+		}
+	}
+	/* A buffer too small for the address gets "?", never a cut address. */
+	memset(a, 255, 4);
+	assert_string_equal(fmt_addr(small, sizeof(small), a, false), "?");
+}
+
 /* RFC 5952: lower case, longest zero run compressed, a lone zero field kept. */
 static void test_addr_v6_rfc5952(void **state)
 {
@@ -234,13 +254,21 @@ static void test_opcode_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_addr_v4),	 cmocka_unit_test(test_addr_v6_rfc5952),
-	    cmocka_unit_test(test_si_units),	 cmocka_unit_test(test_trunc),
-	    cmocka_unit_test(test_opcode_names), cmocka_unit_test(test_si_compact),
-	    cmocka_unit_test(test_count),	 cmocka_unit_test(test_si_rounding_boundaries),
-	    cmocka_unit_test(test_pct),		 cmocka_unit_test(test_duration),
-	    cmocka_unit_test(test_trunc_edges),	 cmocka_unit_test(test_cols),
-	    cmocka_unit_test(test_pair_trunc),	 cmocka_unit_test(test_bar),
+	    cmocka_unit_test(test_addr_v4),
+	    cmocka_unit_test(test_addr_v4_as_inet_ntop),
+	    cmocka_unit_test(test_addr_v6_rfc5952),
+	    cmocka_unit_test(test_si_units),
+	    cmocka_unit_test(test_trunc),
+	    cmocka_unit_test(test_opcode_names),
+	    cmocka_unit_test(test_si_compact),
+	    cmocka_unit_test(test_count),
+	    cmocka_unit_test(test_si_rounding_boundaries),
+	    cmocka_unit_test(test_pct),
+	    cmocka_unit_test(test_duration),
+	    cmocka_unit_test(test_trunc_edges),
+	    cmocka_unit_test(test_cols),
+	    cmocka_unit_test(test_pair_trunc),
+	    cmocka_unit_test(test_bar),
 	};
 
 	return cmocka_run_group_tests_name("format", tests, NULL, NULL);

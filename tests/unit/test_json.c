@@ -2,7 +2,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -91,12 +93,74 @@ static void test_u64_extremes(void **state)
 	free(c.buf);
 }
 
+/* One double as the writer puts it, into buf. */
+static void one_double(char *buf, size_t len, double v, int decimals)
+{
+	struct capture c;
+
+	cap_open(&c);
+	json_double(&c.j, v, decimals);
+	snprintf(buf, len, "%s", cap_close(&c));
+	free(c.buf);
+}
+
+/*
+ * The writer formats doubles itself: each must read as printf's "%.*f"
+ * of it, byte for byte, ties (printf rounds the exact binary value, to
+ * even) and signs included.
+ */
+static void test_doubles_as_printf(void **state)
+{
+	static const double edge[] = {
+	    0.0,     -0.0,   0.5,     1.5,	 2.5,	    0.125,
+	    0.375,   1.0005, 2.675,   1e-7,	 -1e-7,	    -0.4,
+	    0.05,    0.15,   0.25,    999.9995,	 123456.5,  4503599627370495.5,
+	    1e15,    1e16,   1e300,   -123.4567, 0.1 + 0.2, 1.0 / 3,
+	    2.0 / 3, 1104.0, 0.32768, 1e-300,	 4.35e-5,   9.5};
+	char got[400], want[400];
+	__u64 x = 88172645463325252ULL;
+
+	(void)state;
+	for (int d = 0; d <= 12; d++) {
+		for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+			one_double(got, sizeof(got), edge[i], d);
+			snprintf(want, sizeof(want), "%.*f", d, edge[i]);
+			assert_string_equal(got, want);
+		}
+		for (int i = 0; i < 20000; i++) {
+			double v;
+
+			/* xorshift: bits of every kind, and halves of small integers (ties). */
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			switch (i % 4) {
+			case 0:
+				v = (double)(x % 100000000) / (double)(1ULL << (x >> 56) % 40);
+				break;
+			case 1:
+				v = ((double)(x >> 11) / (1ULL << 53)) * 1e6 - 5e5;
+				break;
+			case 2:
+				v = (double)(x % 2000001) / 2000 - 500;
+				break;
+			default:
+				memcpy(&v, &x, sizeof(v));
+				if (!isfinite(v))
+					continue;
+			}
+			one_double(got, sizeof(got), v, d);
+			snprintf(want, sizeof(want), "%.*f", d, v);
+			assert_string_equal(got, want);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_nesting_and_commas),
 	    cmocka_unit_test(test_string_escapes),
 	    cmocka_unit_test(test_doubles),
+	    cmocka_unit_test(test_doubles_as_printf),
 	    cmocka_unit_test(test_u64_extremes),
 	};
 
