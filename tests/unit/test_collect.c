@@ -90,9 +90,10 @@ static int cmp_reference(const void *a, const void *b)
 }
 
 /*
- * n records sorted three times, as refreshes do: bytes in runs of ties
- * short (insertion) and long (qsort), and spread over all 64 bits so the
- * radix sort takes every pass.
+ * n records sorted four times, as refreshes do: bytes in runs of ties
+ * short (insertion) and long (a key word at a time), spread over all 64
+ * bits so the radix sort takes every pass, and all the same (one run of
+ * n, whose keys differ in words 0, 7 and 8 and agree in those between).
  */
 static void sort_case(size_t n, bool own)
 {
@@ -109,8 +110,9 @@ static void sort_case(size_t n, bool own)
 		s.flows[i].key.sport = (__u16)rand_r(&seed);
 		s.flows[i].key.dest_qp = (__u32)i;
 		s.flows[i].key.src[0] = (__u8)(i % 7);
+		s.flows[i].key.inner_dst[15] = (__u8)(i % 5);
 	}
-	for (int round = 0; round < 3; round++) {
+	for (int round = 0; round < 4; round++) {
 		for (size_t i = 0; i < n; i++) {
 			__u64 *b = &s.flows[i].c.bytes;
 
@@ -118,8 +120,10 @@ static void sort_case(size_t n, bool own)
 				*b = (__u64)(rand_r(&seed) % 50) << (8 * (i % 8));
 			else if (round == 1)
 				*b = (__u64)(i % 97) * 62;
-			else
+			else if (round == 2)
 				*b += (__u64)rand_r(&seed) << 33 | (__u64)(i % 3);
+			else
+				*b = 4096;
 		}
 		memcpy(want, s.flows, n * sizeof(*want));
 		qsort(want, n, sizeof(*want), cmp_reference);

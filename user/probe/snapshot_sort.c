@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * snapshot_sort.c - a snapshot's flows in byte order, largest first (ties
- * by key): a radix sort of 16-byte entries, one gather of the records, and
- * each run of equal bytes sorted as it lands.
+ * by key): a radix sort of 16-byte entries, each run of equal bytes sorted
+ * by key, and one gather of the records.
  */
 #include <endian.h>
 #include <stdlib.h>
@@ -86,84 +86,96 @@ static inline int key_cmp(const struct flow_key *a, const struct flow_key *b)
 	return 0;
 }
 
-/* Places lo..hi-1 of a run by their records' keys: quicksort, insertion below a few. */
-static void sort_places(const struct flow_record *run, __u32 *pos, size_t lo, size_t hi)
+/* Entries lo..hi-1 of a run by their records' keys: quicksort, insertion below a few. */
+static void sort_places(const struct flow_record *run, struct sort_ent *e, size_t lo, size_t hi)
 {
 	while (hi - lo > SORT_INSERTION_MAX) {
 		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi - 1;
 		const struct flow_key *pivot;
-		__u32 t;
+		struct sort_ent t;
 
 		/* The median of three as the pivot, moved to lo. */
-		if (key_cmp(&run[pos[mid]].key, &run[pos[lo]].key) < 0) {
-			t = pos[mid], pos[mid] = pos[lo], pos[lo] = t;
+		if (key_cmp(&run[e[mid].idx].key, &run[e[lo].idx].key) < 0) {
+			t = e[mid], e[mid] = e[lo], e[lo] = t;
 		}
-		if (key_cmp(&run[pos[j]].key, &run[pos[mid]].key) < 0) {
-			t = pos[j], pos[j] = pos[mid], pos[mid] = t;
-			if (key_cmp(&run[pos[mid]].key, &run[pos[lo]].key) < 0) {
-				t = pos[mid], pos[mid] = pos[lo], pos[lo] = t;
+		if (key_cmp(&run[e[j].idx].key, &run[e[mid].idx].key) < 0) {
+			t = e[j], e[j] = e[mid], e[mid] = t;
+			if (key_cmp(&run[e[mid].idx].key, &run[e[lo].idx].key) < 0) {
+				t = e[mid], e[mid] = e[lo], e[lo] = t;
 			}
 		}
-		t = pos[mid], pos[mid] = pos[lo], pos[lo] = t;
-		pivot = &run[pos[lo]].key;
-		/* Hoare's partition around pos[lo]. */
+		t = e[mid], e[mid] = e[lo], e[lo] = t;
+		pivot = &run[e[lo].idx].key;
+		/* Hoare's partition around e[lo]. */
 		for (;;) {
 			do
 				i++;
-			while (i < hi && key_cmp(&run[pos[i]].key, pivot) < 0);
-			while (key_cmp(&run[pos[j]].key, pivot) > 0)
+			while (i < hi && key_cmp(&run[e[i].idx].key, pivot) < 0);
+			while (key_cmp(&run[e[j].idx].key, pivot) > 0)
 				j--;
 			if (i >= j)
 				break;
-			t = pos[i], pos[i] = pos[j], pos[j] = t;
+			t = e[i], e[i] = e[j], e[j] = t;
 		}
-		t = pos[lo], pos[lo] = pos[j], pos[j] = t;
+		t = e[lo], e[lo] = e[j], e[j] = t;
 		/* The smaller side by recursion, the larger by the loop: log depth. */
 		if (j - lo < hi - j - 1) {
-			sort_places(run, pos, lo, j);
+			sort_places(run, e, lo, j);
 			lo = j + 1;
 		} else {
-			sort_places(run, pos, j + 1, hi);
+			sort_places(run, e, j + 1, hi);
 			hi = j;
 		}
 	}
 	for (size_t k = lo + 1; k < hi; k++) {
-		__u32 held = pos[k];
+		struct sort_ent held = e[k];
 		size_t m = k;
 
-		for (; m > lo && key_cmp(&run[pos[m - 1]].key, &run[held].key) > 0; m--)
-			pos[m] = pos[m - 1];
-		pos[m] = held;
+		for (; m > lo && key_cmp(&run[e[m - 1].idx].key, &run[held.idx].key) > 0; m--)
+			e[m] = e[m - 1];
+		e[m] = held;
 	}
 }
 
-/*
- * A run of n records of equal bytes, just gathered (so in the cache), by
- * key. The places are sorted, 4 bytes each, and the records then moved
- * once each, cycle by cycle. pos: room for n places.
- */
-static void sort_run(struct flow_record *run, __u32 *pos, size_t n)
+/* Word w of a key, read so that the order of words is memcmp()'s. */
+static inline __u64 key_word(const struct flow_key *k, int w)
 {
-	for (__u32 k = 0; k < n; k++)
-		pos[k] = k;
-	sort_places(run, pos, 0, n);
-	/* Place k takes the record at pos[k]; a place done points at itself. */
-	for (__u32 k = 0; k < n; k++) {
-		struct flow_record held;
-		__u32 at = k;
+	__u64 v;
 
-		if (pos[k] == k)
-			continue;
-		held = run[k];
-		while (pos[at] != k) {
-			__u32 from = pos[at];
+	memcpy(&v, (const char *)k + 8 * w, 8);
+	return be64toh(v);
+}
 
-			run[at] = run[from];
-			pos[at] = at;
-			at = from;
-		}
-		run[at] = held;
-		pos[at] = at;
+#define KEY_WORDS (int)(sizeof(struct flow_key) / 8)
+/* A run of ties this long or longer is sorted a key word at a time. */
+#define SORT_WORDS_MIN 64
+
+/*
+ * Entries e (of records at run[e[].idx]) whose keys agree before word w,
+ * by key: radix sorted by word w (held in e[].key), then each group that
+ * shares it by the next word. Each record is read once a word, not once
+ * a comparison as a quicksort over the records reads it: a run of a
+ * million ties is in no cache. tmp: room for n entries.
+ */
+static void sort_words(const struct flow_record *run, struct sort_ent *e, struct sort_ent *tmp,
+		       size_t n, int w)
+{
+	struct sort_ent *by;
+
+	if (n < SORT_WORDS_MIN || w >= KEY_WORDS) {
+		sort_places(run, e, 0, n);
+		return;
+	}
+	for (size_t k = 0; k < n; k++)
+		e[k].key = key_word(&run[e[k].idx].key, w);
+	by = radix_sort(e, tmp, n);
+	if (by != e)
+		memcpy(e, by, n * sizeof(*e));
+	for (size_t g = 0, h; g < n; g = h) {
+		for (h = g + 1; h < n && e[h].key == e[g].key; h++)
+			;
+		if (h - g > 1)
+			sort_words(run, e + g, tmp + g, h - g, w + 1);
 	}
 }
 
@@ -181,9 +193,8 @@ static void sort_run(struct flow_record *run, __u32 *pos, size_t n)
 void snapshot_sort_by_bytes(struct snapshot *s)
 {
 	size_t n = s->n_flows, line = 64;
-	struct sort_ent *ent, *sorted;
+	struct sort_ent *ent, *sorted, *other;
 	struct flow_record *out, *in = s->flows;
-	__u32 *pos;
 
 	if (n < SORT_RADIX_MIN ||
 	    buf_grow((void **)&s->sort_keys, &s->sort_keys_cap, 2 * n, sizeof(*ent)) ||
@@ -196,10 +207,17 @@ void snapshot_sort_by_bytes(struct snapshot *s)
 	for (size_t i = 0; i < n; i++)
 		ent[i] = (struct sort_ent){.key = ~in[i].c.bytes, .idx = i};
 	sorted = radix_sort(ent, ent + n, n);
-	/* The half of the entries the sort did not end in: the runs' places. */
-	pos = (__u32 *)(sorted == ent ? ent + n : ent);
+	/* Room for sorting a run of ties: the half the sort did not end in. */
+	other = sorted == ent ? ent + n : ent;
 	out = s->spare;
-	for (size_t i = 0, run = 0; i < n; i++) {
+	for (size_t i = 0, end = 0; i < n; i++) {
+		if (i == end) {
+			/* The next run of equal bytes, sorted by key before it is gathered. */
+			while (++end < n && sorted[end].key == sorted[i].key)
+				;
+			if (end - i > 1)
+				sort_words(in, sorted + i, other + i, end - i, 0);
+		}
 		if (i + SORT_PREFETCH_AHEAD < n) {
 			const char *ahead = (const char *)&in[sorted[i + SORT_PREFETCH_AHEAD].idx];
 
@@ -207,11 +225,6 @@ void snapshot_sort_by_bytes(struct snapshot *s)
 				__builtin_prefetch(ahead + l * line);
 		}
 		out[i] = in[sorted[i].idx];
-		if (i + 1 < n && sorted[i + 1].key == sorted[i].key)
-			continue;
-		if (i > run)
-			sort_run(&out[run], pos, i + 1 - run);
-		run = i + 1;
 	}
 	if (!s->own_flows) {
 		/* The caller's array: the order goes back into it. */
