@@ -37,6 +37,33 @@ run replay-tshark python3 tests/replay/tshark_check.py $san/fabprobe "$PCAPS"/*.
 # The sFlow source: a crafted fabric (replay and listener) and the shared sFlow captures.
 run sflow-scenario python3 tests/sflow/scenario.py $san/fabprobe $san/tools
 run sflow-captures python3 tests/sflow/captures.py $san/fabprobe $san/tools
+# The dashboard over a capture of 300 flows, every view built at each
+# refresh (views share a scratch buffer in elements of different sizes:
+# an int a flow was once written into room for a byte a flow), driven
+# through tmux until q.
+dashboard() {
+	local dir sock=fp-san-$$ rc
+	dir=$(mktemp -d /tmp/fp-san-top-XXXXXX)
+	python3 tests/ipfix/mkpcap.py many 300 "$dir/many.pcap" || return 1
+	tmux -L "$sock" new-session -d -s san -x 160 -y 50 \
+		"env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS $san/fabprobe top \
+		--pcap $dir/many.pcap --speed 0 2>$dir/top.err; echo \$? >$dir/top.rc"
+	for key in 4 3 2 1 q; do
+		sleep 1
+		tmux -L "$sock" send-keys -t san "$key" 2>/dev/null
+	done
+	for _ in $(seq 100); do
+		[ -s "$dir/top.rc" ] && break
+		sleep 0.1
+	done
+	tmux -L "$sock" kill-server >/dev/null 2>&1
+	rc=$(cat "$dir/top.rc" 2>/dev/null)
+	cat "$dir/top.err"
+	rm -rf "$dir"
+	echo "top exited ${rc:-without a status}"
+	[ "$rc" = 0 ]
+}
+run top-dashboard dashboard
 # The replay workers (probe/runpool.c) under ThreadSanitizer: no data race
 # while three threads run the frames of many flows, of captures and sFlow.
 tsan=build/tsan

@@ -205,7 +205,11 @@ int rows_grow(struct vstate *vs, size_t n, size_t size)
 
 int scratch_grow(struct ui *u, size_t n, size_t size)
 {
-	return buf_grow(&u->scratch, &u->cap_scratch, n + 1, size);
+	/*
+	 * Counted in bytes: the QP view keeps a byte a flow in it, the VNI
+	 * view an int, and room for n bytes is not room for n ints.
+	 */
+	return buf_grow(&u->scratch, &u->cap_scratch, (n + 1) * size, 1);
 }
 
 /* Index of the row showing key in the current view, -1 if none. */

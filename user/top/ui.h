@@ -220,8 +220,8 @@ struct ui {
 	struct flow_key *nkeys;
 	size_t cap_nkeys;
 	struct kindex rep_index;
-	void *scratch; /* for a view's build */
-	size_t cap_scratch;
+	void *scratch;	    /* for a view's build */
+	size_t cap_scratch; /* in bytes: views keep elements of different sizes in it */
 
 	struct path_history hist;
 };
@@ -254,6 +254,7 @@ int table_draw(struct ui *u, const struct view *v, struct vstate *vs, int y0, in
 void table_sort(struct ui *u, const struct view *v, struct vstate *vs);
 void scroll_to(struct vstate *vs, int rows, int height);
 int rows_grow(struct vstate *vs, size_t n, size_t size);
+/* Room in u->scratch for n + 1 elements of size bytes (the views share it). */
 int scratch_grow(struct ui *u, size_t n, size_t size);
 const void *row_at(const struct view *v, const struct vstate *vs, size_t r);
 int rebuild(struct ui *u);
