@@ -37,19 +37,26 @@ run replay-tshark python3 tests/replay/tshark_check.py $san/fabprobe "$PCAPS"/*.
 # The sFlow source: a crafted fabric (replay and listener) and the shared sFlow captures.
 run sflow-scenario python3 tests/sflow/scenario.py $san/fabprobe $san/tools
 run sflow-captures python3 tests/sflow/captures.py $san/fabprobe $san/tools
-# The dashboard over a capture of 300 flows, every view built at each
-# refresh (views share a scratch buffer in elements of different sizes:
-# an int a flow was once written into room for a byte a flow), driven
-# through tmux until q.
+# The dashboard through tmux until q: over a capture of 300 flows, every
+# view built at each refresh (views share a scratch buffer in elements of
+# different sizes: an int a flow was once written into room for a byte a
+# flow); and over a capture of flows that differ, sorted by every column
+# both ways, with FABPROBE_TEST_SORT, which sorts by key from 2 rows (not
+# 1024) and aborts where the order is not the comparison's.
 dashboard() {
-	local dir sock=fp-san-$$ rc
+	local pcap=$1 dir sock=fp-san-$$ rc
+	shift
 	dir=$(mktemp -d /tmp/fp-san-top-XXXXXX)
-	python3 tests/ipfix/mkpcap.py many 300 "$dir/many.pcap" || return 1
+	[ -n "$pcap" ] || {
+		pcap=$dir/many.pcap
+		python3 tests/ipfix/mkpcap.py many 300 "$pcap" || return 1
+	}
 	tmux -L "$sock" new-session -d -s san -x 160 -y 50 \
-		"env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS $san/fabprobe top \
-		--pcap $dir/many.pcap --speed 0 2>$dir/top.err; echo \$? >$dir/top.rc"
-	for key in 4 3 2 1 q; do
-		sleep 1
+		"env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS FABPROBE_TEST_SORT=1 \
+		$san/fabprobe top --pcap $pcap --speed 0 2>$dir/top.err; echo \$? >$dir/top.rc"
+	sleep 1
+	for key in "$@" q; do
+		sleep 0.2
 		tmux -L "$sock" send-keys -t san "$key" 2>/dev/null
 	done
 	for _ in $(seq 100); do
@@ -63,7 +70,9 @@ dashboard() {
 	echo "top exited ${rc:-without a status}"
 	[ "$rc" = 0 ]
 }
-run top-dashboard dashboard
+run top-dashboard dashboard "" 4 3 2 1
+# shellcheck disable=SC2046 # every column of the flows view, each both ways
+run top-dashboard-sort dashboard "$PCAPS"/nccl_nccl_node0.pcap 1 $(for _ in $(seq 18); do echo s r r; done) r
 # The replay workers (probe/runpool.c) under ThreadSanitizer: no data race
 # while three threads run the frames of many flows, of captures and sFlow.
 tsan=build/tsan

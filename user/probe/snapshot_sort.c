@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/radix.h"
 #include "probe/collect.h"
 
 static int cmp_bytes_desc(const void *a, const void *b)
@@ -22,45 +23,6 @@ static int cmp_bytes_desc(const void *a, const void *b)
 
 /* Below this many flows qsort moving whole records is as fast. */
 #define SORT_RADIX_MIN 256
-
-/* A record's place in the sort (snapshot.sort_keys): ~bytes, so ascending is largest first. */
-struct sort_ent {
-	__u64 key;
-	__u64 idx;
-};
-
-/*
- * LSD radix sort of n entries by key, a byte at a time, stable; a byte
- * every key shares takes no pass. Returns the buffer holding the result.
- */
-static struct sort_ent *radix_sort(struct sort_ent *a, struct sort_ent *tmp, size_t n)
-{
-	__u64 differ = 0;
-
-	for (size_t i = 1; i < n; i++)
-		differ |= a[i].key ^ a[0].key;
-	for (int shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = {}, at = 0;
-		struct sort_ent *t;
-
-		if (!(differ >> shift & 0xff))
-			continue;
-		for (size_t i = 0; i < n; i++)
-			count[a[i].key >> shift & 0xff]++;
-		for (int d = 0; d < 256; d++) {
-			size_t c = count[d];
-
-			count[d] = at;
-			at += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[count[a[i].key >> shift & 0xff]++] = a[i];
-		t = a;
-		a = tmp;
-		tmp = t;
-	}
-	return a;
-}
 
 /* Runs of equal bytes, or parts of one, up to this long are sorted by insertion. */
 #define SORT_INSERTION_MAX 8
@@ -87,12 +49,12 @@ static inline int key_cmp(const struct flow_key *a, const struct flow_key *b)
 }
 
 /* Entries lo..hi-1 of a run by their records' keys: quicksort, insertion below a few. */
-static void sort_places(const struct flow_record *run, struct sort_ent *e, size_t lo, size_t hi)
+static void sort_places(const struct flow_record *run, struct radix_ent *e, size_t lo, size_t hi)
 {
 	while (hi - lo > SORT_INSERTION_MAX) {
 		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi - 1;
 		const struct flow_key *pivot;
-		struct sort_ent t;
+		struct radix_ent t;
 
 		/* The median of three as the pivot, moved to lo. */
 		if (key_cmp(&run[e[mid].idx].key, &run[e[lo].idx].key) < 0) {
@@ -128,7 +90,7 @@ static void sort_places(const struct flow_record *run, struct sort_ent *e, size_
 		}
 	}
 	for (size_t k = lo + 1; k < hi; k++) {
-		struct sort_ent held = e[k];
+		struct radix_ent held = e[k];
 		size_t m = k;
 
 		for (; m > lo && key_cmp(&run[e[m - 1].idx].key, &run[held.idx].key) > 0; m--)
@@ -157,10 +119,10 @@ static inline __u64 key_word(const struct flow_key *k, int w)
  * a comparison as a quicksort over the records reads it: a run of a
  * million ties is in no cache. tmp: room for n entries.
  */
-static void sort_words(const struct flow_record *run, struct sort_ent *e, struct sort_ent *tmp,
+static void sort_words(const struct flow_record *run, struct radix_ent *e, struct radix_ent *tmp,
 		       size_t n, int w)
 {
-	struct sort_ent *by;
+	struct radix_ent *by;
 
 	if (n < SORT_WORDS_MIN || w >= KEY_WORDS) {
 		sort_places(run, e, 0, n);
@@ -193,7 +155,7 @@ static void sort_words(const struct flow_record *run, struct sort_ent *e, struct
 void snapshot_sort_by_bytes(struct snapshot *s)
 {
 	size_t n = s->n_flows, line = 64;
-	struct sort_ent *ent, *sorted, *other;
+	struct radix_ent *ent, *sorted, *other;
 	struct flow_record *out, *in = s->flows;
 
 	if (n < SORT_RADIX_MIN ||
@@ -204,8 +166,9 @@ void snapshot_sort_by_bytes(struct snapshot *s)
 		return;
 	}
 	ent = s->sort_keys;
+	/* A record's place in the sort: ~bytes, so ascending is largest first. */
 	for (size_t i = 0; i < n; i++)
-		ent[i] = (struct sort_ent){.key = ~in[i].c.bytes, .idx = i};
+		ent[i] = (struct radix_ent){.key = ~in[i].c.bytes, .idx = i};
 	sorted = radix_sort(ent, ent + n, n);
 	/* Room for sorting a run of ties: the half the sort did not end in. */
 	other = sorted == ent ? ent + n : ent;

@@ -134,6 +134,7 @@ void ui_data_free(struct ui *u)
 	free(u->rep_of);
 	free(u->nkeys);
 	free(u->scratch);
+	free(u->sort_buf);
 	kindex_free(&u->rep_index);
 	history_free(&u->hist);
 	if (u->have_whole)

@@ -288,6 +288,7 @@ int top_ui_run(struct session *ss, const struct top_opts *t)
 	int err = 0;
 
 	ss->quiet = true;
+	u.sort_check = getenv("FABPROBE_TEST_SORT") != NULL;
 	for (int v = 0; v < n_views; v++)
 		u.vs[v].sort = views[v]->default_sort;
 	if (t->view && view_index(t->view) >= 0)

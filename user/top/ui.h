@@ -131,6 +131,7 @@ struct vstate {
 };
 
 struct ui;
+struct radix_ent;
 
 /* Keys and what they do. keys[] ends at 0; the help shows label and help. */
 struct action {
@@ -156,6 +157,13 @@ struct view {
 	int (*build)(struct ui *u, struct vstate *vs);
 	/* Natural order of column col (-1: the final tie-break) of two rows. */
 	int (*cmp)(const struct ui *u, int col, const void *x, const void *y);
+	/*
+	 * Column col of a row as a number whose ascending order is cmp's
+	 * natural order of the column, so that many rows sort a key at a
+	 * time (table.c); false where the column is no number. NULL: cmp
+	 * alone orders the rows.
+	 */
+	bool (*sort_key)(const struct ui *u, int col, const void *row, double *key);
 	/*
 	 * Widen columns for a row on screen (row NULL: once before, to reset);
 	 * returns the natural width of its flexible cell.
@@ -220,8 +228,11 @@ struct ui {
 	struct flow_key *nkeys;
 	size_t cap_nkeys;
 	struct kindex rep_index;
-	void *scratch;	    /* for a view's build */
-	size_t cap_scratch; /* in bytes: views keep elements of different sizes in it */
+	void *scratch;	     /* for a view's build */
+	size_t cap_scratch;  /* in bytes: views keep elements of different sizes in it */
+	void *sort_buf;	     /* table_sort()'s keys and the rows in their new order */
+	size_t cap_sort_buf; /* in bytes */
+	bool sort_check;     /* FABPROBE_TEST_SORT: sort by key from 2 rows, and check it */
 
 	struct path_history hist;
 };
@@ -256,6 +267,12 @@ void scroll_to(struct vstate *vs, int rows, int height);
 int rows_grow(struct vstate *vs, size_t n, size_t size);
 /* Room in u->scratch for n + 1 elements of size bytes (the views share it). */
 int scratch_grow(struct ui *u, size_t n, size_t size);
+/*
+ * Room for 2n radix entries (n to sort, n for radix_sort's tmp) and extra
+ * bytes after them, in u->sort_buf; NULL when out of memory. A view's
+ * build may use it: table_sort() runs after it.
+ */
+struct radix_ent *sort_room(struct ui *u, size_t n, size_t extra);
 const void *row_at(const struct view *v, const struct vstate *vs, size_t r);
 int rebuild(struct ui *u);
 int selected_flow(const struct ui *u);

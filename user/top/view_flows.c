@@ -132,6 +132,61 @@ static int cmp(const struct ui *u, int col, const void *x, const void *y)
 	}
 }
 
+/* cmp's order of a column as a number, ascending: its descending columns negated. */
+static bool sort_key(const struct ui *u, int col, const void *row, double *key)
+{
+	const struct flow_view *p = flow(u, row);
+	const struct flow_key *k = &p->r->key;
+
+	switch (col) {
+	case FL_SPORT:
+		*key = k->sport;
+		break;
+	case FL_VNI:
+		*key = k->flags & FP_FLOW_VXLAN ? k->vni : -1.0;
+		break;
+	case FL_QP:
+		*key = k->dest_qp;
+		break;
+	case FL_IF:
+		*key = k->ifindex * 2 + k->dir;
+		break;
+	case FL_RATE:
+		*key = -p->bps;
+		break;
+	case FL_PPS:
+		*key = -p->pps;
+		break;
+	case FL_CE:
+		*key = -p->ce_fraction;
+		break;
+	case FL_CNP:
+		*key = -p->cnp_per_s;
+		break;
+	case FL_RTX:
+		*key = -p->rtx_per_s;
+		break;
+	case FL_NAK:
+		*key = -naks(p);
+		break;
+	case FL_DSCP:
+		*key = p->r->c.dscp;
+		break;
+	case FL_AGE:
+		*key = -flow_age_s(u, p);
+		break;
+	case FL_FLAGS:
+		*key = -flag_rank(u, *(const int *)row);
+		break;
+	case FL_BYTES:
+		*key = -(double)p->r->c.bytes;
+		break;
+	default: /* the endpoints, path and owner: text */
+		return false;
+	}
+	return true;
+}
+
 static int fit(const struct ui *u, struct column *c, const void *row)
 {
 	const struct flow_view *v;
@@ -256,6 +311,7 @@ const struct view view_flows = {
     .legend = "E elephant C collision P predicted  /s: {w}  BYTES CE%: flow total",
     .build = build,
     .cmp = cmp,
+    .sort_key = sort_key,
     .fit = fit,
     .cell = cell,
     .flow_of = flow_of,

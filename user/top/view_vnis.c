@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* view_vnis.c - VNIs: RoCE traffic per VXLAN network, bare RoCE as "-". */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "top/ui.h"
 #include "util/format.h"
+#include "util/radix.h"
 
 enum {
 	VC_VNI,
@@ -37,36 +39,37 @@ struct vni_row {
 	double v[VC_MAX]; /* by column; v[VC_VNI] is the order of the VNI column */
 };
 
-static int cmp_vni_of(const void *pa, const void *pb, void *ctx)
-{
-	const struct analysis *a = ctx;
-	const struct flow_key *k = &a->flows[*(const int *)pa].r->key;
-	const struct flow_key *l = &a->flows[*(const int *)pb].r->key;
-
-	return cmp_num(k->flags & FP_FLOW_VXLAN ? k->vni : -1.0,
-		       l->flags & FP_FLOW_VXLAN ? l->vni : -1.0);
-}
-
 static int build(struct ui *u, struct vstate *vs)
 {
 	const struct analysis *a = u->an;
+	struct radix_ent *e, *by;
 	struct vni_row *rows;
 	size_t n = 0;
-	int *flows, err = rows_grow(vs, a->n_flows, sizeof(*rows))
-			      ?: scratch_grow(u, a->n_flows, sizeof(*flows));
+	int err = rows_grow(vs, a->n_flows, sizeof(*rows));
 
-	if (err)
-		return err;
+	e = err ? NULL : sort_room(u, a->n_flows, 0);
+	if (!e)
+		return -ENOMEM;
 	rows = vs->rows;
-	flows = u->scratch;
-	/* A flow seen at several points counts once (refresh.c chose who stands for it). */
-	for (size_t i = 0; i < a->n_flows; i++)
-		if (u->rep_of[i] == (int)i && flow_matches(u, i))
-			flows[n++] = i;
-	qsort_r(flows, n, sizeof(*flows), cmp_vni_of, (void *)a);
+	/*
+	 * A flow seen at several points counts once (refresh.c chose who
+	 * stands for it). The flows by VNI, bare ones (-1) first, each VNI's
+	 * in the order of the flows (a stable sort), so its sums add up the
+	 * same way every time: a radix sort, not qsort's comparisons, each
+	 * reading a flow far from the last at a million flows.
+	 */
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_key *k = &a->flows[i].r->key;
+
+		if (u->rep_of[i] != (int)i || !flow_matches(u, i))
+			continue;
+		e[n].key = radix_key_of_double(k->flags & FP_FLOW_VXLAN ? k->vni : -1.0);
+		e[n++].idx = i;
+	}
+	by = radix_sort(e, e + n, n);
 	vs->n_rows = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct flow_view *v = &a->flows[flows[i]];
+		const struct flow_view *v = &a->flows[by[i].idx];
 		const struct flow_key *k = &v->r->key;
 		bool vxlan = k->flags & FP_FLOW_VXLAN;
 		struct vni_row *r = vs->n_rows ? &rows[vs->n_rows - 1] : NULL;
