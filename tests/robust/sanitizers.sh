@@ -40,17 +40,21 @@ run sflow-captures python3 tests/sflow/captures.py $san/fabprobe $san/tools
 # The dashboard through tmux until q: over a capture of 300 flows, every
 # view built at each refresh (views share a scratch buffer in elements of
 # different sizes: an int a flow was once written into room for a byte a
-# flow); and over a capture of flows that differ, sorted by every column
-# both ways, with FABPROBE_TEST_SORT, which sorts by key from 2 rows (not
-# 1024) and aborts where the order is not the comparison's.
+# flow); and over 7 flows that differ in every counter (mkpcap.py long),
+# the flows and QP views sorted by every column both ways, with
+# FABPROBE_TEST_SORT, which sorts by key from 2 rows (not 1024) and
+# aborts where the order is not the comparison's.
+# dashboard many|long KEY...: mkpcap.py's capture of that kind, the keys, q.
 dashboard() {
-	local pcap=$1 dir sock=fp-san-$$ rc
+	local kind=$1 dir pcap sock=fp-san-$$ rc
 	shift
 	dir=$(mktemp -d /tmp/fp-san-top-XXXXXX)
-	[ -n "$pcap" ] || {
-		pcap=$dir/many.pcap
+	pcap=$dir/$kind.pcap
+	if [ "$kind" = many ]; then
 		python3 tests/ipfix/mkpcap.py many 300 "$pcap" || return 1
-	}
+	else
+		python3 tests/ipfix/mkpcap.py "$kind" "$pcap" || return 1
+	fi
 	tmux -L "$sock" new-session -d -s san -x 160 -y 50 \
 		"env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS FABPROBE_TEST_SORT=1 \
 		$san/fabprobe top --pcap $pcap --speed 0 2>$dir/top.err; echo \$? >$dir/top.rc"
@@ -70,9 +74,10 @@ dashboard() {
 	echo "top exited ${rc:-without a status}"
 	[ "$rc" = 0 ]
 }
-run top-dashboard dashboard "" 4 3 2 1
-# shellcheck disable=SC2046 # every column of the flows view, each both ways
-run top-dashboard-sort dashboard "$PCAPS"/nccl_nccl_node0.pcap 1 $(for _ in $(seq 18); do echo s r r; done) r
+run top-dashboard dashboard many 4 3 2 1
+# shellcheck disable=SC2046 # every column of the flows and QP views, each both ways
+run top-dashboard-sort dashboard long \
+	1 $(for _ in $(seq 18); do echo s r r; done) 3 $(for _ in $(seq 14); do echo s r r; done)
 # The replay workers (probe/runpool.c) under ThreadSanitizer: no data race
 # while three threads run the frames of many flows, of captures and sFlow.
 tsan=build/tsan

@@ -5,10 +5,13 @@
  * (refresh.c chose the record that stands for it); a side whose partner
  * is not seen gets a row of its own.
  */
+#include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "top/ui.h"
 #include "util/format.h"
+#include "util/radix.h"
 
 enum {
 	QC_PAIR,
@@ -51,6 +54,8 @@ struct qp_row {
 	int ack;  /* its reverse: ACKs, NAKs, CNPs; -1 unknown */
 };
 
+static int order_rows(struct ui *u, struct vstate *vs);
+
 static int build(struct ui *u, struct vstate *vs)
 {
 	const struct analysis *a = u->an;
@@ -88,7 +93,7 @@ static int build(struct ui *u, struct vstate *vs)
 				rows[vs->n_rows++] = r;
 		}
 	}
-	return 0;
+	return order_rows(u, vs);
 }
 
 static const struct flow_view *side(const struct ui *u, int f)
@@ -124,6 +129,63 @@ static double value(const struct ui *u, const struct qp_row *r, int col)
 		return d ? d->elephant * 4 + (u->marks[r->data] & MARK_COLLISION) * 2 : 0;
 	}
 	return 0;
+}
+
+/*
+ * The rows in the order of cmp's final tie-break (busiest first, then by
+ * data flow, then by ACK flow), two stable radix sorts: table_sort() then
+ * sorts a million rows by a column's numbers (sort_key), keeping that
+ * order among equals, and qsort gives the same order where it sorts.
+ */
+static int order_rows(struct ui *u, struct vstate *vs)
+{
+	size_t n = vs->n_rows;
+	struct qp_row *rows = vs->rows, *out;
+	struct radix_ent *e = sort_room(u, n, n * sizeof(*rows)), *by, *busy;
+
+	if (!e)
+		return -ENOMEM;
+	for (size_t r = 0; r < n; r++) {
+		double sum = value(u, &rows[r], QC_DATA) + value(u, &rows[r], QC_ACK);
+
+		if (isnan(sum))
+			return 0; /* no order to keep: qsort orders them */
+		e[r].key = (__u64)(__u32)(rows[r].data + 1) << 32 | (__u32)(rows[r].ack + 1);
+		e[r].idx = r;
+	}
+	by = radix_sort(e, e + n, n);
+	busy = by == e ? e + n : e;
+	for (size_t r = 0; r < n; r++) {
+		const struct qp_row *q = &rows[by[r].idx];
+
+		busy[r].key = radix_key_of_double(-(value(u, q, QC_DATA) + value(u, q, QC_ACK)));
+		busy[r].idx = by[r].idx;
+	}
+	by = radix_sort(busy, by, n);
+	out = (struct qp_row *)(e + 2 * n);
+	for (size_t r = 0; r < n; r++)
+		out[r] = rows[by[r].idx];
+	memcpy(rows, out, n * sizeof(*rows));
+	return 0;
+}
+
+/* cmp's order of a column as a number, ascending: its descending columns negated. */
+static bool sort_key(const struct ui *u, int col, const void *row, double *key)
+{
+	switch (col) {
+	case QC_PAIR:
+	case QC_PATH:
+	case QC_OWNER:
+		return false; /* text */
+	case QC_VNI:
+	case QC_QP:
+	case QC_PEER:
+		*key = value(u, row, col);
+		return true;
+	default:
+		*key = -value(u, row, col);
+		return true;
+	}
 }
 
 /* The owner of the pair's local QP: through its data side, else its ACK side. */
@@ -277,6 +339,7 @@ const struct view view_qps = {
     .legend = "QP PEER: dest QP each way  DATA ACK /s: {w}  CE%: since seen",
     .build = build,
     .cmp = cmp,
+    .sort_key = sort_key,
     .fit = fit,
     .cell = cell,
     .flow_of = flow_of,
