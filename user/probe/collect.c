@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -14,18 +13,11 @@
 #include "probe/collect.h"
 #include "fabprobe.skel.h"
 #include "util/log.h"
+#include "util/stop.h"
 #include "probe/probe.h"
 
 /* Keys per batch call: large enough that one hash bucket always fits. */
 #define COLLECT_BATCH 4096
-
-static __u64 clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static size_t percpu_stride(size_t value_size)
 {
@@ -545,8 +537,8 @@ int collect_snapshot(struct probe *p, struct snapshot *s)
 	s->n_flows = 0;
 	s->flow_capacity = p->flow_entries + p->flow6_entries;
 	s->flow_capacity6 = p->flow6_entries;
-	s->taken_ns = clock_ns(CLOCK_MONOTONIC);
-	s->clock_offset_ns = p->replay ? 0 : (__s64)(clock_ns(CLOCK_REALTIME) - s->taken_ns);
+	s->taken_ns = fp_mono_ns();
+	s->clock_offset_ns = p->replay ? 0 : (__s64)(fp_real_ns() - s->taken_ns);
 
 	err = batch_buffers(s, ncpus);
 	if (err)

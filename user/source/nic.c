@@ -12,10 +12,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/stop.h"
 #include "source/nic_priv.h"
 
 #define TWO_32 (1ULL << 32)
@@ -250,14 +250,6 @@ int nic_read_line(const char *path, char *buf, size_t size)
 	buf[strcspn(buf, "\n")] = '\0';
 	nic_trim(buf);
 	return 0;
-}
-
-static __u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 int nic_init(struct nic_state *s, const struct nic_opts *o)
@@ -569,7 +561,7 @@ int nic_refresh(struct nic_state *s, __u64 now_ns)
 	int err;
 
 	if (!now_ns)
-		now_ns = monotonic_ns();
+		now_ns = fp_mono_ns();
 	if (s->refreshes && now_ns > s->taken_ns)
 		interval_s = (now_ns - s->taken_ns) / 1e9;
 	err = refresh_ports(s, interval_s);

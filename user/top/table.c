@@ -269,8 +269,9 @@ int rows_grow(struct vstate *vs, size_t n, size_t size)
 int scratch_grow(struct ui *u, size_t n, size_t size)
 {
 	/*
-	 * Counted in bytes: the QP view keeps a byte a flow in it, the VNI
-	 * view an int, and room for n bytes is not room for n ints.
+	 * Counted in bytes: views keep elements of different sizes in it
+	 * (the QP view a byte a flow), and room for n bytes is not room for
+	 * n ints (a heap overflow once).
 	 */
 	return buf_grow(&u->scratch, &u->cap_scratch, (n + 1) * size, 1);
 }

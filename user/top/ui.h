@@ -229,7 +229,7 @@ struct ui {
 	size_t cap_nkeys;
 	struct kindex rep_index;
 	void *scratch;	     /* for a view's build */
-	size_t cap_scratch;  /* in bytes: views keep elements of different sizes in it */
+	size_t cap_scratch;  /* in bytes, whatever the size of a view's elements */
 	void *sort_buf;	     /* table_sort()'s keys and the rows in their new order */
 	size_t cap_sort_buf; /* in bytes */
 	bool sort_check;     /* FABPROBE_TEST_SORT: sort by key from 2 rows, and check it */
@@ -265,7 +265,7 @@ int table_draw(struct ui *u, const struct view *v, struct vstate *vs, int y0, in
 void table_sort(struct ui *u, const struct view *v, struct vstate *vs);
 void scroll_to(struct vstate *vs, int rows, int height);
 int rows_grow(struct vstate *vs, size_t n, size_t size);
-/* Room in u->scratch for n + 1 elements of size bytes (the views share it). */
+/* Room in u->scratch for n + 1 elements of size bytes (any view may use it). */
 int scratch_grow(struct ui *u, size_t n, size_t size);
 /*
  * Room for 2n radix entries (n to sort, n for radix_sort's tmp) and extra

@@ -81,58 +81,11 @@ static int flag_rank(const struct ui *u, int f)
 	return u->an->flows[f].elephant * 4 + (u->marks[f] & MARK_COLLISION) * 2;
 }
 
-/* Natural order of a column: text and identifiers ascending, rates descending. */
-static int cmp(const struct ui *u, int col, const void *x, const void *y)
-{
-	const struct flow_view *p = flow(u, x), *q = flow(u, y);
-	const struct flow_key *k = &p->r->key, *l = &q->r->key;
-	int i = *(const int *)x, j = *(const int *)y;
-
-	switch (col) {
-	case FL_FLOW:
-		return cmp_key_ends(k, l);
-	case FL_SPORT:
-		return cmp_num(k->sport, l->sport);
-	case FL_VNI:
-		return cmp_num(k->flags & FP_FLOW_VXLAN ? k->vni : -1.0,
-			       l->flags & FP_FLOW_VXLAN ? l->vni : -1.0);
-	case FL_QP:
-		return cmp_num(k->dest_qp, l->dest_qp);
-	case FL_PATH:
-		return strcmp(path_name(u->an, p->path), path_name(u->an, q->path));
-	case FL_IF:
-		return cmp_num(k->ifindex * 2 + k->dir, l->ifindex * 2 + l->dir);
-	case FL_RATE:
-		return cmp_num(q->bps, p->bps);
-	case FL_PPS:
-		return cmp_num(q->pps, p->pps);
-	case FL_CE:
-		return cmp_num(q->ce_fraction, p->ce_fraction);
-	case FL_CNP:
-		return cmp_num(q->cnp_per_s, p->cnp_per_s);
-	case FL_RTX:
-		return cmp_num(q->rtx_per_s, p->rtx_per_s);
-	case FL_NAK:
-		return cmp_num(naks(q), naks(p));
-	case FL_DSCP:
-		return cmp_num(p->r->c.dscp, q->r->c.dscp);
-	case FL_AGE:
-		return cmp_num(flow_age_s(u, q), flow_age_s(u, p));
-	case FL_FLAGS:
-		return cmp_num(flag_rank(u, j), flag_rank(u, i));
-	case FL_BYTES:
-		return cmp_num(q->r->c.bytes, p->r->c.bytes);
-	case FL_OWNER: {
-		char a[OWNER_LEN], b[OWNER_LEN];
-
-		return strcmp(owner_of(u, i, a, sizeof(a)), owner_of(u, j, b, sizeof(b)));
-	}
-	default: /* the tie-break: most bytes first, then as collected */
-		return cmp_num(q->r->c.bytes, p->r->c.bytes) ?: cmp_num(i, j);
-	}
-}
-
-/* cmp's order of a column as a number, ascending: its descending columns negated. */
+/*
+ * A column that is a number, as one whose ascending order is the
+ * column's natural order (rates descending: negated); false for text. cmp
+ * orders such columns by it, and table_sort() radix-sorts by it.
+ */
 static bool sort_key(const struct ui *u, int col, const void *row, double *key)
 {
 	const struct flow_view *p = flow(u, row);
@@ -185,6 +138,30 @@ static bool sort_key(const struct ui *u, int col, const void *row, double *key)
 		return false;
 	}
 	return true;
+}
+
+/* Natural order of a column: text and identifiers ascending, rates descending. */
+static int cmp(const struct ui *u, int col, const void *x, const void *y)
+{
+	const struct flow_view *p = flow(u, x), *q = flow(u, y);
+	int i = *(const int *)x, j = *(const int *)y;
+	double a, b;
+
+	if (sort_key(u, col, x, &a) && sort_key(u, col, y, &b))
+		return cmp_num(a, b);
+	switch (col) {
+	case FL_FLOW:
+		return cmp_key_ends(&p->r->key, &q->r->key);
+	case FL_PATH:
+		return strcmp(path_name(u->an, p->path), path_name(u->an, q->path));
+	case FL_OWNER: {
+		char o[OWNER_LEN], w[OWNER_LEN];
+
+		return strcmp(owner_of(u, i, o, sizeof(o)), owner_of(u, j, w, sizeof(w)));
+	}
+	default: /* the tie-break: most bytes first, then as collected */
+		return cmp_num(q->r->c.bytes, p->r->c.bytes) ?: cmp_num(i, j);
+	}
 }
 
 static int fit(const struct ui *u, struct column *c, const void *row)

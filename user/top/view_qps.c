@@ -131,6 +131,12 @@ static double value(const struct ui *u, const struct qp_row *r, int col)
 	return 0;
 }
 
+/* A pair's traffic both ways: cmp's final tie-break, busiest first. */
+static double busy(const struct ui *u, const struct qp_row *r)
+{
+	return value(u, r, QC_DATA) + value(u, r, QC_ACK);
+}
+
 /*
  * The rows in the order of cmp's final tie-break (busiest first, then by
  * data flow, then by ACK flow), two stable radix sorts: table_sort() then
@@ -141,27 +147,25 @@ static int order_rows(struct ui *u, struct vstate *vs)
 {
 	size_t n = vs->n_rows;
 	struct qp_row *rows = vs->rows, *out;
-	struct radix_ent *e = sort_room(u, n, n * sizeof(*rows)), *by, *busy;
+	struct radix_ent *e = sort_room(u, n, n * sizeof(*rows)), *by, *most;
 
 	if (!e)
 		return -ENOMEM;
 	for (size_t r = 0; r < n; r++) {
-		double sum = value(u, &rows[r], QC_DATA) + value(u, &rows[r], QC_ACK);
-
-		if (isnan(sum))
-			return 0; /* no order to keep: qsort orders them */
 		e[r].key = (__u64)(__u32)(rows[r].data + 1) << 32 | (__u32)(rows[r].ack + 1);
 		e[r].idx = r;
 	}
 	by = radix_sort(e, e + n, n);
-	busy = by == e ? e + n : e;
+	most = by == e ? e + n : e;
 	for (size_t r = 0; r < n; r++) {
-		const struct qp_row *q = &rows[by[r].idx];
+		double sum = busy(u, &rows[by[r].idx]);
 
-		busy[r].key = radix_key_of_double(-(value(u, q, QC_DATA) + value(u, q, QC_ACK)));
-		busy[r].idx = by[r].idx;
+		if (isnan(sum))
+			return 0; /* no order to keep: qsort orders them */
+		most[r].key = radix_key_of_double(-sum);
+		most[r].idx = by[r].idx;
 	}
-	by = radix_sort(busy, by, n);
+	by = radix_sort(most, by, n);
 	out = (struct qp_row *)(e + 2 * n);
 	for (size_t r = 0; r < n; r++)
 		out[r] = rows[by[r].idx];
@@ -169,22 +173,30 @@ static int order_rows(struct ui *u, struct vstate *vs)
 	return 0;
 }
 
-/* cmp's order of a column as a number, ascending: its descending columns negated. */
+/*
+ * A column that is a number, as one whose ascending order is the
+ * column's natural order (traffic descending: negated); false for text.
+ * cmp orders such columns by it, and table_sort() radix-sorts by it.
+ */
 static bool sort_key(const struct ui *u, int col, const void *row, double *key)
 {
 	switch (col) {
-	case QC_PAIR:
-	case QC_PATH:
-	case QC_OWNER:
-		return false; /* text */
 	case QC_VNI:
 	case QC_QP:
 	case QC_PEER:
 		*key = value(u, row, col);
 		return true;
-	default:
+	case QC_DATA:
+	case QC_ACK:
+	case QC_CE:
+	case QC_CNP:
+	case QC_RTX:
+	case QC_NAK:
+	case QC_FLAGS:
 		*key = -value(u, row, col);
 		return true;
+	default: /* the pair, path and owner: text; -1, the tie-break */
+		return false;
 	}
 }
 
@@ -209,27 +221,23 @@ static int cmp(const struct ui *u, int col, const void *px, const void *py)
 	const struct qp_row *x = px, *y = py;
 	const struct flow_view *p = &u->an->flows[flow_of(u, x)];
 	const struct flow_view *q = &u->an->flows[flow_of(u, y)];
+	double a, b;
 
+	if (sort_key(u, col, x, &a) && sort_key(u, col, y, &b))
+		return cmp_num(a, b);
 	switch (col) {
 	case QC_PAIR:
 		return cmp_key_ends(&p->r->key, &q->r->key);
 	case QC_PATH:
 		return strcmp(path_name(u->an, p->path), path_name(u->an, q->path));
 	case QC_OWNER: {
-		char a[OWNER_LEN], b[OWNER_LEN];
+		char o[OWNER_LEN], w[OWNER_LEN];
 
-		return strcmp(pair_owner(u, x, a, sizeof(a)), pair_owner(u, y, b, sizeof(b)));
+		return strcmp(pair_owner(u, x, o, sizeof(o)), pair_owner(u, y, w, sizeof(w)));
 	}
-	case QC_VNI:
-	case QC_QP:
-	case QC_PEER:
-		return cmp_num(value(u, x, col), value(u, y, col));
-	case -1: /* the tie-break: busiest first, then as built */
-		return cmp_num(value(u, y, QC_DATA) + value(u, y, QC_ACK),
-			       value(u, x, QC_DATA) + value(u, x, QC_ACK))
-			   ?: cmp_num(x->data, y->data) ?: cmp_num(x->ack, y->ack);
-	default:
-		return cmp_num(value(u, y, col), value(u, x, col));
+	default: /* -1, the tie-break: busiest first, then by data flow, ACK flow */
+		return cmp_num(busy(u, y), busy(u, x)) ?: cmp_num(x->data, y->data)
+						      ?: cmp_num(x->ack, y->ack);
 	}
 }
 

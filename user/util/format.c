@@ -33,13 +33,8 @@ static const char *fmt_v4(char *buf, size_t len, const __u8 a[4])
 
 const char *fmt_addr(char *buf, size_t len, const __u8 addr[16], bool v6)
 {
-	if (!v6) {
-		if (!fmt_v4(buf, len, addr))
-			snprintf(buf, len, "?");
-		return buf;
-	}
 	/* glibc's inet_ntop writes RFC 5952 form: lower case, longest zero run. */
-	if (!inet_ntop(AF_INET6, addr, buf, len))
+	if (!(v6 ? inet_ntop(AF_INET6, addr, buf, len) : fmt_v4(buf, len, addr)))
 		snprintf(buf, len, "?");
 	return buf;
 }
