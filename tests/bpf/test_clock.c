@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_clock.c - the live programs' clock (core.h, live_clock(); probe/clock.c):
- * the tick rate read from a measured span, and, on this kernel, the times a
+ * the tick rate and phase fit to measured steps, and, on this kernel, the times a
  * live fp_xdp gives a flow against CLOCK_MONOTONIC read around its runs, on
  * the tick and with --precise-clock.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -29,20 +30,70 @@ static __u64 mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* A span measured within 1% of a rate the kernel is built with gives that rate. */
-static void test_hz_of_span(void **state)
+/*
+ * Steps of a kernel ticking at hz from a count far from 0: step i at its
+ * tick's time plus off_us[i] (negative: placed before it; positive: late),
+ * n_ticks apart each.
+ */
+static int fit(unsigned int hz, int n, int n_ticks, const int *off_us, struct probe_clock *c)
 {
+	struct fp_clock_sample steps[64];
+	__u64 tick_ns = probe_clock_tick_ns(hz), j0 = 4294892296ULL + 123456789;
+
+	for (int i = 0; i < n; i++) {
+		__u64 j = j0 + (__u64)i * n_ticks;
+
+		steps[i] = (struct fp_clock_sample){
+		    .jiffies = j, .mono_ns = 77000000000ULL + j * tick_ns + off_us[i] * 1000LL};
+	}
+	return probe_clock_fit(steps, n, c);
+}
+
+/*
+ * The rate of a kernel is the one a kernel is built with that its steps fit,
+ * late or placed early as they are; the phase is the earliest step's.
+ */
+static void test_fit(void **state)
+{
+	static const int on_time[32], first_late[32] = {200};
+	/* A late step at each end, early ones between. */
+	static const int ends_late[11] = {300, -90, -20, 0, -100, -50, 0, -10, -30, -80, 250};
+	/* Two steps of three late, by up to 2 ms. */
+	static const int mostly_late[11] = {0, 900, 2000, 0, 1500, 700, -50, 1100, 1800, 0, 600};
+	struct probe_clock c;
+
 	(void)state;
-	assert_int_equal(probe_clock_hz(4000000, 1), 250);
-	assert_int_equal(probe_clock_hz(12060000, 3), 250); /* a step 60 us late */
-	assert_int_equal(probe_clock_hz(10000000, 1), 100);
-	assert_int_equal(probe_clock_hz(10000000, 10), 1000);
-	assert_int_equal(probe_clock_hz(9765625, 10), 1024);
-	assert_int_equal(probe_clock_hz(9900000, 10), 0); /* 1010 Hz: 1000 and 1024 too far */
-	assert_int_equal(probe_clock_hz(13333333, 4), 300);
-	assert_int_equal(probe_clock_hz(3663003, 1), 0); /* 273 Hz */
-	assert_int_equal(probe_clock_hz(0, 1), 0);
-	assert_int_equal(probe_clock_hz(4000000, 0), 0);
+	assert_int_equal(fit(250, 11, 1, on_time, &c), 0);
+	assert_int_equal(c.hz, 250);
+	assert_int_equal(c.tick_ns, 4000000);
+	assert_int_equal(c.base_ns, 77000000000ULL);
+	/* The first rule (first to last step) read these 4 as 256 Hz: too short to tell. */
+	assert_int_equal(fit(250, 4, 1, first_late, &c), -ERANGE); /* 12 ms: too short */
+	assert_int_equal(fit(250, 11, 1, first_late, &c), 0);
+	assert_int_equal(c.hz, 250);
+	assert_int_equal(c.base_ns, 77000000000ULL);
+	assert_int_equal(fit(250, 11, 1, ends_late, &c), 0);
+	assert_int_equal(c.hz, 250);
+	assert_int_equal(c.base_ns, 77000000000ULL - 100000);
+	assert_int_equal(fit(250, 11, 1, mostly_late, &c), 0);
+	assert_int_equal(c.hz, 250);
+	assert_int_equal(c.base_ns, 77000000000ULL - 50000);
+	for (int i = 0; i < 3; i++) {
+		static const unsigned int rates[] = {1000, 1024, 256};
+
+		assert_int_equal(fit(rates[i], 11, rates[i] / 250, ends_late, &c), 0);
+		assert_int_equal(c.hz, rates[i]);
+	}
+	assert_int_equal(fit(300, 14, 1, on_time, &c), 0);
+	assert_int_equal(c.hz, 300);
+	assert_int_equal(fit(24, 2, 1, on_time, &c), 0);
+	assert_int_equal(c.hz, 24);
+	assert_int_equal(fit(1200, 32, 2, on_time, &c), 0);
+	assert_int_equal(c.hz, 1200);
+	/* 273 Hz and 1050 Hz: no kernel's rate; one step is none. */
+	assert_int_equal(fit(273, 11, 1, on_time, &c), -ERANGE);
+	assert_int_equal(fit(1050, 11, 4, on_time, &c), -ERANGE);
+	assert_int_equal(fit(250, 1, 1, on_time, &c), -ERANGE);
 }
 
 /* The kernel's TICK_NSEC, rounded to the nearest ns. */
@@ -191,7 +242,7 @@ static void test_precise_clock(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_hz_of_span),	  cmocka_unit_test(test_tick_ns),
+	    cmocka_unit_test(test_fit),		  cmocka_unit_test(test_tick_ns),
 	    cmocka_unit_test(test_measure),	  cmocka_unit_test(test_live_times),
 	    cmocka_unit_test(test_precise_clock),
 	};

@@ -9,7 +9,7 @@
  * over PROBE_CLOCK_SPAN_NS and more, noting when the count steps.
  */
 #include <errno.h>
-#include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -28,28 +28,75 @@
 #define STEP_GAP_MAX_NS 100000ULL
 /* Ticks are at most 1/24 s (HZ=24): give up well after two of them. */
 #define MEASURE_MAX_NS 200000000ULL
+#define MEASURE_TRIES  3
+
+/*
+ * A step's placed time is the true one, up to a placement before it
+ * (STEP_GAP_MAX_NS) and whatever delay the kernel took to make it. Steps
+ * within this of the earliest, at a tick length, sit on its line.
+ */
+#define FIT_WINDOW_NS (2 * STEP_GAP_MAX_NS)
 
 /* Tick rates Linux is built with (Kconfig HZ_*, and the arch-specific ones). */
 static const unsigned int known_hz[] = {24,  32,  48,  64,  100,  128,	200, 250,
 					256, 300, 500, 512, 1000, 1024, 1200};
 
-unsigned int probe_clock_hz(__u64 span_ns, __u64 n)
+/*
+ * The steps on the line of one tick length: their count, the time they
+ * span, and the phase of the earliest. A step's offset from the line is
+ * its time less its count's ticks, compared modulo 2^64.
+ */
+struct line_fit {
+	int n;
+	__u64 span_ns, base_ns;
+};
+
+static struct line_fit fit_line(const struct fp_clock_sample *steps, int n, __u64 tick_ns)
 {
-	double hz, best_err = 0.01;
-	unsigned int best = 0;
+	struct line_fit f = {.base_ns = steps[0].mono_ns - steps[0].jiffies * tick_ns};
+	__u64 first = UINT64_MAX, last = 0;
 
-	if (!span_ns || !n)
-		return 0;
-	hz = 1e9 * (double)n / (double)span_ns;
-	for (size_t i = 0; i < sizeof(known_hz) / sizeof(known_hz[0]); i++) {
-		double err = fabs(hz - known_hz[i]) / known_hz[i];
+	for (int i = 1; i < n; i++) {
+		__u64 base = steps[i].mono_ns - steps[i].jiffies * tick_ns;
 
-		if (err < best_err) {
-			best_err = err;
-			best = known_hz[i];
-		}
+		if ((__s64)(base - f.base_ns) < 0)
+			f.base_ns = base;
 	}
-	return best;
+	for (int i = 0; i < n; i++) {
+		__u64 off = steps[i].mono_ns - steps[i].jiffies * tick_ns - f.base_ns;
+
+		if (off > FIT_WINDOW_NS)
+			continue;
+		f.n++;
+		first = steps[i].mono_ns < first ? steps[i].mono_ns : first;
+		last = steps[i].mono_ns > last ? steps[i].mono_ns : last;
+	}
+	f.span_ns = last - first;
+	return f;
+}
+
+int probe_clock_fit(const struct fp_clock_sample *steps, int n, struct probe_clock *c)
+{
+	struct line_fit best = {}, f;
+	unsigned int hz = 0;
+
+	if (n < 2)
+		return -ERANGE;
+	for (size_t i = 0; i < sizeof(known_hz) / sizeof(known_hz[0]); i++) {
+		f = fit_line(steps, n, probe_clock_tick_ns(known_hz[i]));
+		if (f.n < 2 || f.span_ns < PROBE_CLOCK_SPAN_NS / 2)
+			continue;
+		/* Two rates that both fit: the steps cannot tell them apart. */
+		if (hz)
+			return -ERANGE;
+		hz = known_hz[i];
+		best = f;
+	}
+	if (!hz)
+		return -ERANGE;
+	*c = (struct probe_clock){
+	    .hz = hz, .tick_ns = probe_clock_tick_ns(hz), .base_ns = best.base_ns};
+	return 0;
 }
 
 static int sample(int fd, struct fp_clock_sample *s)
@@ -64,18 +111,16 @@ static int sample(int fd, struct fp_clock_sample *s)
 
 /*
  * Run the probe from one step of the count to the first step at least
- * PROBE_CLOCK_SPAN_NS later. The rate comes from the first and last steps;
- * the phase from the earliest of them all, each placed at the run before
- * it: a step the kernel made late (the CPU that keeps jiffies was slow to
- * take its tick, up to 60 us here) would put times after their packets.
- * -ETIME when the count does not step where it can be placed.
+ * PROBE_CLOCK_SPAN_NS later, each step placed at the run before it, and fit
+ * them (probe_clock_fit()). -ETIME when the count does not step where it
+ * can be placed.
  */
-#define STEPS_MAX 64
+#define STEPS_MAX 128
 
 static int measure(int fd, struct probe_clock *c)
 {
 	struct fp_clock_sample prev, s, steps[STEPS_MAX];
-	__u64 deadline, base;
+	__u64 deadline;
 	int n = 0, err;
 
 	err = sample(fd, &prev);
@@ -99,18 +144,7 @@ static int measure(int fd, struct probe_clock *c)
 	}
 	if (n < 2)
 		return -ETIME;
-	c->hz = probe_clock_hz(steps[n - 1].mono_ns - steps[0].mono_ns,
-			       steps[n - 1].jiffies - steps[0].jiffies);
-	if (!c->hz)
-		return -ERANGE;
-	c->tick_ns = probe_clock_tick_ns(c->hz);
-	c->base_ns = steps[0].mono_ns - steps[0].jiffies * c->tick_ns;
-	for (int i = 1; i < n; i++) {
-		base = steps[i].mono_ns - steps[i].jiffies * c->tick_ns;
-		if ((__s64)(base - c->base_ns) < 0)
-			c->base_ns = base;
-	}
-	return 0;
+	return probe_clock_fit(steps, n, c);
 }
 
 int probe_clock_measure(struct probe_clock *c)
@@ -123,7 +157,12 @@ int probe_clock_measure(struct probe_clock *c)
 	if (!skel)
 		return -errno;
 	fd = bpf_program__fd(skel->progs.fp_clock);
-	err = measure(fd, c);
+	/* A host too busy to give one measure steps it can fit may give the next. */
+	for (int i = 0; i < MEASURE_TRIES; i++) {
+		err = measure(fd, c);
+		if (err != -ETIME && err != -ERANGE)
+			break;
+	}
 	clock_bpf__destroy(skel);
 	if (err) {
 		memset(c, 0, sizeof(*c));

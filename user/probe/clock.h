@@ -16,17 +16,25 @@ struct probe_clock {
 
 /*
  * Watch the tick count step over at least PROBE_CLOCK_SPAN_NS and fill c.
- * Takes that span and up to one tick more (about 14 ms at HZ=250). 0, or
- * a negative errno with c zeroed: the caller then reads the precise clock.
+ * Takes that span and up to one tick more (about 44 ms at HZ=250), again
+ * up to twice on a host too busy for it. 0, or a negative errno with c
+ * zeroed: the caller then reads the precise clock.
  */
-#define PROBE_CLOCK_SPAN_NS 10000000ULL
+#define PROBE_CLOCK_SPAN_NS 40000000ULL
 int probe_clock_measure(struct probe_clock *c);
 
 /*
- * The tick rate of a kernel whose ticks measured span_ns over n ticks: the
- * nearest rate a kernel is built with, or 0 when none is within 1%.
+ * The tick that n steps of the count fit, each at the count it stepped to
+ * and a time at most STEP_GAP_MAX_NS before the step (clock.c), or late by
+ * as long as the kernel took to make it. Of the rates a kernel is built
+ * with, the one whose line through the earliest step (the phase: a time is
+ * never after its packet) holds steps at least half PROBE_CLOCK_SPAN_NS
+ * apart. On the line of a rate 2.4% off (250 and 256 Hz, 1000 and 1024)
+ * such steps would be 480 us apart, more than a step's placement: the
+ * steps pin the rate. -ERANGE when no rate fits, or two do.
  */
-unsigned int probe_clock_hz(__u64 span_ns, __u64 n);
+struct fp_clock_sample;
+int probe_clock_fit(const struct fp_clock_sample *steps, int n, struct probe_clock *c);
 
 /* The kernel's TICK_NSEC: a second over hz, rounded to the nearest ns. */
 static inline __u64 probe_clock_tick_ns(unsigned int hz)
