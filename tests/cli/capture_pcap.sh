@@ -41,4 +41,18 @@ done
 check "big.pcap: the 4 KB frames are sampled whole (4170 B)" \
 	test "$(tshark -r "$tmp/b/samples.pcapng" -T fields -e frame.cap_len 2>/dev/null | sort -u)" = 4170
 
+# 300 flows: summary.txt shows the busiest 100 and says where the rest are;
+# report.json has them all.
+python3 tests/ipfix/mkpcap.py many 300 "$tmp/many.pcap"
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap "$tmp/many.pcap" -o "$tmp/many.tar.gz" 2>"$tmp/err"
+check "many.pcap: capture --pcap exits 0" test $? -eq 0
+tar -xzf "$tmp/many.tar.gz" -C "$tmp/b"
+check "many.pcap: report.json has the 300 flows" \
+	test "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["flows"]))' "$tmp/b/report.json")" = 300
+check "many.pcap: summary.txt shows 100 flow rows" \
+	test "$(grep -c '^[0-9a-f.:]* > ' "$tmp/b/summary.txt")" -eq 100
+check "many.pcap: and says report.json has the other 200" \
+	grep -qx '\.\.\. 200 more flows (report.json shows all)' "$tmp/b/summary.txt"
+
 finish capture-pcap

@@ -27,6 +27,9 @@
 #include "util/options.h"
 #include "util/stop.h"
 
+/* summary.txt's flow rows: the busiest; report.json has every flow. */
+#define SUMMARY_FLOWS 100
+
 static void usage(FILE *out)
 {
 	fprintf(
@@ -38,7 +41,8 @@ static void usage(FILE *out)
 	    "Watch the interfaces for a while (or read a capture) and write a diagnostic\n"
 	    "bundle for a ticket, a gzip'ed tar (mode 0600) holding:\n"
 	    "  report.json     the JSON report (docs/json.md) with a per-second time series\n"
-	    "  summary.txt     the findings first, in plain words, with what to check next\n"
+	    "  summary.txt     the findings first, in plain words, with what to check next,\n"
+	    "                  then the busiest 100 flows\n"
 	    "  report.html     the same with charts (inline SVG; opens offline)\n"
 	    "  samples.pcapng  the first packets of each flow that raised an alert\n"
 	    "  host.txt        kernel, interfaces, sysctls, RDMA and PFC counters\n"
@@ -303,6 +307,8 @@ int cmd_capture(int argc, char **argv)
 		f.r = report_of(&ss);
 		f.r.an = &whole;
 		f.r.series = &series;
+		f.r.max_flows = SUMMARY_FLOWS;
+		f.r.all_flows = "report.json";
 		/* The NIC over the whole run, read again by session_whole(). */
 		f.r.nic = ss.nic ? &ss.nic->whole : NULL;
 		f.duration_s = ss.desc.clock_s;

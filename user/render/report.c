@@ -571,7 +571,8 @@ static void text_nic(FILE *out, const struct report *rep)
 	if (!rep->nic)
 		return;
 	fprintf(out, "\nNIC COUNTERS (%s)\n", rep->nic->st.root ? rep->nic->st.root : "this host");
-	report_nic_text(out, rep->nic, rep->max_flows);
+	/* Where a file holds the rest of the flows (a bundle), the NIC's rows are all here. */
+	report_nic_text(out, rep->nic, rep->all_flows ? 0 : rep->max_flows);
 }
 
 void report_text(FILE *out, const struct report *rep)
@@ -585,7 +586,7 @@ void report_text(FILE *out, const struct report *rep)
 	if (rep->nic && !strcmp(rep->src->mode, "nic")) {
 		if (a)
 			report_alerts_text(out, a);
-		report_nic_text(out, rep->nic, rep->max_flows);
+		report_nic_text(out, rep->nic, rep->all_flows ? 0 : rep->max_flows);
 		return;
 	}
 	text_totals(out, s);
@@ -645,6 +646,7 @@ void report_text(FILE *out, const struct report *rep)
 			v && v->elephant ? " [elephant]" : "");
 	}
 	if (n < s->n_flows)
-		fprintf(out, "... %zu more flows (--json shows all)\n", s->n_flows - n);
+		fprintf(out, "... %zu more flows (%s shows all)\n", s->n_flows - n,
+			rep->all_flows ? rep->all_flows : "--json");
 	text_nic(out, rep);
 }

@@ -23,6 +23,7 @@ struct report {
 	const struct source_desc *src;
 	const struct series *series;   /* a capture's time series, or NULL */
 	size_t max_flows;	       /* text: flow rows, 0 = all */
+	const char *all_flows;	       /* text: the file with every flow (NULL: "--json") */
 	const struct nic_picture *nic; /* NIC counters beside the flows, or NULL */
 };
 
