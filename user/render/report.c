@@ -565,14 +565,19 @@ static void text_paths(FILE *out, const struct analysis *a)
 	}
 }
 
+/* The NIC's rows: all of them where a file holds the rest of the flows (a bundle). */
+static size_t nic_rows(const struct report *rep)
+{
+	return rep->all_flows ? 0 : rep->max_flows;
+}
+
 /* After the flows: the NIC counters beside them. */
 static void text_nic(FILE *out, const struct report *rep)
 {
 	if (!rep->nic)
 		return;
 	fprintf(out, "\nNIC COUNTERS (%s)\n", rep->nic->st.root ? rep->nic->st.root : "this host");
-	/* Where a file holds the rest of the flows (a bundle), the NIC's rows are all here. */
-	report_nic_text(out, rep->nic, rep->all_flows ? 0 : rep->max_flows);
+	report_nic_text(out, rep->nic, nic_rows(rep));
 }
 
 void report_text(FILE *out, const struct report *rep)
@@ -586,7 +591,7 @@ void report_text(FILE *out, const struct report *rep)
 	if (rep->nic && !strcmp(rep->src->mode, "nic")) {
 		if (a)
 			report_alerts_text(out, a);
-		report_nic_text(out, rep->nic, rep->all_flows ? 0 : rep->max_flows);
+		report_nic_text(out, rep->nic, nic_rows(rep));
 		return;
 	}
 	text_totals(out, s);
