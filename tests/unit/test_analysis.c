@@ -13,6 +13,7 @@
 
 #include "core/analysis.h"
 #include "core/detect.h"
+#include "core/mirror.h"
 
 #define MAX_FLOWS 16
 #define UP1	  101
@@ -582,6 +583,57 @@ static void test_groups_balance_apart(void **state)
 	assert_non_null(strstr(al->message, "group b"));
 }
 
+/* A mirror copy of flow i's packets: ERSPAN II session id from switch sw. */
+static struct flow_record *add_mirror(__u16 sport, __u32 id, const char *sw)
+{
+	struct flow_record *r = add_flow("10.0.0.1", "10.0.1.1", sport, sport, 0, 1000);
+
+	r->key.mirror = FP_MIRROR_ERSPAN_II;
+	r->key.mirror_id = id;
+	inet_pton(AF_INET, sw, &r->key.mirror_src);
+	return r;
+}
+
+/*
+ * Each mirror session is a path after the uplinks, in the order of its
+ * first flow, named by --mirror-session or type and number; two switches
+ * with one number name both sessions with their switch, the first one
+ * too once the second is seen.
+ */
+static void test_mirror_sessions_are_paths(void **state)
+{
+	(void)state;
+	assert_int_equal(mirror_names_add(&fx.ao.mirror_names, "9=leaf1:eth49"), 0);
+	add_flow("10.0.0.9", "10.0.1.9", 50000, 1, UP1, 5000);
+	add_mirror(50001, 7, "10.9.0.1");
+	add_mirror(50002, 9, "10.9.0.1");
+	add_mirror(50003, 7, "10.9.0.2");
+	add_mirror(50004, 7, "10.9.0.1");
+	add_mirror(50005, 11, "10.9.0.3");
+	analyse(1.0);
+	assert_int_equal(fx.an.n_paths, 6);
+	assert_string_equal(fx.an.paths[0].name, "up1");
+	assert_string_equal(fx.an.paths[1].name, "up2");
+	assert_string_equal(fx.an.paths[2].name, "erspan:7@10.9.0.1");
+	assert_string_equal(fx.an.paths[3].name, "leaf1:eth49");
+	assert_string_equal(fx.an.paths[4].name, "erspan:7@10.9.0.2");
+	assert_string_equal(fx.an.paths[5].name, "erspan:11");
+	assert_int_equal(fx.an.paths[2].rep, 1);
+	assert_int_equal(fx.an.paths[4].rep, 3);
+	for (int p = 3; p < 6; p++)
+		assert_int_equal(fx.an.paths[p].group, fx.an.paths[2].group);
+	{
+		static const int path_of_flow[] = {0, 2, 3, 4, 2, 5};
+
+		for (int i = 0; i < 6; i++) {
+			assert_int_equal(fx.an.flows[i].path, path_of_flow[i]);
+			assert_int_equal(fx.an.paths[fx.an.flows[i].path].ifindex,
+					 flow_point_id(&fx.flows[i].key));
+		}
+	}
+	assert_int_equal(fx.an.paths[2].flows, 2);
+}
+
 /*
  * The joins' members and the index of the last refresh hold while the
  * same flows sit at the same rids (their places, for records without
@@ -852,6 +904,7 @@ int main(void)
 	    T(test_alerts_worst_first),
 	    T(test_groups_collide_within),
 	    T(test_groups_balance_apart),
+	    T(test_mirror_sessions_are_paths),
 	    T(test_refresh_reuses_joins_while_flows_stay),
 	    T(test_refresh_by_rid_survives_a_new_order),
 	    T(test_refresh_by_rid_as_flows_come_and_go),
