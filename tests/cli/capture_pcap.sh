@@ -47,6 +47,9 @@ python3 tests/ipfix/mkpcap.py many 300 "$tmp/many.pcap"
 rm -rf "$tmp/b" && mkdir "$tmp/b"
 "$FABPROBE" capture --pcap "$tmp/many.pcap" -o "$tmp/many.tar.gz" 2>"$tmp/err"
 check "many.pcap: capture --pcap exits 0" test $? -eq 0
+check "many.pcap: says it is writing the bundle, then that it wrote it" \
+	test "$(grep -o '^capture: wr[a-z]*' "$tmp/err" | tr '\n' ' ')" = "capture: writing capture: wrote "
+check "many.pcap: with the flows it writes" grep -q "^capture: writing .*many.tar.gz: the findings over the whole run, 300 flows$" "$tmp/err"
 tar -xzf "$tmp/many.tar.gz" -C "$tmp/b"
 check "many.pcap: report.json has the 300 flows" \
 	test "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["flows"]))' "$tmp/b/report.json")" = 300
