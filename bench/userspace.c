@@ -358,11 +358,17 @@ static int floor_rows(const struct probe *p, const struct snapshot *s, const cha
 	return 0;
 }
 
+/* The Flows view's comparison as table.c makes it, for a view without sort_key. */
+static int flows_cmp(const struct ui *u, int col, const void *x, const void *y)
+{
+	return table_cmp(u, &view_flows, col, x, y);
+}
+
 /*
  * The dashboard's sort of its Flows view, as a refresh does it: the rows in
  * the analysis' order (by bytes), sorted by RATE. table_sort() radix-sorts
  * them by the view's sort_key; the baseline is the same view without it,
- * qsort_r of the rows by cmp. Both must give one order.
+ * qsort_r of the rows by the same comparison. Both must give one order.
  */
 static int dashboard_sort_rows(const struct analysis *an, const char *lab, int trials)
 {
@@ -377,6 +383,7 @@ static int dashboard_sort_rows(const struct analysis *an, const char *lab, int t
 	__u64 t0;
 
 	by_cmp.sort_key = NULL;
+	by_cmp.cmp = flows_cmp;
 	err = view_flows.build(&u, &vs);
 	if (err)
 		goto out;

@@ -183,10 +183,19 @@ struct sort_ctx {
 	const struct vstate *vs;
 };
 
+int table_cmp(const struct ui *u, const struct view *v, int col, const void *x, const void *y)
+{
+	double a, b;
+
+	if (col >= 0 && v->sort_key && v->sort_key(u, col, x, &a) && v->sort_key(u, col, y, &b))
+		return cmp_num(a, b);
+	return v->cmp(u, col, x, y);
+}
+
 static int cmp_rows(const void *x, const void *y, void *ctx)
 {
 	const struct sort_ctx *s = ctx;
-	int c = s->v->cmp(s->u, s->vs->sort, x, y);
+	int c = table_cmp(s->u, s->v, s->vs->sort, x, y);
 
 	if (s->vs->reverse)
 		c = -c;
@@ -206,12 +215,13 @@ struct radix_ent *sort_room(struct ui *u, size_t n, size_t extra)
 
 /*
  * The rows by the sort column's numbers (view.sort_key), a radix sort of
- * them beside each row's place: qsort over a million flows' rows read two
- * flows far apart in memory each comparison (343 ms a sort, against the
- * 1 s of a refresh). The sort is stable, so rows of equal numbers keep the
- * order they are in, which must be the final tie-break's: they usually
- * are (build adds the flows in the snapshot's order, by bytes); where not,
- * or a row's column is no number, false, and qsort orders them.
+ * them beside each row's place: qsort over a million flows' rows reads two
+ * flows far apart in memory each comparison (BENCHMARKS.md, the row
+ * "dashboard sort": 748 ms against 43 ms by key). The sort is stable,
+ * so rows of equal numbers keep the order they are in, which must be the
+ * final tie-break's: they usually are (build adds the flows in the
+ * snapshot's order, by bytes); where not, or a row's column is no
+ * number, false, and qsort orders them.
  */
 static bool sort_by_key(struct ui *u, const struct view *v, struct vstate *vs)
 {

@@ -155,13 +155,16 @@ struct view {
 	const char *legend;	    /* one line kept under the table, or NULL */
 	/* Fill vs->rows (the filter applies); NULL for overlays. */
 	int (*build)(struct ui *u, struct vstate *vs);
-	/* Natural order of column col (-1: the final tie-break) of two rows. */
+	/*
+	 * Natural order of column col (-1: the final tie-break) of two rows;
+	 * table.c orders the columns sort_key gives by it instead.
+	 */
 	int (*cmp)(const struct ui *u, int col, const void *x, const void *y);
 	/*
-	 * Column col of a row as a number whose ascending order is cmp's
-	 * natural order of the column, so that many rows sort a key at a
-	 * time (table.c); false where the column is no number. NULL: cmp
-	 * alone orders the rows.
+	 * Column col of a row as a number whose ascending order is the
+	 * column's natural order, so that table.c compares it, and sorts many
+	 * rows a key at a time; false where the column is no number. NULL:
+	 * cmp alone orders the rows.
 	 */
 	bool (*sort_key)(const struct ui *u, int col, const void *row, double *key);
 	/*
@@ -263,6 +266,12 @@ void table_layout(struct column *c, int n, int width, int natural);
 const char *col_title(char *buf, size_t len, const struct column *c);
 int table_draw(struct ui *u, const struct view *v, struct vstate *vs, int y0, int height);
 void table_sort(struct ui *u, const struct view *v, struct vstate *vs);
+/*
+ * Column col of two rows in its natural order: by the view's sort_key
+ * where the column is a number (so the radix sort and qsort cannot
+ * disagree), else by its cmp.
+ */
+int table_cmp(const struct ui *u, const struct view *v, int col, const void *x, const void *y);
 void scroll_to(struct vstate *vs, int rows, int height);
 int rows_grow(struct vstate *vs, size_t n, size_t size);
 /* Room in u->scratch for n + 1 elements of size bytes (any view may use it). */

@@ -83,8 +83,8 @@ static int flag_rank(const struct ui *u, int f)
 
 /*
  * A column that is a number, as one whose ascending order is the
- * column's natural order (rates descending: negated); false for text. cmp
- * orders such columns by it, and table_sort() radix-sorts by it.
+ * column's natural order (rates descending: negated); false for text.
+ * table.c orders such columns by it.
  */
 static bool sort_key(const struct ui *u, int col, const void *row, double *key)
 {
@@ -140,15 +140,12 @@ static bool sort_key(const struct ui *u, int col, const void *row, double *key)
 	return true;
 }
 
-/* Natural order of a column: text and identifiers ascending, rates descending. */
+/* Natural order of a text column, ascending, or the tie-break (numbers: sort_key). */
 static int cmp(const struct ui *u, int col, const void *x, const void *y)
 {
 	const struct flow_view *p = flow(u, x), *q = flow(u, y);
 	int i = *(const int *)x, j = *(const int *)y;
-	double a, b;
 
-	if (sort_key(u, col, x, &a) && sort_key(u, col, y, &b))
-		return cmp_num(a, b);
 	switch (col) {
 	case FL_FLOW:
 		return cmp_key_ends(&p->r->key, &q->r->key);

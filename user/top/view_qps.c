@@ -176,7 +176,7 @@ static int order_rows(struct ui *u, struct vstate *vs)
 /*
  * A column that is a number, as one whose ascending order is the
  * column's natural order (traffic descending: negated); false for text.
- * cmp orders such columns by it, and table_sort() radix-sorts by it.
+ * table.c orders such columns by it.
  */
 static bool sort_key(const struct ui *u, int col, const void *row, double *key)
 {
@@ -216,15 +216,13 @@ static int flow_of(const struct ui *u, const void *row)
 	return r->data >= 0 ? r->data : r->ack;
 }
 
+/* Natural order of a text column, ascending, or the tie-break (numbers: sort_key). */
 static int cmp(const struct ui *u, int col, const void *px, const void *py)
 {
 	const struct qp_row *x = px, *y = py;
 	const struct flow_view *p = &u->an->flows[flow_of(u, x)];
 	const struct flow_view *q = &u->an->flows[flow_of(u, y)];
-	double a, b;
 
-	if (sort_key(u, col, x, &a) && sort_key(u, col, y, &b))
-		return cmp_num(a, b);
 	switch (col) {
 	case QC_PAIR:
 		return cmp_key_ends(&p->r->key, &q->r->key);
