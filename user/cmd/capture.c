@@ -139,27 +139,6 @@ static void progress(const struct session *ss, double total, bool tty, bool done
 		fmt_count(al, sizeof(al), ss->an.n_alerts, "alert"), tty ? "\033[K" : "\n");
 }
 
-/* Render into memory with a stdio writer, then add to the bundle. */
-static int add_rendered(struct bundle *b, const char *name,
-			void (*render)(FILE *out, const void *arg), const void *arg)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int err;
-
-	if (!f)
-		return -ENOMEM;
-	render(f, arg);
-	if (fclose(f)) {
-		free(buf);
-		return -ENOMEM;
-	}
-	err = bundle_add(b, name, buf, len);
-	free(buf);
-	return err;
-}
-
 struct final_report {
 	struct report r; /* the session's snapshot, the whole run's analysis, the series */
 	const struct hostinfo *host;
@@ -222,18 +201,18 @@ static int put_nic_file(void *ctx, const char *path, const void *data, size_t le
 
 static int write_bundle(struct bundle *b, const struct final_report *f)
 {
-	int err = add_rendered(b, "report.json", render_json, f);
+	int err = bundle_add_rendered(b, "report.json", render_json, f);
 
 	if (!err)
-		err = add_rendered(b, "summary.txt", render_summary, f);
+		err = bundle_add_rendered(b, "summary.txt", render_summary, f);
 	if (!err)
-		err = add_rendered(b, "report.html", render_html, f);
+		err = bundle_add_rendered(b, "report.html", render_html, f);
 	if (!err)
-		err = add_rendered(b, "samples.pcapng", render_samples, f);
+		err = bundle_add_rendered(b, "samples.pcapng", render_samples, f);
 	if (!err)
-		err = add_rendered(b, "host.txt", render_host, f);
+		err = bundle_add_rendered(b, "host.txt", render_host, f);
 	if (!err && f->r.nic)
-		err = add_rendered(b, "nic.json", render_nic_json, f);
+		err = bundle_add_rendered(b, "nic.json", render_nic_json, f);
 	if (!err && f->r.nic)
 		err = nic_record(&f->r.nic->st, put_nic_file, b);
 	return err;
@@ -261,7 +240,6 @@ static int watch(struct session *ss, struct series *series, const struct capture
 int cmd_capture(int argc, char **argv)
 {
 	struct capture_opts c = {.duration_s = 30};
-	struct analysis whole = {};
 	struct analysis_opts aopts;
 	struct series series = {};
 	struct hostinfo host = {};
@@ -304,12 +282,17 @@ int cmd_capture(int argc, char **argv)
 
 		if (ss.src->probe)
 			samples_poll(ss.src->probe, 0);
-		/* Findings over the whole capture: one analysis without a previous refresh. */
+		/*
+		 * Findings over the whole capture: one analysis without a previous
+		 * refresh, in the place of the last refresh's (not needed once its
+		 * alerts are logged: at a million flows each analysis is 630 MB).
+		 */
 		err = session_refresh(&ss);
-		if (!err)
-			err = session_whole(&ss, &whole);
+		if (!err) {
+			analysis_free(&ss.an);
+			err = session_whole(&ss, &ss.an);
+		}
 		f.r = report_of(&ss);
-		f.r.an = &whole;
 		f.r.series = &series;
 		f.r.max_flows = SUMMARY_FLOWS;
 		f.r.all_flows = "report.json";
@@ -327,11 +310,10 @@ int cmd_capture(int argc, char **argv)
 	if (!err)
 		fprintf(stderr, "capture: wrote %s (%.0f s, %s, %s)\n", c.output, ss.desc.clock_s,
 			fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"),
-			fmt_count(al, sizeof(al), whole.n_alerts, "alert"));
+			fmt_count(al, sizeof(al), ss.an.n_alerts, "alert"));
 	code = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
 	hostinfo_free(&host);
 	series_free(&series);
-	analysis_free(&whole);
 	session_stop(&ss);
 	return code;
 }

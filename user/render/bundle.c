@@ -122,9 +122,9 @@ static int split_name(struct ustar_header *h, const char *name)
 	return -ENAMETOOLONG;
 }
 
-int bundle_add(struct bundle *b, const char *name, const void *data, size_t len)
+/* A member's header, for len bytes of data. */
+static int put_header(struct bundle *b, const char *name, size_t len)
 {
-	static const char zeros[TAR_BLOCK];
 	struct ustar_header h;
 	unsigned int sum = 0;
 	int err;
@@ -150,12 +150,109 @@ int bundle_add(struct bundle *b, const char *name, const void *data, size_t len)
 	for (size_t i = 0; i < sizeof(h); i++)
 		sum += ((unsigned char *)&h)[i];
 	snprintf(h.chksum, sizeof(h.chksum), "%06o", sum);
+	return write_all(b, &h, sizeof(h));
+}
 
-	err = write_all(b, &h, sizeof(h));
+/* A member's data ends on a block. */
+static int put_padding(struct bundle *b, size_t len)
+{
+	static const char zeros[TAR_BLOCK];
+
+	return len % TAR_BLOCK ? write_all(b, zeros, TAR_BLOCK - len % TAR_BLOCK) : 0;
+}
+
+int bundle_add(struct bundle *b, const char *name, const void *data, size_t len)
+{
+	int err = put_header(b, name, len);
+
 	if (!err)
 		err = write_all(b, data, len);
-	if (!err && len % TAR_BLOCK)
-		err = write_all(b, zeros, TAR_BLOCK - len % TAR_BLOCK);
+	if (!err)
+		err = put_padding(b, len);
+	return err;
+}
+
+/*
+ * A scratch file for a member, unnamed, in the bundle's directory (the
+ * destination has room for what goes into the bundle, where /tmp may be
+ * small or in memory); /tmp's if that filesystem cannot make one.
+ */
+static FILE *scratch_open(const struct bundle *b)
+{
+	char dir[sizeof(b->path)];
+	char *slash;
+	FILE *f;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", b->path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return tmpfile();
+	f = fdopen(fd, "w+");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/* The scratch file's len bytes into the bundle, a chunk at a time. */
+static int copy_scratch(struct bundle *b, FILE *f, size_t len)
+{
+	char chunk[64 << 10];
+	size_t left = len;
+
+	rewind(f);
+	while (left) {
+		size_t want = left < sizeof(chunk) ? left : sizeof(chunk);
+		size_t got = fread(chunk, 1, want, f);
+		int err;
+
+		if (got != want) {
+			fp_err("bundle: cannot read back a scratch file: %s",
+			       ferror(f) ? strerror(errno) : "short read");
+			b->failed = true;
+			return -EIO;
+		}
+		err = write_all(b, chunk, got);
+		if (err)
+			return err;
+		left -= got;
+	}
+	return 0;
+}
+
+int bundle_add_rendered(struct bundle *b, const char *name,
+			void (*render)(FILE *out, const void *arg), const void *arg)
+{
+	FILE *f = scratch_open(b);
+	long len;
+	int err;
+
+	if (!f) {
+		err = -errno;
+		fp_err("bundle: cannot make a scratch file for %s: %s", name, strerror(-err));
+		return err;
+	}
+	render(f, arg);
+	len = fflush(f) || ferror(f) ? -1 : ftell(f);
+	if (len < 0) {
+		err = -(errno ?: EIO);
+		fp_err("bundle: cannot write %s to a scratch file: %s", name, strerror(-err));
+		fclose(f);
+		return err;
+	}
+	err = put_header(b, name, len);
+	if (!err)
+		err = copy_scratch(b, f, len);
+	if (!err)
+		err = put_padding(b, len);
+	fclose(f);
 	return err;
 }
 

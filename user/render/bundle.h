@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <zlib.h>
 
 struct bundle {
@@ -23,6 +24,13 @@ struct bundle {
 /* Errors are reported on stderr, naming the path. */
 int bundle_open(struct bundle *b, const char *path, bool force);
 int bundle_add(struct bundle *b, const char *name, const void *data, size_t len);
+/*
+ * A member a stdio writer renders: into an unnamed scratch file beside the
+ * bundle, then copied in, so that no member is ever whole in memory (a
+ * million flows' report.json is 658 MB).
+ */
+int bundle_add_rendered(struct bundle *b, const char *name,
+			void (*render)(FILE *out, const void *arg), const void *arg);
 /* Finish the archive and move it into place. */
 int bundle_commit(struct bundle *b);
 /* Remove the partial file. */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * render/bundle.c: what goes in comes out of the real tar, byte for byte,
+ * members added from memory and rendered through a scratch file alike; a
+ * finished bundle leaves nothing else beside it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "render/bundle.h"
+
+/* Longer than a chunk of the copy (64 KiB) and not a whole number of tar blocks. */
+#define BIG_LEN (3 * 65536 + 4321)
+
+static unsigned char byte_at(size_t i)
+{
+	return (unsigned char)(i * 2654435761u >> 13);
+}
+
+static void render_big(FILE *out, const void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < BIG_LEN; i++)
+		fputc(byte_at(i), out);
+}
+
+static void render_none(FILE *out, const void *arg)
+{
+	(void)out;
+	(void)arg;
+}
+
+static void render_text(FILE *out, const void *arg)
+{
+	fputs(arg, out);
+}
+
+/* The whole of a file, its length in *len. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* The directory's entries but . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static void test_members_round_trip(void **state)
+{
+	static const char long_name[] =
+	    "nic/mlx5_0/ports/1/hw_counters/a_directory_name_long_enough/"
+	    "to_need_the_prefix_field/np_ecn_marked_roce_packets";
+	char tmpl[] = "/tmp/fp-bundle-XXXXXX", path[256], cmd[512], file[512];
+	char *dir = mkdtemp(tmpl);
+	unsigned char *got;
+	struct bundle b;
+	size_t len;
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(path, sizeof(path), "%s/out.tar.gz", dir);
+	assert_int_equal(bundle_open(&b, path, false), 0);
+	assert_int_equal(bundle_add_rendered(&b, "big.bin", render_big, NULL), 0);
+	assert_int_equal(bundle_add_rendered(&b, "empty.txt", render_none, NULL), 0);
+	assert_int_equal(bundle_add_rendered(&b, "text.txt", render_text, "one line\n"), 0);
+	assert_int_equal(bundle_add(&b, long_name, "42\n", 3), 0);
+	assert_int_equal(bundle_commit(&b), 0);
+	/* The bundle alone: no partial file, no scratch file left behind. */
+	assert_int_equal(entries(dir), 1);
+
+	snprintf(cmd, sizeof(cmd), "tar -xzf %s -C %s", path, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(file, sizeof(file), "%s/big.bin", dir);
+	got = slurp(file, &len);
+	assert_int_equal(len, BIG_LEN);
+	for (size_t i = 0; i < len; i++)
+		if (got[i] != byte_at(i))
+			fail_msg("big.bin differs at byte %zu", i);
+	free(got);
+	snprintf(file, sizeof(file), "%s/empty.txt", dir);
+	free(slurp(file, &len));
+	assert_int_equal(len, 0);
+	snprintf(file, sizeof(file), "%s/text.txt", dir);
+	got = slurp(file, &len);
+	assert_int_equal(len, 9);
+	assert_memory_equal(got, "one line\n", 9);
+	free(got);
+	snprintf(file, sizeof(file), "%s/%s", dir, long_name);
+	got = slurp(file, &len);
+	assert_int_equal(len, 3);
+	assert_memory_equal(got, "42\n", 3);
+	free(got);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A bundle without a directory in its name: its scratch files go to the current one. */
+static void test_relative_path(void **state)
+{
+	char tmpl[] = "/tmp/fp-bundle-XXXXXX", cwd[4096], cmd[512];
+	char *dir = mkdtemp(tmpl);
+	struct bundle b;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(bundle_open(&b, "out.tar.gz", false), 0);
+	assert_int_equal(bundle_add_rendered(&b, "text.txt", render_text, "x"), 0);
+	assert_int_equal(bundle_commit(&b), 0);
+	assert_int_equal(entries("."), 1);
+	/* An existing bundle is not overwritten unless asked. */
+	assert_int_equal(bundle_open(&b, "out.tar.gz", false), -EEXIST);
+	assert_int_equal(system("tar -tzf out.tar.gz | grep -qx text.txt"), 0);
+	assert_int_equal(chdir(cwd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_members_round_trip),
+	    cmocka_unit_test(test_relative_path),
+	};
+
+	return cmocka_run_group_tests_name("bundle", tests, NULL, NULL);
+}
