@@ -276,10 +276,6 @@ int cmd_capture(int argc, char **argv)
 	if (!err) {
 		struct final_report f = {.host = &host, .samples = &ss.samples};
 
-		/* The whole run's analysis and the files take seconds at a million flows. */
-		fprintf(stderr, "capture: writing %s: the findings over the whole run, %s\n",
-			c.output, fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"));
-
 		if (ss.src->probe)
 			samples_poll(ss.src->probe, 0);
 		/*
@@ -289,6 +285,10 @@ int cmd_capture(int argc, char **argv)
 		 */
 		err = session_refresh(&ss);
 		if (!err) {
+			/* That and the files take seconds at a million flows. */
+			fprintf(stderr,
+				"capture: writing %s: the findings over the whole run, %s\n",
+				c.output, fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"));
 			analysis_free(&ss.an);
 			err = session_whole(&ss, &ss.an);
 		}
