@@ -88,6 +88,16 @@ expect_error "two files" "one FILE" "$FABPROBE" replay "$good" "$good"
 expect_error "unknown option" "unknown option" "$FABPROBE" replay --bogus "$good"
 expect_error "option without value" "needs a value" "$FABPROBE" replay "$good" --rows
 expect_error "unknown short option" "unknown option '-x'" "$FABPROBE" replay -x "$good"
+# getopt_long would take an abbreviation for the option it begins, and the
+# error would then name the value: "--sflow-port-map: cannot read 6343".
+expect_error "abbreviated option, value apart" "unknown option '--sflow-port' \\(did you mean --sflow-port-map\\?\\)" \
+	"$FABPROBE" top --sflow 127.0.0.1:16343 --sflow-port 6343
+expect_error "abbreviated option, no value" "nic: unknown option '--nic' \\(did you mean --nic-root\\?\\)" \
+	"$FABPROBE" nic --nic
+expect_error "abbreviated option, value joined" "unknown option '--flow' \\(did you mean --flows\\?\\)" \
+	"$FABPROBE" replay --flow=10 "$good"
+expect_error "a value to an option without one" "option '--json' takes no value" \
+	"$FABPROBE" replay --json=1 "$good"
 expect_error "unknown command" "unknown command" "$FABPROBE" frobnicate
 expect_error "bad --flows" "--flows: '0'" "$FABPROBE" replay --flows 0 "$good"
 expect_error "bad --flows6" "--flows6: '0'" "$FABPROBE" replay --flows6 0 "$good"

@@ -94,7 +94,7 @@ static int parse(int argc, char **argv, struct export_opts *e, struct cli_source
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:l:r:h", long_opts, NULL)) != -1) {
+	while ((opt = opt_getopt(argc, argv, ":i:l:r:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'l':
 			e->listen = optarg;

@@ -88,7 +88,7 @@ static int parse(int argc, char **argv, struct nic_cmd_opts *o, struct analysis_
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":r:ji:n:h", long_opts, NULL)) != -1) {
+	while ((opt = opt_getopt(argc, argv, ":r:ji:n:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (opt_parse_seconds("--interval", optarg, 0.1, 3600, &o->interval_s))

@@ -99,7 +99,7 @@ int cmd_replay(int argc, char **argv)
 	analysis_opts_default(&aopts);
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":jp:n:T:h", long_opts, NULL)) != -1) {
+	while ((opt = opt_getopt(argc, argv, ":jp:n:T:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;

@@ -152,7 +152,7 @@ int cmd_top(int argc, char **argv)
 	analysis_opts_default(&aopts);
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:r:d:jn:h", long_opts, NULL)) != -1) {
+	while ((opt = opt_getopt(argc, argv, ":i:r:d:jn:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (opt_parse_seconds("--interval", optarg, 0.1, 3600, &t.interval_s))

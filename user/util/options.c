@@ -91,11 +91,66 @@ int opt_no_args(const char *cmd, int argc, char **argv)
 	return 2;
 }
 
+/*
+ * The argv element of the option opt_getopt() last returned; the option an
+ * abbreviation of it matched, or the one it names whole.
+ */
+static const char *opt_text, *opt_meant;
+static bool opt_whole;
+
+/*
+ * The long option that "--name" abbreviates, the first of several; NULL
+ * when none begins so. *whole: one is spelt so (and NULL is returned).
+ */
+static const char *abbreviated(const char *name, size_t len, const struct option *longopts,
+			       bool *whole)
+{
+	const char *meant = NULL;
+
+	*whole = false;
+	for (const struct option *o = longopts; o->name; o++) {
+		if (strncmp(o->name, name, len))
+			continue;
+		if (!o->name[len]) {
+			*whole = true;
+			return NULL;
+		}
+		meant = meant ?: o->name;
+	}
+	return meant;
+}
+
+int opt_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+	int opt = getopt_long(argc, argv, shortopts, longopts, NULL);
+
+	opt_text = opt_meant = NULL;
+	opt_whole = false;
+	if (opt == -1)
+		return opt;
+	/* A value in the next element leaves optarg pointing at it. */
+	opt_text = argv[optind - 1];
+	if (optarg && optarg == argv[optind - 1] && optind >= 2)
+		opt_text = argv[optind - 2];
+	if (strncmp(opt_text, "--", 2))
+		return opt;
+	/* '?' here: no option begins so, several do, or one without a value was given one. */
+	opt_meant = abbreviated(opt_text + 2, strcspn(opt_text + 2, "="), longopts, &opt_whole);
+	return opt_meant ? '?' : opt;
+}
+
 int opt_bad(const char *cmd, int opt, char **argv)
 {
-	const char *arg = argv[optind - 1];
+	const char *arg = opt_text ? opt_text : argv[optind - 1];
+	int len = strcspn(arg, "=");
 
-	if (opt == ':')
+	if (opt_meant)
+		fp_err("%s: unknown option '%.*s' (did you mean --%s?); see 'fabprobe %s --help'",
+		       cmd, len, arg, opt_meant, cmd);
+	else if (opt == '?' && opt_whole && arg[len] == '=')
+		fp_err("%s: option '%.*s' takes no value; see 'fabprobe %s --help'", cmd, len, arg,
+		       cmd);
+	else if (opt == ':')
 		fp_err("%s: option '%s' needs a value; see 'fabprobe %s --help'", cmd, arg, cmd);
 	else
 		fp_err("%s: unknown option '%s'; see 'fabprobe %s --help'", cmd, arg, cmd);

@@ -33,10 +33,19 @@ int opt_parse_rate(const char *opt, const char *arg, double *bps);
 /* Arguments left after the options: one line and 2, else 0. */
 int opt_no_args(const char *cmd, int argc, char **argv);
 
+struct option;
+
 /*
- * getopt_long with opterr = 0 and an optstring starting with ':' returns
- * '?' or ':' on a bad option: print one line naming it. Returns 2, the
- * exit code for usage errors.
+ * getopt_long (opterr 0, an optstring starting with ':'), but a long option
+ * must be spelt whole: getopt_long takes "--sflow-port 6343" for
+ * --sflow-port-map and "--nic" for --nic-root, and the error would then
+ * name the wrong thing. An abbreviation returns '?', for opt_bad().
+ */
+int opt_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+
+/*
+ * opt_getopt returned '?' or ':' on a bad option: print one line naming
+ * it. Returns 2, the exit code for usage errors.
  */
 int opt_bad(const char *cmd, int opt, char **argv);
 
