@@ -76,6 +76,25 @@ stop_export() {
 	}
 }
 
+# exits_alone NAME: export NAME ends by itself (60 s at most), exit status 0.
+exits_alone() {
+	local i rc
+	for i in $(seq 600); do
+		kill -0 "$EXP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$EXP_PID" 2>/dev/null && {
+		echo "  export $1 still runs: $(cat "$TMP/$1.err")"
+		return 1
+	}
+	wait "$EXP_PID"
+	rc=$?
+	[ "$rc" -eq 0 ] || {
+		echo "  export $1 exited $rc: $(cat "$TMP/$1.err")"
+		return 1
+	}
+}
+
 # metric PORT NAME: one sample's value from /metrics.
 metric() {
 	curl -s -m 5 "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 == n { print $2 }'
@@ -124,9 +143,9 @@ check "nfcapd listens on 127.0.0.1:$port" start_nfcapd "$TMP/nf" "$port"
 check "dumpcap captures udp port $port on lo" start_capture udp "$port" "$TMP/nccl.pcapng"
 start_export nccl --pcap "$cap" --speed 0 --listen none --ipfix "127.0.0.1:$port" \
 	--ipfix-interval 2 -r 1
-check "export reads the capture at --speed 0 and keeps running" wait_stderr nccl "has been read"
-sleep 0.5
-check "export stops on SIGINT, exit 0" stop_export nccl
+check "export reads the capture at --speed 0" wait_stderr nccl "has been read"
+check "--listen none: nothing to serve, so it sends the last records and exits 0" exits_alone nccl
+check "... saying what it sent" grep -q "ipfix: 8 records in .* 0 dropped, 0 lost" "$TMP/nccl.err"
 stop_capture
 check "nfcapd writes its file" stop_nfcapd "$TMP/nf"
 check "nfcapd: no sequence errors, no bad packets" \
@@ -287,6 +306,24 @@ run_check metrics "$TMP/m.out" ipfixdump "$TMP/m.ipfix" --elements "$IPFIX_XML" 
 check "fabprobe_ipfix_records_total is what ipfixDump read" \
 	test "$(awk '$1 == "fabprobe_ipfix_records_total" {print $2}' "$TMP/m.prom")" \
 	-eq "$(jq .flow_records "$TMP/m.out")"
+
+# ---- a recording's final picture is the whole recording's ----
+# nccl_node0's last seconds are silent: over its last interval no flow moves
+# and only the DSCP alert holds; over the whole of it, replay's two alerts
+# and four flows at their mean rates.
+hp=$(free_port tcp)
+start_export whole --pcap "$PCAPS/nccl_nccl_node0.pcap" --speed 0 --listen "127.0.0.1:$hp"
+wait_stderr whole "has been read"
+sleep 0.5
+curl -s -m 5 "http://127.0.0.1:$hp/metrics" >"$TMP/whole.prom"
+check "the final picture: replay's alerts (not_ect_roce, wrong_traffic_class)" \
+	bash -c "grep -qx 'fabprobe_alerts{type=\"not_ect_roce\",severity=\"warning\"} 1' '$TMP/whole.prom' &&
+		grep -qx 'fabprobe_alerts{type=\"wrong_traffic_class\",severity=\"critical\"} 1' '$TMP/whole.prom'"
+check "... and the 4 flows, at their rates over the whole capture (36636 B in 56.4 s)" \
+	bash -c "[ \$(grep -c '^fabprobe_flow_bytes_per_second{' '$TMP/whole.prom') -eq 4 ] &&
+		grep '^fabprobe_flow_bytes_per_second{.*sport=\"50051\",dest_qp=\"29\"' '$TMP/whole.prom' |
+		awk '{exit !(\$2 > 640 && \$2 < 660)}'"
+check "export stops" stop_export whole
 
 # ---- no collector: export keeps serving, the errors are counted ----
 dead=$(free_port udp)

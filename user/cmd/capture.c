@@ -278,19 +278,14 @@ int cmd_capture(int argc, char **argv)
 
 		if (ss.src->probe)
 			samples_poll(ss.src->probe, 0);
-		/*
-		 * Findings over the whole capture: one analysis without a previous
-		 * refresh, in the place of the last refresh's (not needed once its
-		 * alerts are logged: at a million flows each analysis is 630 MB).
-		 */
+		/* Findings over the whole capture: one analysis without a previous refresh. */
 		err = session_refresh(&ss);
 		if (!err) {
 			/* That and the files take seconds at a million flows. */
 			fprintf(stderr,
 				"capture: writing %s: the findings over the whole run, %s\n",
 				c.output, fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"));
-			analysis_free(&ss.an);
-			err = session_whole(&ss, &ss.an);
+			err = session_conclude(&ss);
 		}
 		f.r = report_of(&ss);
 		f.r.series = &series;

@@ -57,7 +57,8 @@ static void usage(FILE *out)
 		"with --ipfix, also send one IPFIX record per flow and interval to a collector.\n"
 		"A recording is played at --speed (default 1, the recorded pace); once it has\n"
 		"ended, its flows' last records are sent (forced end) and its final picture\n"
-		"is served until fabprobe is stopped.\n"
+		"(rates and alerts over the whole recording) is served until fabprobe is\n"
+		"stopped; with --listen none, export exits once the last records are out.\n"
 		"\n"
 		"Options:\n"
 		"  -l, --listen ADDR:PORT  where to serve (default " EXPORT_LISTEN_DEFAULT "):\n"
@@ -70,7 +71,9 @@ static void usage(FILE *out)
 		"                          0 = none, at most %d)\n"
 		"  -h, --help              this help\n" EXPORT_IPFIX_HELP OPT_SOURCE_HELP
 		    OPT_ANALYSIS_HELP "\n"
-		"Exit status: 0 stopped, 1 failure (a taken port, no privileges), 2 usage error.\n",
+		"Exit status: 0 stopped (or a recording sent, with --listen none), 1 failure (a\n"
+		"taken port, no privileges), 2 usage error, 3 a capture cut short (what was\n"
+		"read is served and sent).\n",
 		METRICS_TOP_FLOWS_DEFAULT, METRICS_TOP_FLOWS_MAX);
 }
 
@@ -199,7 +202,12 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 		__u64 t0;
 
 		if (ss->ended) {
-			/* A recording has been read: serve its last picture until stopped. */
+			/* A recording read: with nothing to serve, its last records go out. */
+			if (!x) {
+				export_ipfix_drain(xi);
+				break;
+			}
+			/* Else its final picture is served until stopped. */
 			wait_pumping(xi, e->refresh_s);
 			if (x)
 				__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
@@ -227,6 +235,11 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 		}
 		if (x) {
 			metrics_accumulate(acc, &ss->snap, &ss->an);
+			/* A recording's final picture: rates and findings over all of it. */
+			if (ss->ended && session_conclude(ss)) {
+				self.refresh_errors++;
+				continue;
+			}
 			if (http_publish(x, &v, &self)) {
 				fp_err("export: out of memory rendering the metrics");
 				self.refresh_errors++;
@@ -234,10 +247,15 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 			}
 			__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
 		}
-		if (ss->ended)
+		if (ss->ended && x)
 			fprintf(stderr,
 				"fabprobe: the capture has been read (%llu frames); serving "
-				"its final picture until stopped\n",
+				"its final picture (the whole capture) until stopped\n",
+				(unsigned long long)ss->desc.frames);
+		else if (ss->ended)
+			fprintf(stderr,
+				"fabprobe: the capture has been read (%llu frames); sending "
+				"its last IPFIX records\n",
 				(unsigned long long)ss->desc.frames);
 	}
 	/* Stopped: what the flows did since the last refresh goes out as a forced end. */

@@ -20,6 +20,7 @@
 #include "render/ipfix.h"
 #include "util/log.h"
 #include "util/options.h"
+#include "util/stop.h"
 
 struct export_ipfix {
 	struct ipfix_exporter *x;
@@ -278,6 +279,30 @@ void export_ipfix_pump(struct export_ipfix *xi)
 	flow_export_emit(&xi->fx, emit_record, xi);
 	ipfix_tick(xi->x, ipfix_now_ms());
 	publish(xi);
+}
+
+void export_ipfix_drain(struct export_ipfix *xi)
+{
+	__u64 gone = ~0ULL, moved_ms = ipfix_now_ms();
+
+	for (;;) {
+		struct ipfix_stats st;
+		__u64 now, out;
+
+		export_ipfix_pump(xi);
+		ipfix_get_stats(xi->x, &st);
+		if (fp_stopping || (!flow_export_due(&xi->fx) && !st.queue_records))
+			return;
+		now = ipfix_now_ms();
+		out = st.records_sent + st.records_lost + st.records_dropped;
+		if (out != gone) {
+			gone = out;
+			moved_ms = now;
+		} else if (now - moved_ms >= EXPORT_IPFIX_CLOSE_MS) {
+			return; /* a TCP collector away: export_ipfix_close() counts the rest */
+		}
+		fp_sleep(EXPORT_IPFIX_SLICE_S);
+	}
 }
 
 void export_ipfix_close(struct export_ipfix *xi, int timeout_ms)

@@ -77,6 +77,12 @@ void export_ipfix_end(struct export_ipfix *xi);
 /* Queue what is due as far as there is room, and send at the budget's pace; never waits. */
 void export_ipfix_pump(struct export_ipfix *xi);
 /*
+ * A recording's end with nothing left to serve: pump until every record is
+ * out, at the budget's pace however long that takes, or until none has
+ * gone out for EXPORT_IPFIX_CLOSE_MS (a TCP collector away).
+ */
+void export_ipfix_drain(struct export_ipfix *xi);
+/*
  * Send what is left for up to timeout_ms, withdraw the templates (TCP),
  * close, print one summary line (after a first refresh), free. NULL is fine.
  */

@@ -119,6 +119,12 @@ int session_whole(struct session *ss, struct analysis *whole)
 	return err;
 }
 
+int session_conclude(struct session *ss)
+{
+	analysis_free(&ss->an);
+	return session_whole(ss, &ss->an);
+}
+
 double session_clock_s(const struct session *ss)
 {
 	struct source_desc d;

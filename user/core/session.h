@@ -56,6 +56,12 @@ int session_advance(struct session *ss, double seconds);
 int session_refresh(struct session *ss);
 /* An analysis of the whole run so far in one interval (a bundle's findings). */
 int session_whole(struct session *ss, struct analysis *whole);
+/*
+ * The whole run's analysis in the place of the last refresh's, once its
+ * alerts are logged: a recording's final picture, or a bundle's (at a
+ * million flows an analysis is 630 MB: one, not two). After a refresh.
+ */
+int session_conclude(struct session *ss);
 /* The source's time since it started, seconds. */
 double session_clock_s(const struct session *ss);
 void session_stop(struct session *ss);
