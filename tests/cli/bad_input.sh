@@ -99,6 +99,17 @@ expect_error "abbreviated option, value joined" "unknown option '--flow' \\(did 
 expect_error "a value to an option without one" "option '--json' takes no value" \
 	"$FABPROBE" replay --json=1 "$good"
 expect_error "unknown command" "unknown command" "$FABPROBE" frobnicate
+expect_error "bad --speed" "--speed: '-1' is not a number \\(times the recorded pace\\) from 0 to 1000000" \
+	"$FABPROBE" top --pcap "$good" --speed -1
+expect_error "--hook with --pcap" "top: --hook applies to interfaces \\(-i, --uplinks\\), not to --pcap" \
+	"$FABPROBE" top --pcap "$good" --hook xdp
+expect_error "--nic-root of a file" "--nic-root .*: not a directory" \
+	"$FABPROBE" nic --nic-root "$good"
+# Both found before the run, not after it.
+expect_error "capture -o ''" "no output file" "$FABPROBE" capture --pcap "$good" -o ""
+mkdir -p "$tmp/adir"
+expect_error "capture -o DIR --force" "adir is a directory" \
+	"$FABPROBE" capture --pcap "$good" -o "$tmp/adir" --force
 expect_error "bad --flows" "--flows: '0'" "$FABPROBE" replay --flows 0 "$good"
 expect_error "bad --flows6" "--flows6: '0'" "$FABPROBE" replay --flows6 0 "$good"
 expect_error "--flows6 too large" "--flows6: '99999999'" "$FABPROBE" replay --flows6 99999999 "$good"

@@ -110,7 +110,7 @@ static int parse(int argc, char **argv, struct capture_opts *c, struct cli_sourc
 	}
 	if (opt_no_args("capture", argc, argv))
 		return FP_EXIT_USAGE;
-	if (!c->output) {
+	if (!c->output || !c->output[0]) {
 		fp_err("capture: no output file: use -o FILE.tar.gz");
 		return FP_EXIT_USAGE;
 	}

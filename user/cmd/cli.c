@@ -157,24 +157,30 @@ int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
 		return live_add_ifaces("--uplinks", arg, lo->uplinks, &lo->n_uplinks) ?: 1;
 	case 'H':
 		cs->live_given = true;
+		cs->live_only = "--hook";
 		lo->hooks_given = true;
 		return live_parse_hook(arg, &lo->hooks) ?: 1;
 	case 'M':
 		cs->live_given = true;
+		cs->live_only = "--xdp-mode";
 		return live_parse_xdp_mode(arg, &lo->xdp_mode) ?: 1;
 	case OPT_PCAP:
 		return add_pcap(&cs->pcap, arg) ?: 1;
 	case OPT_MIRROR_PORT_DROP:
 		cs->live_given = true;
+		cs->live_only = "--mirror-port-drop";
 		cs->popts.mirror_drop = true;
 		return 1;
 	case OPT_PRECISE_CLOCK:
 		cs->live_given = true;
+		cs->live_only = "--precise-clock";
 		cs->popts.precise_clock = true;
 		return 1;
 	case OPT_SPEED:
 		cs->speed_given = true;
-		return opt_parse_seconds("--speed", arg, 0, 1e6, &cs->pcap.speed) ?: 1;
+		return opt_parse_number("--speed", arg, 0, 1e6, "(times the recorded pace)",
+					&cs->pcap.speed)
+			   ?: 1;
 	case OPT_THREADS:
 		cs->threads_given = true;
 		return opt_parse_threads(arg, &cs->pcap.threads);
@@ -207,8 +213,12 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 
 	*exit_code = FP_EXIT_USAGE;
 	if (recording + sflow + cs->live_given > 1) {
-		fp_err("%s: give one input: interfaces (-i, --uplinks), --pcap or --sflow",
-		       cs->cmd);
+		if (!cs->live.n_ifaces && !cs->live.n_uplinks && cs->live_only)
+			fp_err("%s: %s applies to interfaces (-i, --uplinks), not to %s", cs->cmd,
+			       cs->live_only, recording ? "--pcap" : "--sflow");
+		else
+			fp_err("%s: give one input: interfaces (-i, --uplinks), --pcap or --sflow",
+			       cs->cmd);
 		return NULL;
 	}
 	if (!sflow && (cs->sflow.port_map || cs->sflow.rcvbuf_bytes != SFLOW_RCVBUF_DEFAULT)) {

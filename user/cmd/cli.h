@@ -155,6 +155,7 @@ struct cli_source {
 	struct sflow_opts sflow; /* --sflow given when sflow.listen is set */
 	struct probe_opts popts; /* --flows, ports: copied into the chosen source */
 	bool live_given;	 /* an interface option was given */
+	const char *live_only;	 /* the last option for interfaces alone (--hook...) given */
 	double default_speed;
 	bool speed_given;
 	bool threads_given;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "core/alert_log.h"
 #include "core/roce_sport.h"
@@ -302,7 +303,13 @@ static int check_root(const char *root)
 {
 	static const char *const parts[] = {"class/infiniband", "ethtool", "rdma-res-qp.json"};
 	char path[4096];
+	struct stat st;
 
+	/* As root access() passes a file that is not searchable: say what it is. */
+	if (!stat(root, &st) && !S_ISDIR(st.st_mode)) {
+		fp_err("--nic-root %s: not a directory (the root of a recorded NIC tree)", root);
+		return -ENOTDIR;
+	}
 	if (access(root, R_OK | X_OK)) {
 		int err = -errno;
 

@@ -45,6 +45,11 @@ int bundle_open(struct bundle *b, const char *path, bool force)
 		fp_err("%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
+	/* Found before a run of minutes, not at its end. */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fp_err("%s is a directory; name the bundle's file (FILE.tar.gz)", path);
+		return -EISDIR;
+	}
 	if (!force && stat(path, &st) == 0) {
 		fp_err("%s exists; use --force to overwrite it", path);
 		return -EEXIST;

@@ -48,7 +48,8 @@ int opt_parse_port(const char *opt, const char *arg, __u16 *out)
 	return err;
 }
 
-int opt_parse_seconds(const char *opt, const char *arg, double min, double max, double *out)
+int opt_parse_number(const char *opt, const char *arg, double min, double max, const char *of,
+		     double *out)
 {
 	char *end;
 	double v;
@@ -56,11 +57,17 @@ int opt_parse_seconds(const char *opt, const char *arg, double min, double max, 
 	errno = 0;
 	v = strtod(arg, &end);
 	if (errno || end == arg || *end || !isdigit((unsigned char)arg[0]) || v < min || v > max) {
-		fp_err("%s: '%s' is not a number of seconds from %g to %g", opt, arg, min, max);
+		fp_err("%s: '%s' is not a number %s%sfrom %.10g to %.10g", opt, arg, of ?: "",
+		       of ? " " : "", min, max);
 		return -EINVAL;
 	}
 	*out = v;
 	return 0;
+}
+
+int opt_parse_seconds(const char *opt, const char *arg, double min, double max, double *out)
+{
+	return opt_parse_number(opt, arg, min, max, "of seconds", out);
 }
 
 int opt_split_pair(const char *opt, const char *arg, char *name, size_t name_len,

@@ -16,6 +16,12 @@ int opt_parse_u64(const char *opt, const char *arg, __u64 min, __u64 max, __u64 
 int opt_parse_u32(const char *opt, const char *arg, __u32 min, __u32 max, __u32 *out);
 int opt_parse_port(const char *opt, const char *arg, __u16 *out);
 
+/*
+ * A decimal ("0.5", "30") in [min, max]; of names what it counts in the
+ * error ("of seconds"), or NULL.
+ */
+int opt_parse_number(const char *opt, const char *arg, double min, double max, const char *of,
+		     double *out);
 /* Seconds as a decimal ("0.5", "30") in [min, max]. */
 int opt_parse_seconds(const char *opt, const char *arg, double min, double max, double *out);
 
