@@ -58,19 +58,33 @@ else
 		-d "${DEMO_SECONDS:-20}"
 fi
 
+# The notes name the columns of what ran: the dashboard's, or --plain's tables.
+if [ -t 1 ]; then
+	eleph="Paths shows 2 in ELEPH and lists the collision"
+	flag="Flows flag the two rows C"
+	rtx="RTX/s"
+	rates="RATE, PPS, x/s"
+	qps="The QPs view puts both directions of a pair on one row."
+else
+	eleph="the PATH table shows 2 ELEPHANTS on one uplink"
+	flag="their FLOW rows end [elephant]"
+	rtx="RTX"
+	rates="RATE"
+	qps="(top's QPs view puts both directions of a pair on one row)"
+fi
 cat <<EOF
 
 demo: what was shown
   QP pairs   "$e1" is h1's queue pair ${e1%%:*} talking to h3's queue pair ${e1##*:}. A flow's
              QP column is the QP its packets are sent to: ${e1##*:} on h1's data, ${e1%%:*} on
-             h3's ACKs. The QPs view puts both directions of a pair on one row.
+             h3's ACKs. $qps
   collision  leaf1's ECMP hash put both elephants ($e1, $e2) on one uplink while
-             others had room: Paths shows 2 in ELEPH and lists the collision,
-             Alerts raise elephant_collision, Flows flag the two rows C.
+             others had room: $eleph,
+             the alerts raise elephant_collision, $flag.
   CNPs       the spines mark CE towards leaf2, past the probe on leaf1: leaf1
              sees h1's data leave unmarked and h3's CNPs come back, so
              cnp_without_ce is the expected finding here, not broken marking.
-             The spines also drop 0.5%: hence the NAKs and retransmits (RTX/s).
-  windows    rates (RATE, PPS, x/s) are over the last refresh interval;
+             The spines also drop 0.5%: hence the NAKs and retransmits ($rtx).
+  windows    rates ($rates) are over the last refresh interval;
              BYTES and CE% count since the flow entered the flow table.
 EOF

@@ -116,7 +116,7 @@ enum {
 #define OPT_THREADS_HELP                                                                           \
 	"      --threads N          with --pcap: run frames on N worker threads, each flow's\n"    \
 	"                           frames in order on one (default: one per CPU, as nproc\n"      \
-	"                           counts, but one, which reads the capture)\n"
+	"                           counts; the thread that reads the capture shares one)\n"
 
 /* What to watch: the live interfaces, or recordings. */
 #define OPT_SOURCE_LONG_OPTS                                                                       \
