@@ -78,7 +78,7 @@ PY
 : >"$tmp/zero.pcap"
 chmod 000 "$tmp/zero.pcap"
 
-expect_error "missing capture" "nosuch.pcap: No such file or directory" "$FABPROBE" replay "$tmp/nosuch.pcap"
+expect_error "missing capture" "nosuch.pcap: cannot read capture: No such file or directory$" "$FABPROBE" replay "$tmp/nosuch.pcap"
 expect_error "corrupt capture" "garbage.pcap" "$FABPROBE" replay "$tmp/garbage.pcap"
 expect_damaged "truncated capture" 1 "$FABPROBE" replay "$tmp/truncated.pcap"
 expect_error "unsupported link type" "unsupported link type" "$FABPROBE" replay "$tmp/wifi.pcap"
@@ -114,7 +114,7 @@ expect_error "bad --flows" "--flows: '0'" "$FABPROBE" replay --flows 0 "$good"
 expect_error "bad --flows6" "--flows6: '0'" "$FABPROBE" replay --flows6 0 "$good"
 expect_error "--flows6 too large" "--flows6: '99999999'" "$FABPROBE" replay --flows6 99999999 "$good"
 expect_error "bad --roce-port" "--roce-port: '70000'" "$FABPROBE" replay --roce-port 70000 "$good"
-expect_error "bad --path" "--path: 'up1' is not NAME=VALUE" "$FABPROBE" replay --path up1
+expect_error "bad --path" "--path: 'up1' is not NAME=FILE" "$FABPROBE" replay --path up1
 expect_error "not root" "must run as root" setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$(realpath "$FABPROBE")" replay "$(realpath "$good")"
 # Capabilities instead of root: the same binary with file capabilities, run as nobody.

@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 			abort();
 		free(copy);
 	}
-	if (!opt_split_pair("--path", arg, name, sizeof(name), &value) &&
+	if (!opt_split_pair("--path", "NAME=FILE", arg, name, sizeof(name), &value) &&
 	    (!*name || !*value || strlen(name) >= sizeof(name)))
 		abort();
 	free(arg);

@@ -39,16 +39,20 @@ static void test_pairs(void **state)
 	const char *value;
 
 	(void)state;
-	assert_int_equal(opt_split_pair("--path", ok, name, sizeof(name), &value), 0);
+	assert_int_equal(opt_split_pair("--path", "NAME=FILE", ok, name, sizeof(name), &value), 0);
 	assert_string_equal(name, "up1");
 	assert_string_equal(value, "/tmp/a.pcap");
 	/* The argument (argv, shown by ps) is left as it was typed. */
 	assert_string_equal(ok, "up1=/tmp/a.pcap");
-	assert_int_not_equal(opt_split_pair("--path", "up1", name, sizeof(name), &value), 0);
-	assert_int_not_equal(opt_split_pair("--path", "=x", name, sizeof(name), &value), 0);
-	assert_int_not_equal(opt_split_pair("--path", "up1=", name, sizeof(name), &value), 0);
+	assert_int_not_equal(
+	    opt_split_pair("--path", "NAME=FILE", "up1", name, sizeof(name), &value), 0);
+	assert_int_not_equal(
+	    opt_split_pair("--path", "NAME=FILE", "=x", name, sizeof(name), &value), 0);
+	assert_int_not_equal(
+	    opt_split_pair("--path", "NAME=FILE", "up1=", name, sizeof(name), &value), 0);
 	/* A name longer than its buffer is refused, not cut. */
-	assert_int_not_equal(opt_split_pair("--path", "uplink12=x", name, sizeof(name), &value), 0);
+	assert_int_not_equal(
+	    opt_split_pair("--path", "NAME=FILE", "uplink12=x", name, sizeof(name), &value), 0);
 }
 
 int main(void)

@@ -109,7 +109,7 @@ static int add_pcap(struct pcap_opts *po, const char *arg)
 		return -EINVAL;
 	}
 	if (strchr(arg, '=') && stat(arg, &st) &&
-	    opt_split_pair("--pcap", arg, name, sizeof(name), &file))
+	    opt_split_pair("--pcap", "NAME=FILE", arg, name, sizeof(name), &file))
 		return -EINVAL;
 	po->files[po->n_files].path = file;
 	snprintf(po->files[po->n_files].name, FP_NAME_LEN, "%s", name);

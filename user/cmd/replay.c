@@ -109,14 +109,14 @@ int cmd_replay(int argc, char **argv)
 				fp_err("--path: at most %d captures", PCAP_MAX_FILES);
 				return FP_EXIT_USAGE;
 			}
-			if (opt_split_pair("--path", optarg, po.files[po.n_files].name, FP_NAME_LEN,
-					   &file))
+			if (opt_split_pair("--path", "NAME=FILE", optarg, po.files[po.n_files].name,
+					   FP_NAME_LEN, &file))
 				return FP_EXIT_USAGE;
 			po.files[po.n_files++].path = file;
 			n_paths++;
 			break;
 		case 'n':
-			if (opt_parse_u32("--rows", optarg, 0, UINT32_MAX, &rows))
+			if (opt_parse_u32("--rows", optarg, 0, 1000000, &rows))
 				return FP_EXIT_USAGE;
 			max_flows = rows;
 			break;

@@ -395,9 +395,9 @@ static int entropy_alerts(struct analysis *a)
 	al = group_alert(a, &g, ALERT_LOW_ENTROPY, SEV_WARNING);
 	if (!al)
 		return -ENOMEM;
-	say(al->evidence, "%s: %d queue pairs over %d source ports",
-	    flow_name(name, sizeof(name), &a->flows[first->flow].r->key), first->qps,
-	    first->sports);
+	say(al->evidence, "%s: %d queue pairs over %d source port%s",
+	    flow_name(name, sizeof(name), &a->flows[first->flow].r->key), first->qps, first->sports,
+	    first->sports == 1 ? "" : "s");
 	say(al->message,
 	    "queue pairs share UDP source ports towards %d destinations: ECMP cannot "
 	    "spread "

@@ -19,7 +19,7 @@ int mirror_names_add(struct mirror_names *m, const char *arg)
 	const char *name;
 	__u32 v;
 
-	if (opt_split_pair("--mirror-session", arg, id, sizeof(id), &name) ||
+	if (opt_split_pair("--mirror-session", "ID=NAME", arg, id, sizeof(id), &name) ||
 	    opt_parse_u32("--mirror-session ID", id, 0, UINT32_MAX, &v))
 		return -EINVAL;
 	if (strlen(name) >= FP_NAME_LEN) {

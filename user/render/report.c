@@ -651,7 +651,7 @@ void report_text(FILE *out, const struct report *rep)
 			v && v->elephant ? " [elephant]" : "");
 	}
 	if (n < s->n_flows)
-		fprintf(out, "... %zu more flows (%s shows all)\n", s->n_flows - n,
-			rep->all_flows ? rep->all_flows : "--json");
+		fprintf(out, "... %zu more flow%s (%s shows all)\n", s->n_flows - n,
+			s->n_flows - n == 1 ? "" : "s", rep->all_flows ? rep->all_flows : "--json");
 	text_nic(out, rep);
 }

@@ -87,8 +87,8 @@ pcap_t *capture_open(const char *path, char **iobuf, char *errbuf)
 							       errbuf);
 	fp = fopen(path, "rb");
 	if (!fp) {
-		/* libpcap's own words for it */
-		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s: %s", path, strerror(errno));
+		/* The callers name the path. */
+		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s", strerror(errno));
 		return NULL;
 	}
 	*iobuf = malloc(CAPTURE_IOBUF);

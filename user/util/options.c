@@ -70,13 +70,13 @@ int opt_parse_seconds(const char *opt, const char *arg, double min, double max, 
 	return opt_parse_number(opt, arg, min, max, "of seconds", out);
 }
 
-int opt_split_pair(const char *opt, const char *arg, char *name, size_t name_len,
+int opt_split_pair(const char *opt, const char *form, const char *arg, char *name, size_t name_len,
 		   const char **value)
 {
 	const char *eq = strchr(arg, '=');
 
 	if (!eq || eq == arg || !eq[1]) {
-		fp_err("%s: '%s' is not NAME=VALUE", opt, arg);
+		fp_err("%s: '%s' is not %s", opt, arg, form);
 		return -EINVAL;
 	}
 	if ((size_t)(eq - arg) >= name_len) {

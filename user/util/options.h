@@ -29,8 +29,9 @@ int opt_parse_seconds(const char *opt, const char *arg, double min, double max, 
  * Split "NAME=VALUE", both parts non-empty: NAME is copied into name
  * (at most name_len - 1 bytes), *value points into arg. arg, which is
  * usually argv, is never changed: ps and systemctl show what was typed.
+ * form is what the error shows the option takes ("NAME=FILE").
  */
-int opt_split_pair(const char *opt, const char *arg, char *name, size_t name_len,
+int opt_split_pair(const char *opt, const char *form, const char *arg, char *name, size_t name_len,
 		   const char **value);
 
 /* "10G", "2.5G", "500M", "64k", "1000" (bits/s); -EINVAL on anything else. */
