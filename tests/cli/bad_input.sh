@@ -99,6 +99,8 @@ expect_error "abbreviated option, value joined" "unknown option '--flow' \\(did 
 expect_error "a value to an option without one" "option '--json' takes no value" \
 	"$FABPROBE" replay --json=1 "$good"
 expect_error "unknown command" "unknown command" "$FABPROBE" frobnicate
+expect_error "--elephant-rate 0" "--elephant-rate: '0' is not a rate above 0" \
+	"$FABPROBE" replay --elephant-rate 0 "$good"
 expect_error "bad --speed" "--speed: '-1' is not a number \\(times the recorded pace\\) from 0 to 1000000" \
 	"$FABPROBE" top --pcap "$good" --speed -1
 expect_error "--hook with --pcap" "top: --hook applies to interfaces \\(-i, --uplinks\\), not to --pcap" \

@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 		abort();
 	if (!opt_parse_seconds("--d", arg, 0.1, 3600, &d) && (d < 0.1 || d > 3600))
 		abort();
-	if (!opt_parse_rate("--r", arg, &d) && !(d >= 0))
+	if (!opt_parse_rate("--r", arg, &d) && !(d > 0))
 		abort();
 
 	cli_source_init(&cs, "fuzz", 1);

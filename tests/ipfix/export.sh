@@ -323,6 +323,8 @@ check "... and the 4 flows, at their rates over the whole capture (36636 B in 56
 	bash -c "[ \$(grep -c '^fabprobe_flow_bytes_per_second{' '$TMP/whole.prom') -eq 4 ] &&
 		grep '^fabprobe_flow_bytes_per_second{.*sport=\"50051\",dest_qp=\"29\"' '$TMP/whole.prom' |
 		awk '{exit !(\$2 > 640 && \$2 < 660)}'"
+check "a capture without a path name is the interface \"capture\" (was ifindex0)" \
+	grep -qx 'fabprobe_interface_roce_packets_total{interface="capture",direction="ingress"} 184' "$TMP/whole.prom"
 check "export stops" stop_export whole
 
 # ---- no collector: export keeps serving, the errors are counted ----

@@ -154,6 +154,8 @@ static const char *iface_label(const struct source_desc *src, __u32 ifindex, cha
 
 	if (n)
 		return n->name;
+	if (source_unnamed_point(src, ifindex))
+		return source_unnamed_point(src, ifindex);
 	snprintf(buf, len, "ifindex%u", ifindex);
 	return buf;
 }

@@ -10,3 +10,8 @@ const struct obs_point *source_point(const struct source_desc *d, __u32 id)
 			return &d->points[i];
 	return NULL;
 }
+
+const char *source_unnamed_point(const struct source_desc *d, __u32 id)
+{
+	return d->finite && !id ? "capture" : NULL;
+}

@@ -116,5 +116,10 @@ struct source {
 
 /* The point with this id, or NULL. */
 const struct obs_point *source_point(const struct source_desc *d, __u32 id);
+/*
+ * A name for a point id no point has: "capture" for a recording's frames
+ * not given a path name (id 0), else NULL.
+ */
+const char *source_unnamed_point(const struct source_desc *d, __u32 id);
 
 #endif /* __FP_SOURCE_H */

@@ -380,7 +380,7 @@ const char *iface_name(const struct ui *u, __u32 ifindex)
 	for (int i = 0; i < a->n_paths; i++)
 		if (a->paths[i].ifindex == ifindex)
 			return a->paths[i].name;
-	return "?";
+	return source_unnamed_point(&u->ss->desc, ifindex) ?: "?";
 }
 
 const char *path_name(const struct analysis *a, int path)

@@ -171,7 +171,8 @@ int opt_parse_rate(const char *opt, const char *arg, double *bps)
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || v < 0 || !isdigit((unsigned char)arg[0]))
+	/* 0 b/s would make every flow an elephant: the threshold is above it. */
+	if (errno || end == arg || !(v > 0) || !isdigit((unsigned char)arg[0]))
 		goto bad;
 	switch (*end) {
 	case 'k':
@@ -198,6 +199,6 @@ int opt_parse_rate(const char *opt, const char *arg, double *bps)
 	*bps = v * mult;
 	return 0;
 bad:
-	fp_err("%s: '%s' is not a rate (bits/s, e.g. 10G, 500M, 64k)", opt, arg);
+	fp_err("%s: '%s' is not a rate above 0 (bits/s, e.g. 10G, 500M, 64k)", opt, arg);
 	return -EINVAL;
 }

@@ -34,7 +34,7 @@ int opt_parse_seconds(const char *opt, const char *arg, double min, double max, 
 int opt_split_pair(const char *opt, const char *form, const char *arg, char *name, size_t name_len,
 		   const char **value);
 
-/* "10G", "2.5G", "500M", "64k", "1000" (bits/s); -EINVAL on anything else. */
+/* "10G", "2.5G", "500M", "64k", "1000" (bits/s, above 0); -EINVAL on anything else. */
 int opt_parse_rate(const char *opt, const char *arg, double *bps);
 
 /* Arguments left after the options: one line and 2, else 0. */
