@@ -58,4 +58,17 @@ check "many.pcap: summary.txt shows 100 flow rows" \
 check "many.pcap: and says report.json has the other 200" \
 	grep -qx '\.\.\. 200 more flows (report.json shows all)' "$tmp/b/summary.txt"
 
+# --nic beside a capture on a host without RDMA devices (this VM, CI's):
+# one line says the bundle has no NIC tree; nic.json has the reason.
+if [ ! -d /sys/class/infiniband ] || [ -z "$(ls -A /sys/class/infiniband)" ]; then
+	rm -rf "$tmp/b" && mkdir "$tmp/b"
+	"$FABPROBE" capture --pcap "$PCAPS/rdma_write_bw.pcap" --nic -o "$tmp/nic.tar.gz" 2>"$tmp/err"
+	check "--nic without RDMA: capture exits 0" test $? -eq 0
+	check "--nic without RDMA: one line says there is no nic/ tree" \
+		grep -qx 'capture: --nic: no RDMA devices found; nic.json says so, and the bundle has no nic/' "$tmp/err"
+	tar -xzf "$tmp/nic.tar.gz" -C "$tmp/b"
+	check "--nic without RDMA: nic.json holds the reason, and no nic/ is there" \
+		bash -c "grep -q '\"info\":\"no RDMA devices found\"' '$tmp/b/nic.json' && [ ! -e '$tmp/b/nic' ]"
+fi
+
 finish capture-pcap

@@ -302,6 +302,11 @@ int cmd_capture(int argc, char **argv)
 		bundle_abort(&b);
 	else
 		err = bundle_commit(&b);
+	/* --nic on a host without RDMA: nic.json says so, and there is no nic/ tree. */
+	if (!err && ss.nic && ss.nic->whole.st.info[0])
+		fprintf(stderr,
+			"capture: --nic: %s; nic.json says so, and the bundle has no nic/\n",
+			ss.nic->whole.st.info);
 	if (!err)
 		fprintf(stderr, "capture: wrote %s (%.0f s, %s, %s)\n", c.output, ss.desc.clock_s,
 			fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"),
