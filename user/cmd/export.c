@@ -204,7 +204,8 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 		if (ss->ended) {
 			/* A recording read: with nothing to serve, its last records go out. */
 			if (!x) {
-				export_ipfix_drain(xi);
+				if (xi)
+					export_ipfix_drain(xi);
 				break;
 			}
 			/* Else its final picture is served until stopped. */
