@@ -135,11 +135,11 @@ done
 want=$ncpu
 "$FABPROBE" -v replay "$tmp/evict.pcap" >/dev/null 2>"$tmp/v"
 check "default: $want worker(s) for $ncpu CPUs, each said under -v" \
-	test "$(grep -c 'fp-run/[0-9]* runs on CPU' "$tmp/v")" -eq "$want"
+	test "$(grep -c '^fabprobe: fp-run/[0-9]* runs on CPU [0-9]*$' "$tmp/v")" -eq "$want"
 if [ "$ncpu" -ge 2 ]; then
 	taskset -c 1 "$FABPROBE" -v replay --threads 2 "$tmp/evict.pcap" >/dev/null 2>"$tmp/v"
 	check "taskset -c 1: the workers run on CPU 1 only" \
-		test "$(grep -c 'fp-run/[01] runs on CPU 1$' "$tmp/v")" -eq 2
+		test "$(grep -c '^fabprobe: fp-run/[01] runs on CPU 1$' "$tmp/v")" -eq 2
 	taskset -c 1 "$FABPROBE" -v replay "$tmp/evict.pcap" >/dev/null 2>"$tmp/v"
 	check "taskset -c 1: one worker by default (nproc counts 1)" \
 		test "$(grep -c 'fp-run/' "$tmp/v")" -eq 1

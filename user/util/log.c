@@ -18,9 +18,16 @@ static void vlog(const char *fmt, va_list ap)
 {
 	FILE *out = log_out ? log_out : stderr;
 
+	/*
+	 * stderr is unbuffered: each call below is a write of its own, and
+	 * replay's workers log at once ("fabprobe: fabprobe: fp-run/1 ...").
+	 * The stream's lock keeps a line whole.
+	 */
+	flockfile(out);
 	fputs("fabprobe: ", out);
 	vfprintf(out, fmt, ap);
 	fputc('\n', out);
+	funlockfile(out);
 }
 
 void fp_err(const char *fmt, ...)
