@@ -108,6 +108,24 @@ keys x
 check "q exits 0 after the end" eq "$(quit_rc)" 0
 check "nothing on stderr" eq "$(cat "$TMP/top.err")" ""
 
+echo "--- --speed 5: p holds the capture's clock"
+# The pace restarts where the capture stood: a pause of 4 s of wall time is
+# not caught up afterwards (it was: 20 s of capture at once).
+ctime() { screen | grep -oE 'capture time [0-9]+s' | grep -oE '[0-9]+'; }
+start 160 50 --pcap "$PCAP" --speed 5
+check "playing" wait_screen "capture time [1-9][0-9]*s" 5
+keys p
+check "p pauses" wait_screen "PAUSED" 1
+t1=$(ctime)
+sleep 4
+check "paused, the capture time holds ($t1 s)" eq "$(ctime)" "$t1"
+keys p
+sleep 0.6
+t2=$(ctime)
+check "after p again it goes on from there ($t1 -> $t2 s, not +20)" \
+	test "${t2:-99}" -ge "${t1:-0}" -a "${t2:-99}" -le $((${t1:-0} + 12))
+check "q exits 0" eq "$(quit_rc)" 0
+
 echo "--- --view"
 "$FABPROBE" top --pcap "$PCAP" --view nope >/dev/null 2>"$TMP/view.err"
 check "--view with an unknown name is a usage error (2)" eq "$?" 2

@@ -79,6 +79,12 @@ int session_advance(struct session *ss, double seconds)
 	return err;
 }
 
+void session_resume(struct session *ss)
+{
+	if (ss->src->ops->resume)
+		ss->src->ops->resume(ss->src);
+}
+
 int session_refresh(struct session *ss)
 {
 	struct source *src = ss->src;

@@ -52,6 +52,8 @@ int session_start(struct session *ss, struct source *src, const struct analysis_
  * early when told to stop (util/stop.h).
  */
 int session_advance(struct session *ss, double seconds);
+/* After a pause: a recording played at a pace goes on from where it stands. */
+void session_resume(struct session *ss);
 /* Collect, sort by bytes, analyse, note alerts: the new picture. */
 int session_refresh(struct session *ss);
 /* An analysis of the whole run so far in one interval (a bundle's findings). */

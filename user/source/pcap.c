@@ -372,6 +372,12 @@ static bool wait_until_due(struct pcap_source *ps, __u64 off_ns)
 	return fp_sleep((due - now) / 1e9);
 }
 
+/* The next advance anchors the pace again: capture time now is wall time then. */
+static void pcap_resume(struct source *s)
+{
+	PCAPS(s)->wall0_ns = 0;
+}
+
 static int pcap_advance(struct source *s, double seconds)
 {
 	struct pcap_source *ps = PCAPS(s);
@@ -481,6 +487,7 @@ static const struct source_ops pcap_ops = {
     .start = pcap_start,
     .advance = pcap_advance,
     .collect = pcap_collect,
+    .resume = pcap_resume,
     .describe = pcap_describe,
     .destroy = pcap_destroy,
 };

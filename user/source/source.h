@@ -98,6 +98,12 @@ struct source_ops {
 	int (*advance)(struct source *s, double seconds);
 	/* What the input has produced so far, into snap (buffers reused). */
 	int (*collect)(struct source *s, struct snapshot *snap);
+	/*
+	 * The caller stopped advancing for a while (the dashboard paused): a
+	 * recording played at a pace takes it up again from where it stands,
+	 * not from the wall clock. NULL: nothing to do.
+	 */
+	void (*resume)(struct source *s);
 	void (*describe)(const struct source *s, struct source_desc *d);
 	/* Undo start and free the source. */
 	void (*destroy)(struct source *s);

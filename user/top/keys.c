@@ -103,6 +103,8 @@ static void act_pause(struct ui *u, int ch)
 {
 	(void)ch;
 	u->paused = !u->paused;
+	if (!u->paused)
+		session_resume(u->ss);
 }
 
 static void act_redraw(struct ui *u, int ch)
