@@ -83,6 +83,9 @@ check "Alerts: the capture's alerts are listed" wait_screen "^(CRITICAL|WARNING|
 alerts=$(screen | sed -n 4p | grep -oE 'Alerts\([0-9]+\)' | tr -dc 0-9)
 check "Alerts tab count ($alerts) = active entries listed" \
 	eq "$(screen | grep -cE '^(CRITICAL|WARNING|INFO) .* active *$')" "${alerts:-0}"
+# The capture's last seconds are silent: the whole capture's alerts hold, not the last slice's.
+check "... = replay's alerts over the whole capture" \
+	eq "${alerts:-0}" "$(jq '.alerts | length' "$TMP/replay.json")"
 check "q exits 0" eq "$(quit_rc)" 0
 
 echo "--- --speed 20, 80x24: keys while it plays"
@@ -125,6 +128,14 @@ t2=$(ctime)
 check "after p again it goes on from there ($t1 -> $t2 s, not +20)" \
 	test "${t2:-99}" -ge "${t1:-0}" -a "${t2:-99}" -le $((${t1:-0} + 12))
 check "q exits 0" eq "$(quit_rc)" 0
+
+echo "--- --plain: the last block is the whole capture"
+"$FABPROBE" top --pcap "$PCAP" --speed 0 --plain -r 20 >"$TMP/plain.txt" 2>&1
+check "--plain over a capture exits 0" eq "$?" 0
+last=$(awk '/^fabprobe top: /{b=""} {b=b $0 "\n"} END{printf "%s", b}' "$TMP/plain.txt")
+check "its last block: rates over the whole capture" matches "$last" "^RATE: over the whole [0-9]+s"
+check "... with replay's alerts ($(jq '.alerts | length' "$TMP/replay.json"))" \
+	eq "$(grep -cE '^  (critical|warning|info) ' <<<"$last")" "$(jq '.alerts | length' "$TMP/replay.json")"
 
 echo "--- --view"
 "$FABPROBE" top --pcap "$PCAP" --view nope >/dev/null 2>"$TMP/view.err"

@@ -86,6 +86,9 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 			break;
 		waited += t->interval_s;
 		err = session_refresh(ss);
+		/* A recording's last block is the whole of it, as the dashboard's end. */
+		if (!err && rc == 1)
+			err = session_conclude(ss);
 		if (err)
 			return err;
 		print_header(ss, stdout);

@@ -122,6 +122,12 @@ int session_whole(struct session *ss, struct analysis *whole)
 		fp_err("analysis failed: %s", fp_strerror(err));
 	if (!err && ss->nic)
 		err = session_nic_whole(ss->nic, &ss->snap, whole);
+	/*
+	 * The run's last word in the log: a recording's last slice may be
+	 * silent, and would leave as cleared what the whole of it raises.
+	 */
+	if (!err)
+		alert_log_note(ss->log, whole, ss->desc.clock_s);
 	return err;
 }
 

@@ -56,7 +56,10 @@ int session_advance(struct session *ss, double seconds);
 void session_resume(struct session *ss);
 /* Collect, sort by bytes, analyse, note alerts: the new picture. */
 int session_refresh(struct session *ss);
-/* An analysis of the whole run so far in one interval (a bundle's findings). */
+/*
+ * An analysis of the whole run so far in one interval (a bundle's
+ * findings); its alerts are noted in the log as the latest.
+ */
 int session_whole(struct session *ss, struct analysis *whole);
 /*
  * The whole run's analysis in the place of the last refresh's, once its
