@@ -144,6 +144,41 @@ static void test_elephant_floor(void **state)
 	assert_false(fx.an.flows[1].elephant);
 }
 
+/*
+ * Uplinks with a speed: a flow is an elephant from a share of its link, and
+ * the threshold shown (report, metrics, the Paths view) is that one, not a
+ * share of the group's peak: 200 Mb/s flows on 10G links are not elephants
+ * and the threshold says 1 Gb/s (it said 10% of their 400 Mb/s).
+ */
+static void test_elephant_threshold_shown_is_applied(void **state)
+{
+	(void)state;
+	fx.ao.elephant_bps = 0;
+	fx.names[0].speed_bps = 10e9;
+	fx.names[1].speed_bps = 25e9;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 25000000); /* 200 Mb/s */
+	add_flow("10.0.0.1", "10.0.1.1", 50001, 2, UP1, 25000000);
+	analyse(1.0);
+	assert_false(fx.an.flows[0].elephant);
+	assert_false(fx.an.flows[1].elephant);
+	/* The slowest uplink's: a flow at it there is one. */
+	assert_true(fx.an.elephant_bps == 1e9);
+	fx.snap.n_flows = 0;
+	analysis_free(&fx.an);
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 125000000); /* 1 Gb/s */
+	analyse(1.0);
+	assert_true(fx.an.flows[0].elephant);
+	/* No speeds: a share of the group's peak, as before. */
+	fx.names[0].speed_bps = fx.names[1].speed_bps = 0;
+	fx.snap.n_flows = 0;
+	analysis_free(&fx.an);
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 25000000);
+	add_flow("10.0.0.1", "10.0.1.1", 50001, 2, UP1, 25000000);
+	analyse(1.0);
+	assert_true(fx.an.elephant_bps == 0.10 * 400e6);
+	assert_true(fx.an.flows[0].elephant);
+}
+
 /* An alert says the window its numbers cover. */
 static void test_alert_window(void **state)
 {
@@ -882,6 +917,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    T(test_elephant_threshold_boundary),
 	    T(test_elephant_floor),
+	    T(test_elephant_threshold_shown_is_applied),
 	    T(test_alert_window),
 	    T(test_elephant_hysteresis),
 	    T(test_rates_from_previous_snapshot),

@@ -428,15 +428,35 @@ static double elephant_threshold(const struct analysis *a, const struct analysis
 	return thr > ELEPHANT_FLOOR_BPS ? thr : ELEPHANT_FLOOR_BPS;
 }
 
+/*
+ * The threshold shown (a->elephant_bps): the one applied to the uplinks'
+ * flows, a share of their speed (the slowest's, where they differ); a
+ * share of the group's peak where no uplink has a speed.
+ */
+static double shown_threshold(const struct analysis *a, const struct analysis_opts *o)
+{
+	struct flow_view none = {.path = -1};
+	double thr = 0;
+
+	for (int p = 0; p < a->n_paths; p++) {
+		struct flow_view on = {.path = p};
+		double t;
+
+		if (a->paths[p].speed_bps <= 0)
+			continue;
+		t = elephant_threshold(a, o, &on);
+		if (!thr || t < thr)
+			thr = t;
+	}
+	return thr ? thr : elephant_threshold(a, o, &none);
+}
+
 /* Elephants by this refresh's threshold, and each path's flows summed: one pass. */
 static void mark_elephants(struct analysis *a, const struct analysis_opts *o, double group_bps)
 {
 	if (group_bps > a->group_peak_bps)
 		a->group_peak_bps = group_bps;
-	a->elephant_bps =
-	    o->elephant_bps > 0 ? o->elephant_bps : ELEPHANT_SHARE * a->group_peak_bps;
-	if (o->elephant_bps <= 0 && a->elephant_bps < ELEPHANT_FLOOR_BPS)
-		a->elephant_bps = ELEPHANT_FLOOR_BPS;
+	a->elephant_bps = shown_threshold(a, o);
 
 	for (size_t i = 0; i < a->n_flows; i++) {
 		struct flow_view *v = &a->flows[i];
