@@ -213,6 +213,9 @@ ipfixDump -e "$IPFIX_XML" -d -i "$TMP/mir.ipfix" >"$TMP/mir.dump" 2>&1
 check "mirror copies: a record with fabprobeMirrorSession 101" grep -q "fabprobeMirrorSession : 101" "$TMP/mir.dump"
 check "... whose interfaceName is the session's name" grep -q "interfaceName : (len: 11) leaf1:eth49" "$TMP/mir.dump"
 check "... and the 20 mirrored packets" grep -q "packetDeltaCount : 20" "$TMP/mir.dump"
+"$FABPROBE" replay --mirror-session 101=leaf1:eth49 "$TMP/mir.pcap" >"$TMP/mir.txt" 2>&1
+check "replay's text names the session as its flows' PATH, as the JSON does (was '-')" \
+	grep -qE '^[0-9.:]+ > [0-9.]+ +- +[0-9]+ leaf1:eth49 ' "$TMP/mir.txt"
 
 # ---- seconds of traffic at a pace: active, idle and forced records ----
 $MKPCAP long "$TMP/long.pcap"

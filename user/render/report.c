@@ -626,6 +626,11 @@ void report_text(FILE *out, const struct report *rep)
 		const struct obs_point *pt = source_point(rep->src, r->key.ifindex);
 		const struct flow_counters *c = &r->c;
 		char rate[32], rtx[24], gaps[24];
+		/* The analysed path (a mirror session is one), as the JSON's. */
+		const char *path = v && v->path >= 0 && v->path < a->n_paths
+				       ? a->paths[v->path].name
+				   : pt && pt->uplink ? pt->name
+						      : "-";
 
 		if (r->key.flags & FP_FLOW_VXLAN)
 			snprintf(vni, sizeof(vni), "%u", r->key.vni);
@@ -642,8 +647,8 @@ void report_text(FILE *out, const struct report *rep)
 		}
 		fprintf(out,
 			"%-40s %6s %7u %-8s %9s %9llu %10s %6llu %6llu %6llu %6llu %6s %6s  %s%s\n",
-			flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp,
-			pt && pt->uplink ? pt->name : "-", rate, (unsigned long long)c->packets,
+			flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp, path, rate,
+			(unsigned long long)c->packets,
 			fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
 			(unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
 			(unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks),
