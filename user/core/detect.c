@@ -399,10 +399,9 @@ static int entropy_alerts(struct analysis *a)
 	    flow_name(name, sizeof(name), &a->flows[first->flow].r->key), first->qps, first->sports,
 	    first->sports == 1 ? "" : "s");
 	say(al->message,
-	    "queue pairs share UDP source ports towards %d destinations: ECMP cannot "
-	    "spread "
-	    "them (pinned RoCE source port?)",
-	    g.count);
+	    "queue pairs share UDP source ports towards %d destination%s: ECMP cannot "
+	    "spread them (pinned RoCE source port?)",
+	    g.count, g.count == 1 ? "" : "s");
 	return 0;
 }
 
@@ -465,9 +464,9 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		if (!al)
 			return -ENOMEM;
 		say(al->message,
-		    "%llu malformed frames on the RoCE/VXLAN ports: truncated mirror "
+		    "%llu malformed frame%s on the RoCE/VXLAN ports: truncated mirror "
 		    "copies, a bad encapsulation, or corruption",
-		    (unsigned long long)malformed);
+		    (unsigned long long)malformed, malformed == 1 ? "" : "s");
 		say(al->evidence, "%llu malformed of %s in %s", (unsigned long long)malformed,
 		    fmt_count(frames, sizeof(frames), a->totals_delta[FP_CNT_FRAMES], "frame"),
 		    window(a));

@@ -298,7 +298,8 @@ void draw_status(struct ui *u)
 	x = put(u, y, 0, COLS, false, false, ui_attr(u, R_DIM), hints);
 	if (u->overlay)
 		return;
-	snprintf(right, sizeof(right), " %zu rows", u->vs[u->view].n_rows);
+	snprintf(right, sizeof(right), " %zu row%s", u->vs[u->view].n_rows,
+		 u->vs[u->view].n_rows == 1 ? "" : "s");
 	if (COLS - fmt_cols(right) - 1 > x)
 		put(u, y, COLS - fmt_cols(right) - 1, fmt_cols(right), false, false,
 		    ui_attr(u, R_DIM), right);
