@@ -103,8 +103,11 @@ maybe_show "ended, 80x24"
 check "80x24: the per-second line keeps malformed" matches "$small" "^per s: .* malformed [0-9]"
 check "80x24: nothing wider than 80 columns" test "$(widest "$small")" -le 80
 check "80x24: a legend line" matches "$(tail -2 <<<"$small" | head -1)" "E elephant C collision"
+check "Flows sorts, and its status line offers s" matches "$(screen | tail -1)" " s sort "
 keys 2
 check "a key after the end: 2 shows Paths" wait_screen "^PATH +SPEED +LOAD" 1
+check "Paths sorts nothing, and offers no sort key" \
+	bash -c "! grep -q ' s sort ' <<<'$(screen | tail -1)'"
 keys h
 check "h: help, written from the key table" wait_screen "^ 1-6 F P Q V A N +Flows, Paths, QPs" 1
 keys x

@@ -295,10 +295,14 @@ int status_hints(const struct ui *u, char *buf, size_t len)
 		if (o->actions[i].hint)
 			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "  " : "",
 				      o->actions[i].hint);
-	for (size_t i = 0; i < sizeof(global) / sizeof(global[0]); i++)
+	for (size_t i = 0; i < sizeof(global) / sizeof(global[0]); i++) {
+		/* A view that does not sort (Paths, Alerts, NIC) offers no sort key. */
+		if (global[i].run == act_sort && views[u->view]->default_sort < 0)
+			continue;
 		if (global[i].hint)
 			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "  " : "",
 				      global[i].hint);
+	}
 	if (!o && views[u->view]->enter_hint)
 		n += snprintf(buf + n, n < len ? len - n : 0, "  Enter %s",
 			      views[u->view]->enter_hint);
