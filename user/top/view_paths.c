@@ -306,7 +306,7 @@ const struct view view_paths = {
 	     "ports appear as samples arrive)",
     .enter_hint = "its flows",
     .legend = "LOAD RATE: {w} (sFlow: estimates)  ELEPH: elephants on it now  PORT OUT: the "
-	      "port's own counters  Enter: its flows",
+	      "port's own counters (sFlow)  Enter: its flows",
     .build = build,
     .fit = fit,
     .cell = cell,

@@ -342,7 +342,8 @@ const struct view view_qps = {
     .empty = "no RoCE queue pairs yet",
     .empty_filtered = "no queue pair matches the filter (Esc clears it)",
     .enter_hint = "detail",
-    .legend = "QP PEER: dest QP each way  DATA ACK /s: {w}  CE%: since seen",
+    .legend = "QP PEER: dest QP each way  PATH d/a: the data's/the ACKs' path  DATA ACK /s: {w}  "
+	      "CE%: since seen",
     .build = build,
     .cmp = cmp,
     .sort_key = sort_key,
