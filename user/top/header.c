@@ -105,7 +105,8 @@ static void draw_title(struct ui *u)
 			     : u->ss->ended ? "end of capture at"
 					    : "capture time",
 			     clock);
-		if (step < 2)
+		/* Over the last refresh's interval: none comes after a capture's end. */
+		if (step < 2 && !u->ss->ended)
 			snprintf(right + o, sizeof(right) - o, "  cpu %.1f%%", u->cpu_pct);
 		if (step >= 1 && sd->finite)
 			basenames(names, sizeof(names), ifs);
