@@ -81,10 +81,15 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 
 	r.max_flows = t->rows;
 	while (!fp_stopping && rc != 1) {
-		rc = session_advance(ss, t->interval_s);
+		double step = t->interval_s;
+
+		/* -d ends on time: the last table covers what is left of it. */
+		if (t->duration_s > 0 && t->duration_s - waited < step)
+			step = t->duration_s - waited;
+		rc = session_advance(ss, step);
 		if (rc < 0 || fp_stopping)
 			break;
-		waited += t->interval_s;
+		waited += step;
 		err = session_refresh(ss);
 		/* A recording's last block is the whole of it, as the dashboard's end. */
 		if (!err && rc == 1)
