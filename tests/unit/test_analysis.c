@@ -499,6 +499,10 @@ static void test_low_entropy(void **state)
 	assert_int_equal(fx.an.entropy[1].qps, 2);
 	assert_int_equal(fx.an.entropy[1].sports, 2);
 	assert_int_equal(find_alert(ALERT_LOW_ENTROPY)->n_flows, 1);
+	/* Counted in words, one or several. */
+	assert_non_null(
+	    strstr(find_alert(ALERT_LOW_ENTROPY)->evidence, ": 3 queue pairs over 1 source port"));
+	assert_non_null(strstr(find_alert(ALERT_LOW_ENTROPY)->message, "towards 1 destination:"));
 }
 
 static void test_imbalance_boundary(void **state)
@@ -530,6 +534,7 @@ static void test_malformed_and_table_pressure(void **state)
 	fx.snap.totals[FP_CNT_FLOW_NEW] = 2; /* one flow evicted */
 	analyse(1.0);
 	assert_non_null(find_alert(ALERT_MALFORMED));
+	assert_non_null(strstr(find_alert(ALERT_MALFORMED)->message, "1 malformed frame on "));
 	assert_non_null(find_alert(ALERT_FLOW_TABLE_PRESSURE));
 }
 

@@ -379,7 +379,7 @@ static int entropy_alerts(struct analysis *a)
 	const struct entropy_group *first = NULL;
 	struct group g = {};
 	struct alert *al;
-	char name[96];
+	char name[96], ports[48], dests[48];
 
 	for (size_t i = 0; i < a->n_entropy; i++) {
 		const struct entropy_group *eg = &a->entropy[i];
@@ -395,13 +395,13 @@ static int entropy_alerts(struct analysis *a)
 	al = group_alert(a, &g, ALERT_LOW_ENTROPY, SEV_WARNING);
 	if (!al)
 		return -ENOMEM;
-	say(al->evidence, "%s: %d queue pairs over %d source port%s",
-	    flow_name(name, sizeof(name), &a->flows[first->flow].r->key), first->qps, first->sports,
-	    first->sports == 1 ? "" : "s");
+	say(al->evidence, "%s: %d queue pairs over %s",
+	    flow_name(name, sizeof(name), &a->flows[first->flow].r->key), first->qps,
+	    fmt_count(ports, sizeof(ports), first->sports, "source port"));
 	say(al->message,
-	    "queue pairs share UDP source ports towards %d destination%s: ECMP cannot "
-	    "spread them (pinned RoCE source port?)",
-	    g.count, g.count == 1 ? "" : "s");
+	    "queue pairs share UDP source ports towards %s: ECMP cannot spread them "
+	    "(pinned RoCE source port?)",
+	    fmt_count(dests, sizeof(dests), g.count, "destination"));
 	return 0;
 }
 
@@ -453,7 +453,7 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 {
 	__u64 malformed = a->totals_delta[FP_CNT_MALFORMED];
 	__u64 failed = a->totals_delta[FP_CNT_FLOW_INSERT_FAIL];
-	char frames[48];
+	char frames[48], bad[48];
 	struct alert *al;
 	int err = imbalance_alerts(a, o);
 
@@ -464,9 +464,9 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		if (!al)
 			return -ENOMEM;
 		say(al->message,
-		    "%llu malformed frame%s on the RoCE/VXLAN ports: truncated mirror "
-		    "copies, a bad encapsulation, or corruption",
-		    (unsigned long long)malformed, malformed == 1 ? "" : "s");
+		    "%s on the RoCE/VXLAN ports: truncated mirror copies, a bad "
+		    "encapsulation, or corruption",
+		    fmt_count(bad, sizeof(bad), malformed, "malformed frame"));
 		say(al->evidence, "%llu malformed of %s in %s", (unsigned long long)malformed,
 		    fmt_count(frames, sizeof(frames), a->totals_delta[FP_CNT_FRAMES], "frame"),
 		    window(a));

@@ -585,7 +585,7 @@ void report_text(FILE *out, const struct report *rep)
 	const struct snapshot *s = rep->snap;
 	const struct analysis *a = rep->an;
 	size_t n = s->n_flows;
-	char ep[128], bytes[32], vni[16], op[32];
+	char ep[128], bytes[32], vni[16], op[32], more[48];
 
 	/* A NIC-only session has no flows to speak of: its alerts, then the NIC. */
 	if (rep->nic && !strcmp(rep->src->mode, "nic")) {
@@ -656,7 +656,8 @@ void report_text(FILE *out, const struct report *rep)
 			v && v->elephant ? " [elephant]" : "");
 	}
 	if (n < s->n_flows)
-		fprintf(out, "... %zu more flow%s (%s shows all)\n", s->n_flows - n,
-			s->n_flows - n == 1 ? "" : "s", rep->all_flows ? rep->all_flows : "--json");
+		fprintf(out, "... %s (%s shows all)\n",
+			fmt_count(more, sizeof(more), s->n_flows - n, "more flow"),
+			rep->all_flows ? rep->all_flows : "--json");
 	text_nic(out, rep);
 }

@@ -299,8 +299,8 @@ void draw_status(struct ui *u)
 	x = put(u, y, 0, COLS, false, false, ui_attr(u, R_DIM), hints);
 	if (u->overlay)
 		return;
-	snprintf(right, sizeof(right), " %zu row%s", u->vs[u->view].n_rows,
-		 u->vs[u->view].n_rows == 1 ? "" : "s");
+	right[0] = ' ';
+	fmt_count(right + 1, sizeof(right) - 1, u->vs[u->view].n_rows, "row");
 	if (COLS - fmt_cols(right) - 1 > x)
 		put(u, y, COLS - fmt_cols(right) - 1, fmt_cols(right), false, false,
 		    ui_attr(u, R_DIM), right);
