@@ -210,8 +210,7 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 			}
 			/* Else its final picture is served until stopped. */
 			wait_pumping(xi, e->refresh_s);
-			if (x)
-				__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
+			__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
 			continue;
 		}
 		rc = advance(ss, xi, e);
@@ -248,16 +247,11 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 			}
 			__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
 		}
-		if (ss->ended && x)
-			fprintf(stderr,
-				"fabprobe: the capture has been read (%llu frames); serving "
-				"its final picture (the whole capture) until stopped\n",
-				(unsigned long long)ss->desc.frames);
-		else if (ss->ended)
-			fprintf(stderr,
-				"fabprobe: the capture has been read (%llu frames); sending "
-				"its last IPFIX records\n",
-				(unsigned long long)ss->desc.frames);
+		if (ss->ended)
+			fprintf(stderr, "fabprobe: the capture has been read (%llu frames); %s\n",
+				(unsigned long long)ss->desc.frames,
+				x ? "serving its final picture (the whole capture) until stopped"
+				  : "sending its last IPFIX records");
 	}
 	/* Stopped: what the flows did since the last refresh goes out as a forced end. */
 	if (xi && rc >= 0 && !ss->ended && !session_refresh(ss))

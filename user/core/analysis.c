@@ -414,15 +414,15 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 	return 0;
 }
 
-static double elephant_threshold(const struct analysis *a, const struct analysis_opts *o,
-				 const struct flow_view *v)
+/* The threshold for a flow on path (-1: on none). */
+static double elephant_threshold(const struct analysis *a, const struct analysis_opts *o, int path)
 {
 	double thr;
 
 	if (o->elephant_bps > 0)
 		return o->elephant_bps;
-	if (v->path >= 0 && a->paths[v->path].speed_bps > 0)
-		thr = ELEPHANT_SHARE * a->paths[v->path].speed_bps;
+	if (path >= 0 && a->paths[path].speed_bps > 0)
+		thr = ELEPHANT_SHARE * a->paths[path].speed_bps;
 	else
 		thr = ELEPHANT_SHARE * a->group_peak_bps;
 	return thr > ELEPHANT_FLOOR_BPS ? thr : ELEPHANT_FLOOR_BPS;
@@ -435,20 +435,15 @@ static double elephant_threshold(const struct analysis *a, const struct analysis
  */
 static double shown_threshold(const struct analysis *a, const struct analysis_opts *o)
 {
-	struct flow_view none = {.path = -1};
 	double thr = 0;
 
 	for (int p = 0; p < a->n_paths; p++) {
-		struct flow_view on = {.path = p};
-		double t;
+		double t = elephant_threshold(a, o, p);
 
-		if (a->paths[p].speed_bps <= 0)
-			continue;
-		t = elephant_threshold(a, o, &on);
-		if (!thr || t < thr)
+		if (a->paths[p].speed_bps > 0 && (!thr || t < thr))
 			thr = t;
 	}
-	return thr ? thr : elephant_threshold(a, o, &none);
+	return thr ? thr : elephant_threshold(a, o, -1);
 }
 
 /* Elephants by this refresh's threshold, and each path's flows summed: one pass. */
@@ -460,7 +455,7 @@ static void mark_elephants(struct analysis *a, const struct analysis_opts *o, do
 
 	for (size_t i = 0; i < a->n_flows; i++) {
 		struct flow_view *v = &a->flows[i];
-		double thr = elephant_threshold(a, o, v);
+		double thr = elephant_threshold(a, o, v->path);
 		struct path_view *p;
 
 		if (thr <= 0 || !v->is_data)

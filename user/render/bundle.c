@@ -36,6 +36,7 @@ struct ustar_header {
 int bundle_open(struct bundle *b, const char *path, bool force)
 {
 	struct stat st;
+	bool exists;
 	int fd;
 
 	memset(b, 0, sizeof(*b));
@@ -45,12 +46,13 @@ int bundle_open(struct bundle *b, const char *path, bool force)
 		fp_err("%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
-	/* Found before a run of minutes, not at its end. */
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	/* What is there already, found before a run of minutes, not at its end. */
+	exists = !stat(path, &st);
+	if (exists && S_ISDIR(st.st_mode)) {
 		fp_err("%s is a directory; name the bundle's file (FILE.tar.gz)", path);
 		return -EISDIR;
 	}
-	if (!force && stat(path, &st) == 0) {
+	if (exists && !force) {
 		fp_err("%s exists; use --force to overwrite it", path);
 		return -EEXIST;
 	}

@@ -151,11 +151,12 @@ bool metrics_wants_openmetrics(const char *accept)
 static const char *iface_label(const struct source_desc *src, __u32 ifindex, char *buf, size_t len)
 {
 	const struct obs_point *n = source_point(src, ifindex);
+	const char *unnamed = source_unnamed_point(src, ifindex);
 
 	if (n)
 		return n->name;
-	if (source_unnamed_point(src, ifindex))
-		return source_unnamed_point(src, ifindex);
+	if (unnamed)
+		return unnamed;
 	snprintf(buf, len, "ifindex%u", ifindex);
 	return buf;
 }
