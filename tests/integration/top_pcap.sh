@@ -51,6 +51,8 @@ check "replay and tshark agree on the RoCE packets ($roce)" eq "$replay_roce" "$
 echo "--- --speed 0, 160x50: the whole capture at once"
 start 160 50 --pcap "$PCAP" --speed 0
 check "the end of the capture is shown" wait_screen "end of capture at [0-9]+s" 20
+check "... with no cpu figure, which would be the last refresh's" \
+	bash -c "! grep -q ' cpu [0-9]' <<<'$(screen | head -1)'"
 sleep 0.5
 maybe_show "end of capture, 160x50"
 check "the header names the capture and its pace" \
@@ -139,6 +141,10 @@ last=$(awk '/^fabprobe top: /{b=""} {b=b $0 "\n"} END{printf "%s", b}' "$TMP/pla
 check "its last block: rates over the whole capture" matches "$last" "^RATE: over the whole [0-9]+s"
 check "... with replay's alerts ($(jq '.alerts | length' "$TMP/replay.json"))" \
 	eq "$(grep -cE '^  (critical|warning|info) ' <<<"$last")" "$(jq '.alerts | length' "$TMP/replay.json")"
+# -d counts the capture's time here (--speed 0): 2 s, 2 s, then the last 1 s.
+"$FABPROBE" top --pcap "$PCAP" --speed 0 --plain -r 2 -d 5 >"$TMP/d5.txt" 2>&1
+check "--plain -d 5 -r 2 ends at 5 s, not at the next whole interval (6 s)" \
+	eq "$(grep '^fabprobe top: ' "$TMP/d5.txt" | grep -oE 'at [0-9]+ s' | tr '\n' ' ')" "at 2 s at 4 s at 5 s "
 
 echo "--- --view"
 "$FABPROBE" top --pcap "$PCAP" --view nope >/dev/null 2>"$TMP/view.err"

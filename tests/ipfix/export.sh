@@ -365,6 +365,14 @@ check "TCP, nobody listening: export stops anyway" stop_export tdown
 check "... within the close timeout, saying what it dropped" \
 	bash -c "[ \$(( \$(date +%s) - $t0 )) -le 6 ] && grep -q 'ipfix: 0 records .* [1-9][0-9]* dropped' '$TMP/tdown.err'"
 
+# --listen none, the TCP collector away: nothing goes out, so export gives up
+# on its own (3 s without progress, then the close's 3 s) and says what it dropped.
+dead=$(free_port tcp)
+start_export tnone --pcap "$TMP/long.pcap" --speed 0 --listen none \
+	--ipfix "127.0.0.1:$dead" --ipfix-tcp --ipfix-interval 1 -r 0.5
+check "--listen none, TCP collector away: export exits 0 by itself" exits_alone tnone
+check "... saying the records it dropped" grep -q 'ipfix: 0 records .* [1-9][0-9]* dropped' "$TMP/tnone.err"
+
 # ---- a burst of 100,000 flows: paced, nothing dropped, scrapes answered ----
 $MKPCAP many 100000 "$TMP/many.pcap"
 port=$(free_port udp)

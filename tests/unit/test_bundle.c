@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * render/bundle.c: what goes in comes out of the real tar, byte for byte,
- * members added from memory and rendered through a scratch file alike; a
- * finished bundle leaves nothing else beside it.
+ * members added from memory and rendered through a scratch file alike; the
+ * scratch file is in the bundle's directory, and a finished bundle leaves
+ * nothing else beside it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,6 +42,27 @@ static void render_none(FILE *out, const void *arg)
 static void render_text(FILE *out, const void *arg)
 {
 	fputs(arg, out);
+}
+
+/*
+ * Where the file a member renders into lives: its /proc/self/fd link, an
+ * unnamed file shown as "DIR/#INODE (deleted)".
+ */
+static char scratch_dir[4096];
+
+static void render_where(FILE *out, const void *arg)
+{
+	char link[64], *slash;
+	ssize_t n;
+
+	(void)arg;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fileno(out));
+	n = readlink(link, scratch_dir, sizeof(scratch_dir) - 1);
+	scratch_dir[n > 0 ? n : 0] = '\0';
+	slash = strrchr(scratch_dir, '/');
+	if (slash)
+		*slash = '\0';
+	fputs("x", out);
 }
 
 /* The whole of a file, its length in *len. */
@@ -94,6 +116,9 @@ static void test_members_round_trip(void **state)
 	assert_int_equal(bundle_add_rendered(&b, "big.bin", render_big, NULL), 0);
 	assert_int_equal(bundle_add_rendered(&b, "empty.txt", render_none, NULL), 0);
 	assert_int_equal(bundle_add_rendered(&b, "text.txt", render_text, "one line\n"), 0);
+	/* On the destination's filesystem, not in /tmp's. */
+	assert_int_equal(bundle_add_rendered(&b, "where.txt", render_where, NULL), 0);
+	assert_string_equal(scratch_dir, dir);
 	assert_int_equal(bundle_add(&b, long_name, "42\n", 3), 0);
 	assert_int_equal(bundle_commit(&b), 0);
 	/* The bundle alone: no partial file, no scratch file left behind. */
@@ -138,12 +163,13 @@ static void test_relative_path(void **state)
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(dir), 0);
 	assert_int_equal(bundle_open(&b, "out.tar.gz", false), 0);
-	assert_int_equal(bundle_add_rendered(&b, "text.txt", render_text, "x"), 0);
+	assert_int_equal(bundle_add_rendered(&b, "where.txt", render_where, NULL), 0);
+	assert_string_equal(scratch_dir, dir);
 	assert_int_equal(bundle_commit(&b), 0);
 	assert_int_equal(entries("."), 1);
 	/* An existing bundle is not overwritten unless asked. */
 	assert_int_equal(bundle_open(&b, "out.tar.gz", false), -EEXIST);
-	assert_int_equal(system("tar -tzf out.tar.gz | grep -qx text.txt"), 0);
+	assert_int_equal(system("tar -tzf out.tar.gz | grep -qx where.txt"), 0);
 	assert_int_equal(chdir(cwd), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
