@@ -86,7 +86,6 @@ static int parse(int argc, char **argv, struct capture_opts *c, struct cli_sourc
 	int opt;
 
 	optind = 1;
-	opterr = 0;
 	while ((opt = opt_getopt(argc, argv, ":i:d:o:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'd':

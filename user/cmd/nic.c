@@ -88,7 +88,6 @@ static int parse(int argc, char **argv, struct nic_cmd_opts *o, struct analysis_
 	__u32 rows;
 
 	optind = 1;
-	opterr = 0;
 	while ((opt = opt_getopt(argc, argv, ":r:ji:n:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'r':

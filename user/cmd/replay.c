@@ -98,7 +98,6 @@ int cmd_replay(int argc, char **argv)
 	sflow_opts_init(&so);
 	analysis_opts_default(&aopts);
 	optind = 1;
-	opterr = 0;
 	while ((opt = opt_getopt(argc, argv, ":jp:n:T:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'j':

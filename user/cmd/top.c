@@ -159,7 +159,6 @@ int cmd_top(int argc, char **argv)
 	cli_source_init(&cs, "top", 1);
 	analysis_opts_default(&aopts);
 	optind = 1;
-	opterr = 0;
 	while ((opt = opt_getopt(argc, argv, ":i:r:d:jn:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'r':

@@ -129,8 +129,10 @@ static const char *abbreviated(const char *name, size_t len, const struct option
 
 int opt_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
-	int opt = getopt_long(argc, argv, shortopts, longopts, NULL);
+	int opt;
 
+	opterr = 0; /* opt_bad() says it, in one line */
+	opt = getopt_long(argc, argv, shortopts, longopts, NULL);
 	opt_text = opt_meant = NULL;
 	opt_whole = false;
 	if (opt == -1)

@@ -43,7 +43,7 @@ int opt_no_args(const char *cmd, int argc, char **argv);
 struct option;
 
 /*
- * getopt_long (opterr 0, an optstring starting with ':'), but a long option
+ * getopt_long (quiet: opterr 0; give an optstring starting with ':'), but a long option
  * must be spelt whole: getopt_long takes "--sflow-port 6343" for
  * --sflow-port-map and "--nic" for --nic-root, and the error would then
  * name the wrong thing. An abbreviation returns '?', for opt_bad().
