@@ -3,17 +3,21 @@
  * render/bundle.c: what goes in comes out of the real tar, byte for byte,
  * members added from memory and rendered through a scratch file alike; the
  * scratch file is in the bundle's directory, and a finished bundle leaves
- * nothing else beside it.
+ * nothing else beside it; an unfinished one, even from a run killed by
+ * SIGKILL, leaves nothing at all, and --force replaces a bundle only once
+ * the new one is whole.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "render/bundle.h"
@@ -120,6 +124,8 @@ static void test_members_round_trip(void **state)
 	assert_int_equal(bundle_add_rendered(&b, "where.txt", render_where, NULL), 0);
 	assert_string_equal(scratch_dir, dir);
 	assert_int_equal(bundle_add(&b, long_name, "42\n", 3), 0);
+	/* Nothing under any name until the archive is whole. */
+	assert_int_equal(entries(dir), 0);
 	assert_int_equal(bundle_commit(&b), 0);
 	/* The bundle alone: no partial file, no scratch file left behind. */
 	assert_int_equal(entries(dir), 1);
@@ -175,11 +181,57 @@ static void test_relative_path(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A run killed while it writes leaves nothing; one asked to overwrite, the old bundle whole. */
+static void test_killed_and_forced(void **state)
+{
+	char tmpl[] = "/tmp/fp-bundle-XXXXXX", path[256], cmd[512];
+	char *dir = mkdtemp(tmpl);
+	struct bundle b;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(path, sizeof(path), "%s/out.tar.gz", dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (bundle_open(&b, path, false) || bundle_add(&b, "a.txt", "a\n", 2))
+			_exit(1);
+		raise(SIGKILL);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(entries(dir), 0);
+
+	assert_int_equal(bundle_open(&b, path, false), 0);
+	assert_int_equal(bundle_add(&b, "old.txt", "old\n", 4), 0);
+	assert_int_equal(bundle_commit(&b), 0);
+	/* Forced, then abandoned: the old bundle stays, alone. */
+	assert_int_equal(bundle_open(&b, path, true), 0);
+	assert_int_equal(bundle_add(&b, "new.txt", "new\n", 4), 0);
+	bundle_abort(&b);
+	assert_int_equal(entries(dir), 1);
+	snprintf(cmd, sizeof(cmd), "tar -tzf %s | grep -qx old.txt", path);
+	assert_int_equal(system(cmd), 0);
+	/* Forced and finished: the new one, alone. */
+	assert_int_equal(bundle_open(&b, path, true), 0);
+	assert_int_equal(bundle_add(&b, "new.txt", "new\n", 4), 0);
+	assert_int_equal(bundle_commit(&b), 0);
+	assert_int_equal(entries(dir), 1);
+	snprintf(cmd, sizeof(cmd), "tar -tzf %s | grep -qx new.txt", path);
+	assert_int_equal(system(cmd), 0);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_members_round_trip),
 	    cmocka_unit_test(test_relative_path),
+	    cmocka_unit_test(test_killed_and_forced),
 	};
 
 	return cmocka_run_group_tests_name("bundle", tests, NULL, NULL);

@@ -33,6 +33,46 @@ struct ustar_header {
 	char pad[12];
 };
 
+/* The directory a path names a file in: "." for a bare name, "/" for "/x". */
+static void dir_of(char *dir, size_t size, const char *path)
+{
+	char *slash;
+
+	snprintf(dir, size, "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, size, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+}
+
+/*
+ * The file the archive is written into: unnamed (O_TMPFILE) in the
+ * bundle's directory, so that a run killed by any signal leaves nothing
+ * behind; where that filesystem cannot make one, PATH.partial.
+ */
+static int open_target(struct bundle *b)
+{
+	const char *name = b->path;
+	int fd = open(b->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+
+	b->unnamed = fd >= 0;
+	/* EISDIR: a kernel without O_TMPFILE; EOPNOTSUPP: a filesystem without it. */
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+		name = b->tmp_path;
+		fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	}
+	if (fd < 0) {
+		int err = -errno;
+
+		fp_err("cannot create %s: %s", name, strerror(-err));
+		return err;
+	}
+	return fd;
+}
+
 int bundle_open(struct bundle *b, const char *path, bool force)
 {
 	struct stat st;
@@ -56,25 +96,18 @@ int bundle_open(struct bundle *b, const char *path, bool force)
 		fp_err("%s exists; use --force to overwrite it", path);
 		return -EEXIST;
 	}
+	dir_of(b->dir, sizeof(b->dir), path);
 	snprintf(b->tmp_path, sizeof(b->tmp_path), "%s.partial", path);
-	fd = open(b->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		int err = -errno;
-
-		fp_err("cannot create %s: %s", b->tmp_path, strerror(-err));
-		return err;
-	}
+	fd = open_target(b);
+	if (fd < 0)
+		return fd;
 	b->sync_fd = dup(fd);
 	b->gz = gzdopen(fd, "wb6");
 	if (!b->gz || b->sync_fd < 0) {
-		if (b->gz)
-			gzclose(b->gz);
-		else
+		if (!b->gz)
 			close(fd);
-		if (b->sync_fd >= 0)
-			close(b->sync_fd);
-		unlink(b->tmp_path);
-		fp_err("cannot start gzip stream in %s", b->tmp_path);
+		bundle_abort(b);
+		fp_err("cannot start gzip stream in %s", b->path);
 		return -ENOMEM;
 	}
 	return 0;
@@ -90,7 +123,7 @@ static int write_all(struct bundle *b, const void *data, size_t len)
 			int zerr;
 			const char *msg = gzerror(b->gz, &zerr);
 
-			fp_err("cannot write %s: %s", b->tmp_path,
+			fp_err("cannot write %s: %s", b->path,
 			       zerr == Z_ERRNO ? strerror(errno) : msg);
 			b->failed = true;
 			return -EIO;
@@ -186,20 +219,9 @@ int bundle_add(struct bundle *b, const char *name, const void *data, size_t len)
  */
 static FILE *scratch_open(const struct bundle *b)
 {
-	char dir[sizeof(b->path)];
-	char *slash;
+	int fd = open(b->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	FILE *f;
-	int fd;
 
-	snprintf(dir, sizeof(dir), "%s", b->path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return tmpfile();
 	f = fdopen(fd, "w+");
@@ -263,6 +285,51 @@ int bundle_add_rendered(struct bundle *b, const char *name,
 	return err;
 }
 
+/*
+ * The unnamed file under name: through its /proc/self/fd link, which any
+ * user may follow, else by its descriptor (AT_EMPTY_PATH, which needs
+ * CAP_DAC_READ_SEARCH) where /proc is not mounted.
+ */
+static int link_unnamed(int fd, const char *name)
+{
+	char proc[64];
+	int err;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW))
+		return 0;
+	err = -errno;
+	if (err != -ENOENT || !access(proc, F_OK))
+		return err; /* not for want of /proc */
+	return linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH) ? -errno : 0;
+}
+
+/*
+ * The finished archive under its name. link() refuses an existing name:
+ * no silent overwrite without --force; with it, the archive is renamed
+ * over the old file, which stays whole until then.
+ */
+static int publish(struct bundle *b)
+{
+	int err;
+
+	if (b->unnamed && !b->force)
+		return link_unnamed(b->sync_fd, b->path);
+	if (b->unnamed) {
+		unlink(b->tmp_path); /* left by a run killed between the link and the rename */
+		err = link_unnamed(b->sync_fd, b->tmp_path);
+		if (err)
+			return err;
+		b->unnamed = false; /* named now: an abort removes it */
+	}
+	if (b->force)
+		return rename(b->tmp_path, b->path) ? -errno : 0;
+	err = link(b->tmp_path, b->path) ? -errno : 0;
+	if (!err)
+		unlink(b->tmp_path);
+	return err;
+}
+
 int bundle_commit(struct bundle *b)
 {
 	static const char end[2 * TAR_BLOCK];
@@ -271,31 +338,26 @@ int bundle_commit(struct bundle *b)
 	zerr = gzclose(b->gz);
 	b->gz = NULL;
 	if (!err && zerr != Z_OK) {
-		fp_err("cannot finish %s: %s", b->tmp_path,
+		fp_err("cannot finish %s: %s", b->path,
 		       zerr == Z_ERRNO ? strerror(errno) : "gzip error");
 		err = -EIO;
 	}
 	/* Delayed write errors (a full disk) surface here, before the name appears. */
 	if (!err && fsync(b->sync_fd)) {
-		fp_err("cannot finish %s: %s", b->tmp_path, strerror(errno));
+		fp_err("cannot finish %s: %s", b->path, strerror(errno));
 		err = -EIO;
 	}
-	if (err) {
-		bundle_abort(b);
-		return err;
+	if (!err) {
+		err = publish(b);
+		if (err)
+			fp_err("cannot create %s: %s", b->path, strerror(-err));
 	}
-	/* link() refuses an existing name: no silent overwrite without --force. */
-	if (b->force ? rename(b->tmp_path, b->path) : link(b->tmp_path, b->path)) {
-		err = -errno;
-		fp_err("cannot create %s: %s", b->path, strerror(-err));
+	if (err)
 		bundle_abort(b);
-		return err;
-	}
-	if (!b->force)
-		unlink(b->tmp_path);
-	close(b->sync_fd);
+	else
+		close(b->sync_fd);
 	b->sync_fd = -1;
-	return 0;
+	return err;
 }
 
 void bundle_abort(struct bundle *b)
@@ -306,5 +368,7 @@ void bundle_abort(struct bundle *b)
 	if (b->sync_fd >= 0)
 		close(b->sync_fd);
 	b->sync_fd = -1;
-	unlink(b->tmp_path);
+	/* An unnamed file goes with its last descriptor. */
+	if (!b->unnamed)
+		unlink(b->tmp_path);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bundle.h - a gzip'ed tar written safely: into a temporary file next to
- * the destination, made visible only when complete, mode 0600, never over
- * an existing file unless asked.
+ * bundle.h - a gzip'ed tar written safely: into an unnamed file in the
+ * destination's directory (PATH.partial where the filesystem cannot make
+ * one), named only when complete, so that a run killed by any signal
+ * leaves nothing behind; mode 0600, never over an existing file unless
+ * asked.
  */
 #ifndef __FP_BUNDLE_H
 #define __FP_BUNDLE_H
@@ -16,7 +18,9 @@ struct bundle {
 	gzFile gz;
 	int sync_fd; /* a second handle on the file, to fsync once gzip is done */
 	char path[4096];
-	char tmp_path[4096 + 16];
+	char dir[4096];		  /* path's directory: the archive's and scratch files' */
+	char tmp_path[4096 + 16]; /* PATH.partial */
+	bool unnamed;		  /* the archive is an O_TMPFILE, named at commit */
 	bool force;
 	bool failed;
 };
@@ -33,7 +37,7 @@ int bundle_add_rendered(struct bundle *b, const char *name,
 			void (*render)(FILE *out, const void *arg), const void *arg);
 /* Finish the archive and move it into place. */
 int bundle_commit(struct bundle *b);
-/* Remove the partial file. */
+/* Drop the unfinished archive. */
 void bundle_abort(struct bundle *b);
 
 #endif /* __FP_BUNDLE_H */
