@@ -65,6 +65,19 @@ for port in sys.argv[2:]:
     assert all("elephant_collision" in r[1] for r in mine), mine[:2]
     assert len(mine) <= 8 * 2, f"{len(mine)} samples of one flow (8 per CPU)"
 PY
+check "samples.pcapng: the elephants' packets on interface $up, outbound" python3 - "$TMP/b/samples.pcapng" \
+	"$up" "$("$ROCEGEN" sport ${E1/:/ })" "$("$ROCEGEN" sport ${E2/:/ })" <<'PY'
+import subprocess, sys
+out = subprocess.run(["tshark", "-n", "-r", sys.argv[1], "-Y", "infiniband.bth", "-T", "fields",
+                      "-e", "udp.srcport", "-e", "frame.interface_name",
+                      "-e", "frame.packet_flags_direction"],
+                     capture_output=True, text=True, check=True).stdout
+rows = [l.split("\t") for l in out.splitlines()]
+mine = [r for r in rows if r[0] in sys.argv[3:]]
+assert mine, "no sampled elephant packet"
+assert all(r[1] == sys.argv[2] for r in mine), f"interfaces {sorted({r[1] for r in mine})}"
+assert all(int(r[2], 0) == 2 for r in mine), f"directions {sorted({r[2] for r in mine})}"
+PY
 check "samples.pcapng opens cleanly in tshark: no Malformed, whole frames" python3 - "$TMP/b/samples.pcapng" <<'PY'
 import subprocess, sys
 out = subprocess.run(["tshark", "-n", "-r", sys.argv[1]], capture_output=True, text=True, check=True).stdout

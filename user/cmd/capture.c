@@ -170,7 +170,8 @@ static void render_samples(FILE *out, const void *arg)
 {
 	const struct final_report *f = arg;
 
-	if (samples_write_pcapng(out, f->samples, f->r.an, f->r.snap->clock_offset_ns) < 0)
+	if (samples_write_pcapng(out, f->samples, f->r.an, f->r.src, f->r.snap->clock_offset_ns) <
+	    0)
 		fp_err("capture: cannot render samples.pcapng");
 }
 

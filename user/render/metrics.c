@@ -148,19 +148,6 @@ bool metrics_wants_openmetrics(const char *accept)
 
 /* ---- families ---- */
 
-static const char *iface_label(const struct source_desc *src, __u32 ifindex, char *buf, size_t len)
-{
-	const struct obs_point *n = source_point(src, ifindex);
-	const char *unnamed = source_unnamed_point(src, ifindex);
-
-	if (n)
-		return n->name;
-	if (unnamed)
-		return unnamed;
-	snprintf(buf, len, "ifindex%u", ifindex);
-	return buf;
-}
-
 static void render_self(struct mw *w, const struct metrics_view *v)
 {
 	const struct metrics_self *s = v->self;
@@ -268,9 +255,9 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 			if (source_point(src, acc->ifaces[i].ifindex))
 				continue;
 			for (int d = 0; d < 2; d++) {
-				l[0] = (struct label){
-				    "interface",
-				    iface_label(src, acc->ifaces[i].ifindex, buf, sizeof(buf))};
+				l[0] = (struct label){"interface",
+						      source_point_name(src, acc->ifaces[i].ifindex,
+									buf, sizeof(buf))};
 				l[1] = (struct label){"direction", dir_names[d]};
 				mw_sample_u64(w, l, 2, acc->ifaces[i].dir[d].v[f]);
 			}
@@ -582,7 +569,7 @@ static void render_flows(struct mw *w, const struct metrics_view *v)
 
 		memset(x, 0, sizeof(*x));
 		x->idx = h[i].idx;
-		x->iface = iface_label(v->src, key->ifindex, x->ifbuf, sizeof(x->ifbuf));
+		x->iface = source_point_name(v->src, key->ifindex, x->ifbuf, sizeof(x->ifbuf));
 		x->dir = dir_names[key->dir & 1];
 		fmt_addr(x->src, sizeof(x->src), key->src, key->flags & FP_FLOW_IPV6);
 		fmt_addr(x->dst, sizeof(x->dst), key->dst, key->flags & FP_FLOW_IPV6);

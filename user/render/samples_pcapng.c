@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/pcapng.h"
@@ -24,25 +26,90 @@ static void alert_types_of(const struct analysis *a, const struct flow_key *k, c
 	}
 }
 
-long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct analysis *a,
-			  __s64 clock_offset_ns)
-{
-	char types[256], comment[320];
-	long written = 0;
+#define NO_IFACE UINT32_MAX
 
-	if (pcapng_begin(out, FP_SAMPLE_SNAP))
-		return -1;
+/*
+ * Each written sample's interface: its observation point's, numbered in
+ * the order first met (NO_IFACE: its flow raised nothing), the points in
+ * ids[*n_ids]. Returns -1 when out of memory.
+ */
+static int sample_ifaces(const struct sample_store *st, const struct analysis *a, __u32 *iface,
+			 __u32 **ids, size_t *n_ids)
+{
+	char types[256];
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n_ids = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		__u32 id = st->s[i].key.ifindex;
+		size_t k = 0;
+
+		iface[i] = NO_IFACE;
+		alert_types_of(a, &st->s[i].key, types, sizeof(types));
+		if (!types[0])
+			continue;
+		while (k < *n_ids && (*ids)[k] != id)
+			k++;
+		if (k == *n_ids) {
+			if (*n_ids == cap) {
+				__u32 *more =
+				    realloc(*ids, (cap = cap ? 2 * cap : 8) * sizeof(**ids));
+
+				if (!more)
+					return -1;
+				*ids = more;
+			}
+			(*ids)[(*n_ids)++] = id;
+		}
+		iface[i] = k;
+	}
+	return 0;
+}
+
+/* A live interface of this host knows a packet's direction; a recording or a copy does not. */
+static enum pcapng_dir sample_dir(const struct source_desc *src, const struct flow_key *k)
+{
+	const struct obs_point *pt = source_point(src, k->ifindex);
+
+	if (!pt || !pt->interface || src->finite)
+		return PCAPNG_DIR_UNKNOWN;
+	return k->dir == FP_DIR_EGRESS ? PCAPNG_DIR_OUT : PCAPNG_DIR_IN;
+}
+
+long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct analysis *a,
+			  const struct source_desc *src, __s64 clock_offset_ns)
+{
+	char types[256], comment[320], name[32];
+	__u32 *iface = malloc((st->n ? st->n : 1) * sizeof(*iface)), *ids = NULL;
+	long written = -1;
+	size_t n_ids;
+
+	if (!iface || sample_ifaces(st, a, iface, &ids, &n_ids) || pcapng_begin(out))
+		goto out;
+	/* Every point a sample was taken at, by its name: tshark's frame.interface_name. */
+	for (size_t k = 0; k < n_ids; k++)
+		if (pcapng_interface(out, FP_SAMPLE_SNAP,
+				     source_point_name(src, ids[k], name, sizeof(name))))
+			goto out;
+	written = 0;
 	for (size_t i = 0; i < st->n; i++) {
 		const struct sample *s = &st->s[i];
 
-		alert_types_of(a, &s->key, types, sizeof(types));
-		if (!types[0])
+		if (iface[i] == NO_IFACE)
 			continue;
+		alert_types_of(a, &s->key, types, sizeof(types));
 		snprintf(comment, sizeof(comment), "fabprobe: flow raised %s", types);
-		if (pcapng_packet(out, s->ts_ns + clock_offset_ns, st->bytes + s->off, s->cap_len,
-				  s->wire_len, comment))
-			return -1;
+		if (pcapng_packet(out, iface[i], s->ts_ns + clock_offset_ns,
+				  sample_dir(src, &s->key), st->bytes + s->off, s->cap_len,
+				  s->wire_len, comment)) {
+			written = -1;
+			break;
+		}
 		written++;
 	}
+out:
+	free(iface);
+	free(ids);
 	return written;
 }

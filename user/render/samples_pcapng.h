@@ -7,9 +7,13 @@
 
 #include "core/analysis.h"
 #include "probe/samples.h"
+#include "source/source.h"
 
-/* Returns how many packets were written, or -1. */
+/*
+ * One interface a point the samples were taken at, named as src names it.
+ * Returns how many packets were written, or -1.
+ */
 long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct analysis *a,
-			  __s64 clock_offset_ns);
+			  const struct source_desc *src, __s64 clock_offset_ns);
 
 #endif /* __FP_SAMPLES_PCAPNG_H */

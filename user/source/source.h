@@ -127,5 +127,7 @@ const struct obs_point *source_point(const struct source_desc *d, __u32 id);
  * not given a path name (id 0), else NULL.
  */
 const char *source_unnamed_point(const struct source_desc *d, __u32 id);
+/* A point's name, the unnamed one's, else "ifindexID" written into buf. */
+const char *source_point_name(const struct source_desc *d, __u32 id, char *buf, size_t len);
 
 #endif /* __FP_SOURCE_H */
