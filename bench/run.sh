@@ -98,7 +98,8 @@ if ! skipped replay; then
 		pps_of "$FP" replay --threads "$cores" "$pcap" >>"$OUT/replay-fabprobe-n.pps"
 		pps_of "$FP" replay --threads 1 "$pcap" >>"$OUT/replay-fabprobe-1.pps"
 		pps_of taskset -c "$cpu0" "$FP" replay --threads 1 "$pcap" >>"$OUT/replay-fabprobe-cpu.pps"
-		pps_of tcpdump -r "$pcap" -w /dev/null >>"$OUT/replay-read.pps"
+		# -Z root: as root, tcpdump gives its output file to user tcpdump (/dev/null's owner!)
+		pps_of tcpdump -Z root -r "$pcap" -w /dev/null >>"$OUT/replay-read.pps"
 		pps_of tcpdump -n -r "$pcap" >>"$OUT/replay-tcpdump.pps"
 		pps_of tshark -n -r "$pcap" >>"$OUT/replay-tshark.pps"
 	done

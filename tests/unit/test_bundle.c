@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -226,12 +227,51 @@ static void test_killed_and_forced(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * --force replaces a bundle, not a FIFO or a device; a link planted under
+ * the bundle's working name is not written through.
+ */
+static void test_what_force_replaces(void **state)
+{
+	char tmpl[] = "/tmp/fp-bundle-XXXXXX", path[256], other[256], victim[256], cmd[512];
+	char *dir = mkdtemp(tmpl);
+	struct bundle b;
+	size_t len;
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(bundle_open(&b, path, true), -EINVAL);
+	snprintf(other, sizeof(other), "%s/to-fifo", dir);
+	assert_int_equal(symlink(path, other), 0);
+	assert_int_equal(bundle_open(&b, other, true), -EINVAL);
+
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(cmd, sizeof(cmd), "printf keep > %s", victim);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/out.tar.gz", dir);
+	snprintf(other, sizeof(other), "%s/out.tar.gz.partial", dir);
+	assert_int_equal(symlink(victim, other), 0);
+	assert_int_equal(bundle_open(&b, path, true), 0);
+	assert_int_equal(bundle_add(&b, "a.txt", "a\n", 2), 0);
+	assert_int_equal(bundle_commit(&b), 0);
+	free(slurp(victim, &len));
+	assert_int_equal(len, 4);
+	snprintf(cmd, sizeof(cmd), "tar -tzf %s | grep -qx a.txt", path);
+	assert_int_equal(system(cmd), 0);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_members_round_trip),
 	    cmocka_unit_test(test_relative_path),
 	    cmocka_unit_test(test_killed_and_forced),
+	    cmocka_unit_test(test_what_force_replaces),
 	};
 
 	return cmocka_run_group_tests_name("bundle", tests, NULL, NULL);

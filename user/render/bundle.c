@@ -61,8 +61,15 @@ static int open_target(struct bundle *b)
 	b->unnamed = fd >= 0;
 	/* EISDIR: a kernel without O_TMPFILE; EOPNOTSUPP: a filesystem without it. */
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+		/*
+		 * Made new, never opened through what is there: in a directory
+		 * others write to, a link planted under this name would have
+		 * root's bundle written wherever it points.
+		 */
 		name = b->tmp_path;
-		fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		unlink(name);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		b->named = fd >= 0;
 	}
 	if (fd < 0) {
 		int err = -errno;
@@ -87,10 +94,17 @@ int bundle_open(struct bundle *b, const char *path, bool force)
 		return -ENAMETOOLONG;
 	}
 	/* What is there already, found before a run of minutes, not at its end. */
-	exists = !stat(path, &st);
+	exists = !lstat(path, &st);
+	if (exists && S_ISLNK(st.st_mode) && stat(path, &st))
+		st.st_mode = S_IFLNK; /* a dangling link: a name taken all the same */
 	if (exists && S_ISDIR(st.st_mode)) {
 		fp_err("%s is a directory; name the bundle's file (FILE.tar.gz)", path);
 		return -EISDIR;
+	}
+	/* --force replaces a bundle, never a device, a FIFO or a socket (-o /dev/null). */
+	if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		fp_err("%s is not a regular file; name the bundle's file (FILE.tar.gz)", path);
+		return -EINVAL;
 	}
 	if (exists && !force) {
 		fp_err("%s exists; use --force to overwrite it", path);
@@ -320,7 +334,8 @@ static int publish(struct bundle *b)
 		err = link_unnamed(b->sync_fd, b->tmp_path);
 		if (err)
 			return err;
-		b->unnamed = false; /* named now: an abort removes it */
+		b->unnamed = false;
+		b->named = true; /* an abort removes it */
 	}
 	if (b->force)
 		return rename(b->tmp_path, b->path) ? -errno : 0;
@@ -369,6 +384,7 @@ void bundle_abort(struct bundle *b)
 		close(b->sync_fd);
 	b->sync_fd = -1;
 	/* An unnamed file goes with its last descriptor. */
-	if (!b->unnamed)
+	if (b->named)
 		unlink(b->tmp_path);
+	b->named = false;
 }

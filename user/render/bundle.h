@@ -21,6 +21,7 @@ struct bundle {
 	char dir[4096];		  /* path's directory: the archive's and scratch files' */
 	char tmp_path[4096 + 16]; /* PATH.partial */
 	bool unnamed;		  /* the archive is an O_TMPFILE, named at commit */
+	bool named;		  /* tmp_path is ours, to remove on abort */
 	bool force;
 	bool failed;
 };
