@@ -73,6 +73,7 @@ static struct flow_record *add_flow(const char *src, const char *dst, __u16 spor
 	r->c.packets = bytes / 1000 + 1;
 	r->c.ecn[2] = r->c.packets; /* ECT(0) */
 	r->c.dscp_mask = 1ULL << 26;
+	r->c.dscp = 26;
 	r->c.opcodes[0] = 1ULL << FP_OP_WRITE_MIDDLE;
 	return r;
 }
@@ -96,6 +97,7 @@ static struct flow_record *add_reverse(const struct flow_record *r, __u64 acks, 
 	if (cnps)
 		rev->c.opcodes[FP_OPCODE_CNP >> 6] |= 1ULL << (FP_OPCODE_CNP & 63);
 	rev->c.dscp_mask = 1ULL << 26 | (cnps ? 1ULL << 48 : 0);
+	rev->c.dscp = 26;
 	return rev;
 }
 
@@ -455,16 +457,54 @@ static void test_traffic_class(void **state)
 	analyse(1.0);
 	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
 	d->c.dscp_mask |= 1ULL << 0; /* some data in the lossy default class */
+	analysis_free(&fx.an);
 	analyse(1.0);
 	al = find_alert(ALERT_WRONG_TRAFFIC_CLASS);
 	assert_non_null(al);
 	assert_non_null(strstr(al->evidence, "DSCP 0"));
 	/* The plan is configuration: with data in DSCP 0 allowed it is fine again. */
 	d->c.dscp_mask = 1ULL << 0;
+	d->c.dscp = 0;
 	fx.ao.data_dscp = 0;
 	fx.flows[1].c.dscp_mask = 1ULL << 0 | 1ULL << 48;
+	fx.flows[1].c.dscp = 0;
+	analysis_free(&fx.an);
 	analyse(1.0);
 	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+}
+
+/*
+ * Over an interval a flow is judged by its last packet's DSCP, and only if
+ * it sent: a class put right clears the alert, and so does silence.
+ */
+static void test_traffic_class_interval(void **state)
+{
+	struct flow_record *d;
+
+	(void)state;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	d->c.dscp_mask |= 1ULL << 0;
+	d->c.dscp = 0; /* sending in the lossy class */
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	fx.snap.taken_ns += 1000000000ULL;
+	d->c.packets += 10;
+	analyse(0);
+	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	/* Silent for a second: nothing to judge. */
+	fx.snap.taken_ns += 1000000000ULL;
+	analyse(0);
+	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	/* Sending again, in DSCP 26 now: the mask still holds 0, the class is right. */
+	fx.snap.taken_ns += 1000000000ULL;
+	d->c.packets += 10;
+	d->c.dscp = 26;
+	analyse(0);
+	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	/* The whole run still tells of it. */
+	analysis_free(&fx.an);
+	analyse(3.0);
+	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
 }
 
 static void test_pcp_audit(void **state)
@@ -479,6 +519,7 @@ static void test_pcp_audit(void **state)
 	analyse(1.0);
 	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
 	d->c.pcp = 0;
+	analysis_free(&fx.an);
 	analyse(1.0);
 	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
 }
@@ -938,6 +979,7 @@ int main(void)
 	    T(test_grouped_alerts_first_flow),
 	    T(test_retransmits_gaps_rnr),
 	    T(test_traffic_class),
+	    T(test_traffic_class_interval),
 	    T(test_pcp_audit),
 	    T(test_low_entropy),
 	    T(test_imbalance_boundary),

@@ -188,11 +188,16 @@ struct flow_findings {
 	int class_seen; /* the first wrong-class flow's DSCP, or -1 - its PCP */
 };
 
+/*
+ * The DSCPs a flow is judged by: over the whole run every one it used;
+ * over an interval its last packet's (the map keeps no mask per interval),
+ * so that a class put right clears the alert.
+ */
 static bool wrong_class(const struct flow_counters *c, const struct analysis_opts *o, bool is_data,
-			int *seen)
+			bool whole, int *seen)
 {
 	bool responses = c->acks || c->naks || c->rnr_naks;
-	__u64 allowed = 0;
+	__u64 allowed = 0, used = whole ? c->dscp_mask : 1ULL << (c->dscp & 63);
 
 	/* Data and its ACKs/NAKs ride in the lossless class; CNPs in their own. */
 	if (is_data || responses)
@@ -201,8 +206,8 @@ static bool wrong_class(const struct flow_counters *c, const struct analysis_opt
 		allowed |= 1ULL << o->cnp_dscp;
 	if (!allowed)
 		return false;
-	if (c->dscp_mask & ~allowed) {
-		*seen = __builtin_ctzll(c->dscp_mask & ~allowed); /* the lowest DSCP outside */
+	if (used & ~allowed) {
+		*seen = __builtin_ctzll(used & ~allowed); /* the lowest DSCP outside */
 		return true;
 	}
 	if (c->vlan_tagged && is_data && o->data_pcp >= 0 && c->pcp != o->data_pcp &&
@@ -238,7 +243,9 @@ static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
 			group_add(&f->rnr, a, i);
 		if (v->d.gaps)
 			group_add(&f->gaps, a, i);
-		if (wrong_class(&v->r->c, o, v->is_data, &seen)) {
+		/* Over an interval, only flows it saw: a silent one is no evidence. */
+		if ((a->whole_run || v->d.packets) &&
+		    wrong_class(&v->r->c, o, v->is_data, a->whole_run, &seen)) {
 			if (!f->wrong_class.count)
 				f->class_seen = seen;
 			group_add(&f->wrong_class, a, i);
