@@ -546,6 +546,33 @@ static void test_low_entropy(void **state)
 	assert_non_null(strstr(find_alert(ALERT_LOW_ENTROPY)->message, "towards 1 destination:"));
 }
 
+/*
+ * A queue pair is one however many points see it (two mirror sessions, a
+ * router's ingress and egress): two points of one QP are no low entropy,
+ * and QPs that do share a port are each counted once.
+ */
+static void test_low_entropy_counts_queue_pairs(void **state)
+{
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 3000);
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP2, 2900);
+	analyse(1.0);
+	assert_null(find_alert(ALERT_LOW_ENTROPY));
+	assert_int_equal(fx.an.entropy[0].qps, 1);
+	/* Two QPs on one port, each at both points, the same QP's flows apart in byte order. */
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 2, UP1, 2950);
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 2, UP2, 2800);
+	fx.flows[0].key.dir = 1; /* and one of them seen again, in the other direction */
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 2700);
+	analysis_free(&fx.an);
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_LOW_ENTROPY));
+	assert_int_equal(fx.an.entropy[0].qps, 2);
+	assert_int_equal(fx.an.entropy[0].sports, 1);
+	assert_non_null(
+	    strstr(find_alert(ALERT_LOW_ENTROPY)->evidence, ": 2 queue pairs over 1 source port"));
+}
+
 static void test_imbalance_boundary(void **state)
 {
 	struct flow_record *a;
@@ -982,6 +1009,7 @@ int main(void)
 	    T(test_traffic_class_interval),
 	    T(test_pcp_audit),
 	    T(test_low_entropy),
+	    T(test_low_entropy_counts_queue_pairs),
 	    T(test_imbalance_boundary),
 	    T(test_malformed_and_table_pressure),
 	    T(test_alerts_worst_first),

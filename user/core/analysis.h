@@ -164,6 +164,8 @@ struct analysis_joins {
 	size_t room; /* joins of each kind the arrays and indexes hold */
 	int *order;  /* the host joins by their first flow, in byte order */
 	size_t n_order, cap_order;
+	struct radix_ent *shared; /* (port, QP) of ports QPs share, and the sort's room */
+	size_t cap_shared;
 	bool valid; /* ids[] holds every flow of prev[] at its rid */
 };
 

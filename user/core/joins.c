@@ -11,6 +11,7 @@
 #include "core/joins.h"
 #include "util/buf.h"
 #include "util/kindex.h"
+#include "util/radix.h"
 
 /* The hosts (and VNI) of a flow, and with the source port: the keys of the joins below. */
 struct host_key {
@@ -29,9 +30,11 @@ struct join {
 	int rev;	   /* the join of the reverse direction's key, -1: none yet */
 	int flow;	   /* first flow with this key, -1: none this refresh */
 	int count;	   /* flows with these hosts (host join) */
-	int data_qps;	   /* of them carrying data (host join) */
+	int data_qps;	   /* distinct queue pairs among those carrying data (host join) */
 	int data_sports;   /* distinct source ports among those (host join) */
+	__u32 qp;	   /* the first data flow's destination QP (port join) */
 	bool data_seen;	   /* a data flow has this port (port join) */
+	bool qps_differ;   /* and another data flow a different destination QP (port join) */
 };
 
 static void host_key_of(struct host_key *h, const struct flow_key *k)
@@ -174,15 +177,62 @@ static inline __attribute__((always_inline)) void prefetch_joins(const struct an
 }
 
 /*
+ * The queue pairs of source ports more than one QP shares: one QP is
+ * counted for each port in join_count(), and every other distinct one
+ * here. A QP's flows at two observation points (two mirror sessions, a
+ * router's ingress and egress) are one QP: its destination QP, on the
+ * same hosts and source port. The pairs (port, QP) of such ports are
+ * sorted, and each run of a port's pairs adds its QPs but the first to
+ * the port's hosts. Nothing to do where every port has one QP.
+ */
+static bool on_shared_port(const struct analysis *a, size_t i)
+{
+	const struct join_ids *id = &a->joins.ids[analysis_rid(a, i)];
+
+	return a->flows[i].is_data && a->joins.port[id->port].qps_differ;
+}
+
+static int join_count_shared(struct analysis *a)
+{
+	struct analysis_joins *j = &a->joins;
+	struct radix_ent *e, *sorted;
+	size_t n = 0;
+	int err;
+
+	for (size_t i = 0; i < a->n_flows; i++)
+		n += on_shared_port(a, i);
+	err = buf_grow((void **)&j->shared, &j->cap_shared, 2 * n, sizeof(*j->shared));
+	if (err)
+		return err;
+	e = j->shared;
+	n = 0;
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
+
+		if (on_shared_port(a, i))
+			e[n++] = (struct radix_ent){
+			    .key = (__u64)id->port << 32 | a->flows[i].r->key.dest_qp,
+			    .idx = (__u64)id->host};
+	}
+	sorted = radix_sort(e, e + n, n);
+	for (size_t k = 1; k < n; k++)
+		if (sorted[k].key != sorted[k - 1].key &&
+		    sorted[k].key >> 32 == sorted[k - 1].key >> 32)
+			j->host[sorted[k].idx].data_qps++;
+	return 0;
+}
+
+/*
  * Count the joins over this refresh's flows, in byte order: flows, data
- * flows and their distinct source ports per hosts, and the first flow
- * (the first data flow, if any) of each join. Joins no flow is in now
- * count none and have no flow.
+ * flows' distinct queue pairs and source ports per hosts, and the first
+ * flow (the first data flow, if any) of each join. Joins no flow is in
+ * now count none and have no flow.
  */
 static int join_count(struct analysis *a)
 {
 	struct analysis_joins *j = &a->joins;
 	int err = buf_grow((void **)&j->order, &j->cap_order, j->n_host + 1, sizeof(*j->order));
+	bool shared = false; /* a source port more than one QP uses */
 
 	if (err)
 		return err;
@@ -194,7 +244,7 @@ static int join_count(struct analysis *a)
 	}
 	for (size_t p = 0; p < j->n_port; p++) {
 		j->port[p].flow = -1;
-		j->port[p].data_seen = false;
+		j->port[p].data_seen = j->port[p].qps_differ = false;
 	}
 	j->n_order = 0;
 	for (size_t i = 0; i < a->n_flows; i++) {
@@ -209,13 +259,16 @@ static int join_count(struct analysis *a)
 			h->flow = i; /* the first flow; the first data flow if any */
 		if (p->flow < 0)
 			p->flow = i;
-		if (data) {
+		if (data && !p->data_seen) {
 			h->data_qps++;
-			h->data_sports += !p->data_seen;
+			h->data_sports++;
 			p->data_seen = true;
+			p->qp = a->flows[i].r->key.dest_qp;
+		} else if (data && a->flows[i].r->key.dest_qp != p->qp) {
+			p->qps_differ = shared = true;
 		}
 	}
-	return 0;
+	return shared ? join_count_shared(a) : 0;
 }
 
 /*
@@ -302,4 +355,5 @@ void analysis_joins_free(struct analysis_joins *j)
 	free(j->port);
 	free(j->ids);
 	free(j->order);
+	free(j->shared);
 }
