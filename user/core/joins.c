@@ -210,9 +210,9 @@ static int join_count_shared(struct analysis *a)
 		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
 
 		if (on_shared_port(a, i))
-			e[n++] = (struct radix_ent){
-			    .key = (__u64)id->port << 32 | a->flows[i].r->key.dest_qp,
-			    .idx = (__u64)id->host};
+			e[n++] = (struct radix_ent){.key = (__u64)id->port << 32 |
+							   a->flows[i].r->key.dest_qp,
+						    .idx = (__u64)id->host};
 	}
 	sorted = radix_sort(e, e + n, n);
 	for (size_t k = 1; k < n; k++)
