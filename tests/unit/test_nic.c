@@ -518,7 +518,43 @@ static void test_bnxt_aliases(void **state)
 	assert_string_equal(s.qps[1].comm, "all_reduce_perf");
 	assert_int_equal(s.qps[1].lqpn, 0x10a3);
 	assert_string_equal(s.qps[1].netdev, "ens2f0np0");
+	/* bnxt_re picks its own source ports: the kernel's formula is not its. */
+	roce_predict_qps(&s, NULL, NULL, NULL);
+	assert_int_equal(s.qps[1].predicted_sport, 0);
 	nic_free(&s);
+}
+
+/*
+ * A device renamed by udev (rocep2s0f0) is told by the driver bound under
+ * it: bnxt_re's QPs get no predicted port, another driver's do.
+ */
+static void test_sport_scheme_by_driver(void **state)
+{
+	char *root = tree_copy("bnxt"), from[700], to[600], cmd[1400];
+	struct nic_state s;
+
+	(void)state;
+	snprintf(from, sizeof(from), "%s/class/infiniband/bnxt_re0", root);
+	snprintf(to, sizeof(to), "%s/class/infiniband/rocep2s0f0", root);
+	assert_int_equal(rename(from, to), 0);
+	snprintf(cmd, sizeof(cmd), "sed -i s/bnxt_re0/rocep2s0f0/ %s/rdma-res-qp.json", root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(from, sizeof(from), "%s/device/driver", to);
+	assert_int_equal(symlink("../../../bus/auxiliary/drivers/mlx5_ib", from), 0);
+	open_tree(&s, root);
+	assert_int_equal(nic_refresh(&s, SEC), 0);
+	roce_predict_qps(&s, NULL, NULL, NULL);
+	assert_string_equal(s.qps[1].device, "rocep2s0f0");
+	assert_int_equal(s.qps[1].predicted_sport, roce_udp_sport(0, 4259, 4260));
+	nic_free(&s);
+	assert_int_equal(unlink(from), 0);
+	assert_int_equal(symlink("../../../bus/auxiliary/drivers/bnxt_re", from), 0);
+	open_tree(&s, root);
+	assert_int_equal(nic_refresh(&s, SEC), 0);
+	roce_predict_qps(&s, NULL, NULL, NULL);
+	assert_int_equal(s.qps[1].predicted_sport, 0);
+	nic_free(&s);
+	tree_remove(root);
 }
 
 /* A device with two ports and two netdevs, no GID table: dev_port decides. */
@@ -1359,6 +1395,7 @@ int main(void)
 	    cmocka_unit_test(test_trailing_space_name),
 	    cmocka_unit_test(test_pfc_extraction_mlx5),
 	    cmocka_unit_test(test_bnxt_aliases),
+	    cmocka_unit_test(test_sport_scheme_by_driver),
 	    cmocka_unit_test(test_netdev_by_dev_port),
 	    cmocka_unit_test(test_odd_counter_files),
 	    cmocka_unit_test(test_tree_without_rdma),

@@ -51,6 +51,29 @@ __u32 roce_qp_path(const struct hash_config *c, const __u8 src[16], const __u8 d
 	return hash_path(c, &k);
 }
 
+static bool prefixed(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+bool roce_sport_predictable(const struct nic_state *s, const char *device)
+{
+	/* The drivers (or, in a tree without the device's driver link, their device names). */
+	static const char *const own[] = {"bnxt_re", "bnxt_en", "erdma"};
+
+	for (size_t i = 0; i < s->n_ports; i++) {
+		const struct nic_port *p = &s->ports[i];
+
+		if (strcmp(p->device, device))
+			continue;
+		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+			if (!strcmp(p->driver, own[k]))
+				return false;
+		break;
+	}
+	return !prefixed(device, "bnxt_re") && !prefixed(device, "erdma");
+}
+
 void roce_predict_qps(struct nic_state *s, const struct hash_config *hc, roce_peer_fn peer,
 		      void *ctx)
 {
@@ -64,7 +87,7 @@ void roce_predict_qps(struct nic_state *s, const struct hash_config *hc, roce_pe
 		q->predicted_path = -1;
 		/* Before RTR a QP has no remote QP, so no port yet (ib_qp_state order). */
 		if ((q->type != NIC_QPT_RC && q->type != NIC_QPT_UC) || !q->has_rqpn || !q->rqpn ||
-		    q->state < 2 || q->state > 4)
+		    q->state < 2 || q->state > 4 || !roce_sport_predictable(s, q->device))
 			continue;
 		q->predicted_sport = roce_udp_sport(0, q->lqpn, q->rqpn);
 		p = nic_port_get(s, q->device, q->port);

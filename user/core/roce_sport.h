@@ -54,6 +54,12 @@ __u32 roce_qp_path(const struct hash_config *c, const __u8 src[16], const __u8 d
  * bytes) and return true, or false when unknown. A caller matches flows
  * seen with the QP's predicted port, or reads the rdma_cm ids.
  */
+/*
+ * Whether a device's QPs use the kernel's port: not on bnxt_re or erdma,
+ * told by the driver bound under the device, else by the device's name.
+ */
+bool roce_sport_predictable(const struct nic_state *s, const char *device);
+
 typedef bool (*roce_peer_fn)(void *ctx, const struct nic_qp *q, __u8 dst[16], bool *v6);
 
 /*

@@ -70,6 +70,7 @@ struct nic_port {
 	__u32 port;
 	char netdev[NIC_IFNAME_LEN]; /* "" when the tree does not say */
 	char link_layer[16];
+	char driver[32]; /* DEV/device/driver's name ("mlx5_core", "bnxt_re"), "" when not linked */
 	__u8 gid_addr[16]; /* the port's RoCEv2 address, when it has exactly one */
 	bool has_gid_addr, gid_v6;
 	struct nic_counters hw;	 /* hw_counters/: CNPs, sequence errors, timeouts, ... */

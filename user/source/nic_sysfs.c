@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "util/buf.h"
@@ -222,9 +223,30 @@ static struct nic_port *port_new(struct nic_port **ports, size_t *n, size_t *cap
 	return p;
 }
 
+/* The name of the driver bound to the device under an RDMA device, or "". */
+static void device_driver(const char *dev_dir, char *out, size_t size)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *base;
+	ssize_t len;
+
+	out[0] = '\0';
+	if (nic_path(path, sizeof(path), "%s/device/driver", dev_dir))
+		return;
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len <= 0)
+		return;
+	link[len] = '\0';
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (strlen(base) < size) /* a longer name is no driver of ours */
+		memcpy(out, base, strlen(base) + 1);
+}
+
 static int read_device(const char *ib_dir, const char *net_dir, const char *device,
 		       struct nic_port **ports, size_t *n, size_t *cap)
 {
+	char driver[sizeof(((struct nic_port *)0)->driver)];
 	char dev_dir[PATH_MAX], path[PATH_MAX], port_dir[PATH_MAX];
 	struct names port_names;
 	struct nic_port *p;
@@ -232,11 +254,13 @@ static int read_device(const char *ib_dir, const char *net_dir, const char *devi
 
 	if (nic_path(dev_dir, sizeof(dev_dir), "%s/%s", ib_dir, device))
 		return 0;
+	device_driver(dev_dir, driver, sizeof(driver));
 	/* Drivers with one port may keep the counters on the device (port 0). */
 	if (!nic_path(path, sizeof(path), "%s/hw_counters", dev_dir) && is_dir(path)) {
 		p = port_new(ports, n, cap, device, 0);
 		if (!p)
 			return -ENOMEM;
+		snprintf(p->driver, sizeof(p->driver), "%s", driver);
 		err = read_counters(path, NIC_DOM_RDMA, &p->hw);
 	}
 	if (err || nic_path(path, sizeof(path), "%s/ports", dev_dir) ||
@@ -253,6 +277,7 @@ static int read_device(const char *ib_dir, const char *net_dir, const char *devi
 			err = -ENOMEM;
 			break;
 		}
+		snprintf(p->driver, sizeof(p->driver), "%s", driver);
 		if (!nic_path(path, sizeof(path), "%s/link_layer", port_dir))
 			nic_read_line(path, p->link_layer, sizeof(p->link_layer));
 		port_identity(dev_dir, port_dir, net_dir, p);
