@@ -213,6 +213,25 @@ ipfixDump -e "$IPFIX_XML" -d -i "$TMP/mir.ipfix" >"$TMP/mir.dump" 2>&1
 check "mirror copies: a record with fabprobeMirrorSession 101" grep -q "fabprobeMirrorSession : 101" "$TMP/mir.dump"
 check "... whose interfaceName is the session's name" grep -q "interfaceName : (len: 11) leaf1:eth49" "$TMP/mir.dump"
 check "... and the 20 mirrored packets" grep -q "packetDeltaCount : 20" "$TMP/mir.dump"
+# ERSPAN I names no session: its records use a template without one (unknown is absent, not 0).
+python3 - "$TMP/mir1.pcap" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+frames = [inject.erspan1(inject.write_only("10.99.0.1", "10.99.0.2", 49200, 17, i),
+                         "10.98.0.1", "10.98.0.2") for i in range(20)]
+with open(sys.argv[1], "wb") as out:
+    out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i, f in enumerate(frames):
+        out.write(struct.pack("<IIII", 1700000000, i * 1000, len(f), len(f)) + f)
+PY
+start_recv udp 127.0.0.1 "$TMP/mir1.ipfix"
+start_export mir1 --pcap "$TMP/mir1.pcap" --speed 0 --listen none --ipfix "127.0.0.1:$RECV_PORT"
+wait_stderr mir1 "has been read" && stop_export mir1
+stop_recv
+ipfixDump -e "$IPFIX_XML" -d -i "$TMP/mir1.ipfix" >"$TMP/mir1.dump" 2>&1
+check "ERSPAN I copies: their 20 packets, in records without fabprobeMirrorSession (was 0)" \
+	sh -c "grep -q 'packetDeltaCount : 20' $TMP/mir1.dump && ! grep -q 'fabprobeMirrorSession :' $TMP/mir1.dump"
 "$FABPROBE" replay --mirror-session 101=leaf1:eth49 "$TMP/mir.pcap" >"$TMP/mir.txt" 2>&1
 check "replay's text names the session as its flows' PATH, as the JSON does (was '-')" \
 	grep -qE '^[0-9.:]+ > [0-9.]+ +- +[0-9]+ leaf1:eth49 ' "$TMP/mir.txt"

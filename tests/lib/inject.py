@@ -56,6 +56,13 @@ def erspan2(frame, session, seq, switch, collector):
     return eth + ipv4(switch, collector, 47, gre + span + frame)
 
 
+def erspan1(frame, switch, collector):
+    """ERSPAN type I: GRE with no flags, protocol 0x88BE, the copy right after: no session."""
+    gre = struct.pack("!HH", 0x0000, 0x88BE)
+    eth = b"\x02\x00\x00\x00\x00\x04" + b"\x02\x00\x00\x00\x00\x03" + b"\x08\x00"
+    return eth + ipv4(switch, collector, 47, gre + frame)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("iface")

@@ -17,6 +17,7 @@
 
 #include "cmd/export_ipfix.h"
 #include "core/flow_export.h"
+#include "core/mirror.h"
 #include "render/ipfix.h"
 #include "util/log.h"
 #include "util/options.h"
@@ -194,7 +195,8 @@ static void flow_origin(const struct export_ipfix *xi, struct ipfix_flow *f,
 	int i = a ? analysis_find(a, k) : -1;
 	const struct flow_view *v = i >= 0 ? &a->flows[i] : NULL;
 
-	if (k->mirror) {
+	/* ERSPAN I and GRE without a key carry no session: unknown is absent, not 0. */
+	if (mirror_has_session(k)) {
 		f->flags |= IPFIX_FLOW_MIRROR;
 		f->mirror_session = k->mirror_id;
 	}

@@ -94,11 +94,17 @@ const char *mirror_direction(const struct flow_key *k)
 	return NULL;
 }
 
+bool mirror_has_session(const struct flow_key *k)
+{
+	return k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III ||
+	       (k->mirror && (k->flags & FP_FLOW_MIRROR_KEY));
+}
+
 void mirror_session_name(char *buf, size_t len, const struct flow_key *k,
 			 const struct mirror_names *m, bool qualify)
 {
 	bool erspan = k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III;
-	bool has_id = erspan || (k->flags & FP_FLOW_MIRROR_KEY);
+	bool has_id = mirror_has_session(k);
 	char sw[48];
 	int n = -1;
 

@@ -41,6 +41,8 @@ __u32 flow_point_id(const struct flow_key *k);
 /* The queue-pair direction wherever it was seen: interface, direction and mirror cleared. */
 struct flow_key flow_identity(const struct flow_key *k);
 
+/* A mirror copy that names its session: ERSPAN II and III, and GRE with a key. */
+bool mirror_has_session(const struct flow_key *k);
 /* "erspan:101", "gre:7", "gre", or its --mirror-session name; "@switch" when qualify. */
 void mirror_session_name(char *buf, size_t len, const struct flow_key *k,
 			 const struct mirror_names *m, bool qualify);
