@@ -107,6 +107,21 @@ expect_error "--hook with --pcap" "top: --hook applies to interfaces \\(-i, --up
 	"$FABPROBE" top --pcap "$good" --hook xdp
 expect_error "--nic-root of a file" "--nic-root .*: not a directory" \
 	"$FABPROBE" nic --nic-root "$good"
+expect_error "one --path name twice" "--path: the name 'up1' is given twice" \
+	"$FABPROBE" replay --path "up1=$good" --path "up1=$good"
+expect_error "one --pcap name twice" "--pcap: the name 'up1' is given twice" \
+	"$FABPROBE" top --plain --pcap "up1=$good" --pcap "up1=$good"
+expect_error "one mirror session named twice" "session 101 is named twice \('a' and 'b'\)" \
+	"$FABPROBE" replay --mirror-session 101=a,102=c --mirror-session 101=b "$good"
+expect_error "RoCE on the VXLAN port" "--roce-port and --vxlan-port are both 4789" \
+	"$FABPROBE" replay --roce-port 4789 "$good"
+expect_error "an elephant rate past any link" "--elephant-rate: '1e20T' is not a rate above 0 and at most 1000T" \
+	"$FABPROBE" replay --elephant-rate 1e20T "$good"
+expect_error "nic -i of a netdev not in the tree" "interface nosuch0 is not in .*fixtures/nic/mlx5" \
+	"$FABPROBE" nic --nic-root tests/fixtures/nic/mlx5 -i nosuch0
+mkfifo "$tmp/fifo"
+expect_error "capture --force onto a FIFO" "fifo is not a regular file" \
+	"$FABPROBE" capture --pcap "$good" -o "$tmp/fifo" --force
 # Both found before the run, not after it.
 expect_error "capture -o ''" "no output file" "$FABPROBE" capture --pcap "$good" -o ""
 mkdir -p "$tmp/adir"

@@ -50,6 +50,18 @@ static int parse_int_into(const char *opt, const char *arg, __u32 min, __u32 max
 	return err;
 }
 
+int cli_check_probe(const struct probe_opts *po)
+{
+	/* The parser takes the RoCE port first: on one port, VXLAN would never be seen. */
+	if (po->roce_port == po->vxlan_port) {
+		fp_err("--roce-port and --vxlan-port are both %u; RoCE and VXLAN need ports of "
+		       "their own",
+		       po->roce_port);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int opt_parse_threads(const char *arg, int *threads)
 {
 	return parse_int_into("--threads", arg, 1, RUNPOOL_MAX_THREADS, threads) ?: 1;
@@ -97,20 +109,26 @@ int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg)
 	}
 }
 
-/* "FILE", or "NAME=FILE" for one uplink's capture (a FILE with '=' in it still works). */
-static int add_pcap(struct pcap_opts *po, const char *arg)
+int cli_add_capture(struct pcap_opts *po, const char *opt, const char *arg, bool named)
 {
 	struct stat st;
 	const char *file = arg;
 	char name[FP_NAME_LEN] = "";
 
 	if (po->n_files >= PCAP_MAX_FILES) {
-		fp_err("--pcap: at most %d captures", PCAP_MAX_FILES);
+		fp_err("%s: at most %d captures", opt, PCAP_MAX_FILES);
 		return -EINVAL;
 	}
-	if (strchr(arg, '=') && stat(arg, &st) &&
-	    opt_split_pair("--pcap", "NAME=FILE", arg, name, sizeof(name), &file))
+	if ((named || (strchr(arg, '=') && stat(arg, &st))) &&
+	    opt_split_pair(opt, "NAME=FILE", arg, name, sizeof(name), &file))
 		return -EINVAL;
+	/* Two captures of one name would be one path twice, balanced against itself. */
+	for (int i = 0; name[0] && i < po->n_files; i++)
+		if (!strcmp(po->files[i].name, name)) {
+			fp_err("%s: the name '%s' is given twice; each capture is one path", opt,
+			       name);
+			return -EINVAL;
+		}
 	po->files[po->n_files].path = file;
 	snprintf(po->files[po->n_files].name, FP_NAME_LEN, "%s", name);
 	po->n_files++;
@@ -165,7 +183,7 @@ int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
 		cs->live_only = "--xdp-mode";
 		return live_parse_xdp_mode(arg, &lo->xdp_mode) ?: 1;
 	case OPT_PCAP:
-		return add_pcap(&cs->pcap, arg) ?: 1;
+		return cli_add_capture(&cs->pcap, "--pcap", arg, false) ?: 1;
 	case OPT_MIRROR_PORT_DROP:
 		cs->live_given = true;
 		cs->live_only = "--mirror-port-drop";
@@ -212,6 +230,8 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 	bool recording = cs->pcap.n_files > 0, sflow = cs->sflow.listen != NULL;
 
 	*exit_code = FP_EXIT_USAGE;
+	if (cli_check_probe(&cs->popts))
+		return NULL;
 	if (recording + sflow + cs->live_given > 1) {
 		if (!cs->live.n_ifaces && !cs->live.n_uplinks && cs->live_only)
 			fp_err("%s: %s applies to interfaces (-i, --uplinks), not to %s", cs->cmd,

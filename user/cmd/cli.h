@@ -110,8 +110,8 @@ enum {
 	"      --hash-seed N         hash seed (default 0)\n"                                      \
 	"      --hash-paths N        next tier's path count (default 4)\n"                         \
 	"      --mirror-session ID=NAME  name a switch mirror session (ERSPAN session ID, or\n"    \
-	"                            GRE key): its copies are the path NAME (repeatable;\n"        \
-	"                            default erspan:ID, gre:KEY or gre)\n"
+	"                            GRE key): its copies are the path NAME (repeatable,\n"        \
+	"                            or ID=NAME,ID=NAME; default erspan:ID, gre:KEY or gre)\n"
 
 #define OPT_THREADS_HELP                                                                           \
 	"      --threads N          with --pcap: run frames on N worker threads, each flow's\n"    \
@@ -177,9 +177,17 @@ int opt_parse_sflow(struct sflow_opts *so, int opt, const char *arg);
 
 /* --threads N into *threads: 1 handled, -EINVAL bad value. */
 int opt_parse_threads(const char *arg, int *threads);
+/* After the options: probe options that cannot go together (one line, -EINVAL). */
+int cli_check_probe(const struct probe_opts *po);
 
 /* One of OPT_SOURCE_LONG_OPTS: 1 handled, 0 not ours, -EINVAL bad value. */
 int cli_parse_source(struct cli_source *cs, int opt, const char *arg);
+/*
+ * A capture for po: "FILE", or "NAME=FILE" for one uplink's (a FILE with
+ * '=' in it still works), NAME=FILE only when named; opt names the option
+ * in errors. A NAME given twice is refused.
+ */
+int cli_add_capture(struct pcap_opts *po, const char *opt, const char *arg, bool named);
 
 /*
  * The default: branch of a watching command's getopt loop: the source,

@@ -9,6 +9,7 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
@@ -134,12 +135,30 @@ static int parse(int argc, char **argv, struct nic_cmd_opts *o, struct analysis_
 	return 0;
 }
 
-/* Live, a netdev that is not there is a mistake; in a recorded tree its entry says why. */
+/* A recorded tree has a netdev when it has its sysfs entry or its ethtool statistics. */
+static bool tree_has(const char *root, const char *netdev)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/class/net/%s", root, netdev);
+	if (!stat(path, &st))
+		return true;
+	snprintf(path, sizeof(path), "%s/ethtool/%s", root, netdev);
+	return !stat(path, &st);
+}
+
+/* A netdev named with -i that is not there, live or in the tree, is a mistake. */
 static int check_ifaces(const struct nic_cmd_opts *o)
 {
-	for (int i = 0; i < o->n_ifaces && !o->nic.root; i++) {
-		if (!if_nametoindex(o->ifaces[i])) {
+	for (int i = 0; i < o->n_ifaces; i++) {
+		if (!o->nic.root && !if_nametoindex(o->ifaces[i])) {
 			fp_err("interface %s does not exist", o->ifaces[i]);
+			return -1;
+		}
+		if (o->nic.root && !tree_has(o->nic.root, o->ifaces[i])) {
+			fp_err("interface %s is not in %s (no class/net/%s, no ethtool/%s)",
+			       o->ifaces[i], o->nic.root, o->ifaces[i], o->ifaces[i]);
 			return -1;
 		}
 	}

@@ -89,7 +89,6 @@ int cmd_replay(int argc, char **argv)
 	bool json = false, sflow = false, sflow_opts = false, tty = isatty(STDERR_FILENO);
 	int n_paths = 0, opt, err, rc, code;
 	size_t max_flows = 50;
-	const char *file;
 	__u32 rows;
 
 	pcap_opts_init(&po);
@@ -104,14 +103,8 @@ int cmd_replay(int argc, char **argv)
 			json = true;
 			break;
 		case 'p':
-			if (po.n_files >= PCAP_MAX_FILES) {
-				fp_err("--path: at most %d captures", PCAP_MAX_FILES);
+			if (cli_add_capture(&po, "--path", optarg, true))
 				return FP_EXIT_USAGE;
-			}
-			if (opt_split_pair("--path", "NAME=FILE", optarg, po.files[po.n_files].name,
-					   FP_NAME_LEN, &file))
-				return FP_EXIT_USAGE;
-			po.files[po.n_files++].path = file;
 			n_paths++;
 			break;
 		case 'n':
@@ -162,6 +155,8 @@ int cmd_replay(int argc, char **argv)
 		fp_err("replay: no capture given; see 'fabprobe replay --help'");
 		return FP_EXIT_USAGE;
 	}
+	if (cli_check_probe(&po.popts))
+		return FP_EXIT_USAGE;
 	if (sflow_opts && !sflow) {
 		fp_err("replay: --sflow-port and --sflow-port-map need --sflow");
 		return FP_EXIT_USAGE;

@@ -13,7 +13,8 @@
 #define MIRROR_FLAGS                                                                               \
 	(FP_FLOW_MIRROR_KEY | FP_FLOW_MIRROR_IPV6 | FP_FLOW_MIRROR_INGRESS | FP_FLOW_MIRROR_EGRESS)
 
-int mirror_names_add(struct mirror_names *m, const char *arg)
+/* One ID=NAME of --mirror-session. */
+static int mirror_name_add(struct mirror_names *m, const char *arg)
 {
 	char id[16];
 	const char *name;
@@ -29,8 +30,9 @@ int mirror_names_add(struct mirror_names *m, const char *arg)
 	}
 	for (int i = 0; i < m->n; i++) {
 		if (m->v[i].id == v) {
-			snprintf(m->v[i].name, FP_NAME_LEN, "%s", name);
-			return 0;
+			fp_err("--mirror-session: session %u is named twice ('%s' and '%s')", v,
+			       m->v[i].name, name);
+			return -EINVAL;
 		}
 	}
 	if (m->n >= MIRROR_MAX_NAMES) {
@@ -41,6 +43,29 @@ int mirror_names_add(struct mirror_names *m, const char *arg)
 	snprintf(m->v[m->n].name, FP_NAME_LEN, "%s", name);
 	m->n++;
 	return 0;
+}
+
+int mirror_names_add(struct mirror_names *m, const char *arg)
+{
+	char one[FP_NAME_LEN + 16];
+
+	/* ID=NAME[,ID=NAME...], as -i and --uplinks take lists. */
+	for (const char *p = arg, *end;; p = end + 1) {
+		size_t len;
+		int err;
+
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (len >= sizeof(one)) {
+			fp_err("--mirror-session: '%.*s' is too long for ID=NAME", (int)len, p);
+			return -EINVAL;
+		}
+		memcpy(one, p, len);
+		one[len] = '\0';
+		err = mirror_name_add(m, one);
+		if (err || !end)
+			return err;
+	}
 }
 
 __u32 flow_point_id(const struct flow_key *k)

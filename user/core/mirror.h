@@ -28,7 +28,7 @@ struct mirror_names {
 	int n;
 };
 
-/* --mirror-session "ID=NAME" (repeatable): one line and -EINVAL if bad. */
+/* --mirror-session "ID=NAME[,ID=NAME...]" (repeatable): one line and -EINVAL if bad. */
 int mirror_names_add(struct mirror_names *m, const char *arg);
 
 /*

@@ -198,9 +198,13 @@ int opt_parse_rate(const char *opt, const char *arg, double *bps)
 	if (*end && strcmp(end, "b") && strcmp(end, "bit") && strcmp(end, "bps") &&
 	    strcmp(end, "b/s"))
 		goto bad;
+	/* A petabit a second is past any link: a larger figure is a typo. */
+	if (v * mult > 1e15)
+		goto bad;
 	*bps = v * mult;
 	return 0;
 bad:
-	fp_err("%s: '%s' is not a rate above 0 (bits/s, e.g. 10G, 500M, 64k)", opt, arg);
+	fp_err("%s: '%s' is not a rate above 0 and at most 1000T (bits/s, e.g. 10G, 500M, 64k)",
+	       opt, arg);
 	return -EINVAL;
 }
