@@ -3,7 +3,8 @@
 #   make            build build/fabprobe
 #   make test       install dependencies, build, run every test
 #   make demo       install dependencies, build, run the main job
-#   make install    install to $(DESTDIR)$(PREFIX)/sbin, the man page and docs
+#   make install    install to $(DESTDIR)$(PREFIX)/sbin, the man page, docs, the
+#                   Grafana, Prometheus and IPFIX files and the example systemd unit
 #   make bench      build and run the benchmarks (bench/, BENCHMARKS.md), as root
 #   WERROR=1        warnings are errors (CI)
 #   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (use another BUILD)
@@ -130,7 +131,11 @@ install: $(BUILD)/fabprobe
 	install -D -m 0755 $(BUILD)/fabprobe $(DESTDIR)$(PREFIX)/sbin/fabprobe
 	install -D -m 0644 docs/fabprobe.8 $(DESTDIR)$(PREFIX)/share/man/man8/fabprobe.8
 	install -d $(DESTDIR)$(PREFIX)/share/doc/fabprobe
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/fabprobe/
+	install -m 0644 README.md docs/*.md scripts/fabprobe-export.service \
+		$(DESTDIR)$(PREFIX)/share/doc/fabprobe/
+	for d in grafana prometheus ipfix; do \
+		install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/doc/fabprobe/$$d docs/$$d/*; \
+	done
 
 clean:
 	rm -rf $(BUILD)

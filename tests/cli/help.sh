@@ -30,5 +30,22 @@ done
 for o in $(grep -ho '{"[a-z][a-z-]*", \(no\|required\)_argument' user/*/*.c user/*/*.h | cut -d'"' -f2 | sort -u); do
 	grep -q -- "--$o\b" <<<"$all_help" && ok || bad "--$o is defined but in no --help"
 done
+# make install: the binary, the man page, and every file the docs and the unit name.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if make -s install DESTDIR="$tmp" PREFIX=/usr/local BUILD="$(dirname "$FABPROBE")" >/dev/null; then
+	d=$tmp/usr/local/share/doc/fabprobe
+	for f in sbin/fabprobe share/man/man8/fabprobe.8; do
+		[ -s "$tmp/usr/local/$f" ] && ok || bad "make install leaves out $f"
+	done
+	for f in README.md metrics.md fabprobe-export.service grafana/fabprobe-fabric.json \
+		prometheus/fabprobe-alerts.yml ipfix/fabprobe-elements.xml; do
+		[ -s "$d/$f" ] && ok || bad "make install leaves out share/doc/fabprobe/$f"
+	done
+	doc=$(grep -o 'file:///usr/local/share/doc/fabprobe/[^ ]*' scripts/fabprobe-export.service)
+	[ -s "$tmp${doc#file://}" ] && ok || bad "the unit's Documentation= ($doc) is not installed"
+else
+	bad "make install DESTDIR=$tmp failed"
+fi
 echo "help: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
