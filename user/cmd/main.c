@@ -15,7 +15,7 @@ struct command {
 static const struct command commands[] = {
     {"top", cmd_top, "live flows, paths and alerts (dashboard, --plain, --once)"},
     {"capture", cmd_capture, "watch for a while and write a diagnostic bundle (.tar.gz)"},
-    {"export", cmd_export, "serve Prometheus metrics (/metrics) for scraping"},
+    {"export", cmd_export, "serve Prometheus metrics (/metrics); send IPFIX flow records"},
     {"replay", cmd_replay, "run pcap/pcapng captures through the BPF parser and report"},
     {"nic", cmd_nic, "RDMA NIC counters, PFC per priority and QP owners over an interval"},
 };
