@@ -49,20 +49,31 @@ static void usage(FILE *out)
 		top_view_names());
 }
 
-static void print_header(const struct session *ss, FILE *out)
+/*
+ * The table's first lines. whole: the table is a whole recording's, whose
+ * rates are over all of it, not over the last interval.
+ */
+static void print_header(const struct session *ss, FILE *out, bool whole)
 {
 	const __u64 *d = ss->an.totals_delta;
 	double dt = ss->an.interval_s;
+	const char *over = whole ? "over the whole" : "every";
 	char v[32];
 
 	bool uplinks = false;
 
 	for (int i = 0; i < ss->desc.n_points; i++)
 		uplinks |= ss->desc.points[i].uplink;
-	fprintf(out, "fabprobe top: %s (%s%s), %s %.0f s, every %.1f s\n", ss->desc.what,
+	fprintf(out, "fabprobe top: %s (%s%s), %s %.0f s, %s %.1f s\n", ss->desc.what,
 		ss->desc.how, uplinks ? "; * uplink" : "", ss->desc.finite ? "at" : "up",
-		ss->desc.clock_s, dt);
-	fprintf(out, "per second (last %.1f s):", dt);
+		ss->desc.clock_s, over, dt);
+	/* A capture of one instant has no rate to speak of. */
+	if (dt < 0.05) {
+		fprintf(out, "per second: - (%s spans under 0.05 s)\n",
+			whole ? "the capture" : "the interval");
+		return;
+	}
+	fprintf(out, "per second (%s %.1f s):", whole ? "over the whole" : "last", dt);
 	for (size_t i = 0; i < n_total_defs; i++) {
 		const struct total_def *t = &total_defs[i];
 
@@ -96,7 +107,7 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 			err = session_conclude(ss);
 		if (err)
 			return err;
-		print_header(ss, stdout);
+		print_header(ss, stdout, rc == 1);
 		report_text(stdout, &r);
 		fputs("\n", stdout);
 		fflush(stdout);
@@ -126,7 +137,7 @@ static int run_once(struct session *ss, const struct top_opts *t)
 	if (t->json) {
 		report_json(stdout, &r);
 	} else {
-		print_header(ss, stdout);
+		print_header(ss, stdout, ss->desc.finite);
 		report_text(stdout, &r);
 	}
 	return 0;
