@@ -41,6 +41,19 @@ done
 check "big.pcap: the 4 KB frames are sampled whole (4170 B)" \
 	test "$(tshark -r "$tmp/b/samples.pcapng" -T fields -e frame.cap_len 2>/dev/null | sort -u)" = 4170
 
+# What a bundle says of its input: the capture, when its RoCE sent, that host.txt is not its host.
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+TZ=UTC "$FABPROBE" capture --pcap "$PCAPS/nccl_nccl_node0.pcap" -o "$tmp/when.tar.gz" 2>/dev/null
+tar -xzf "$tmp/when.tar.gz" -C "$tmp/b"
+check "summary.txt: a capture's summary (it said 'replay summary'), naming the file" \
+	sh -c "head -1 $tmp/b/summary.txt | grep -q '^fabprobe capture summary, made ' &&
+	       sed -n 2p $tmp/b/summary.txt | grep -q '^input: .*nccl_nccl_node0.pcap'"
+check "summary.txt: when the RoCE in it was sent, by the capture's clock (tshark: 07:14:59-07:15:09)" \
+	grep -qx 'RoCE traffic: 2026-06-25 07:14:59 to 07:15:09 UTC' "$tmp/b/summary.txt"
+check "report.html: its title names the capture" grep -q '<title>fabprobe capture: .*nccl_nccl_node0.pcap</title>' "$tmp/b/report.html"
+check "host.txt: says it describes the host that made the bundle, not the capture's" \
+	sh -c "head -1 $tmp/b/host.txt | grep -q 'host that made the bundle; the input, .*nccl_nccl_node0.pcap'"
+
 # 300 flows: summary.txt shows the busiest 100 and says where the rest are;
 # report.json has them all.
 python3 tests/ipfix/mkpcap.py many 300 "$tmp/many.pcap"

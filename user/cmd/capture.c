@@ -141,6 +141,7 @@ static void progress(const struct session *ss, double total, bool tty, bool done
 struct final_report {
 	struct report r; /* the session's snapshot, the whole run's analysis, the series */
 	const struct hostinfo *host;
+	const char *elsewhere; /* the input, when it is not this host's traffic; else NULL */
 	const struct sample_store *samples;
 	double duration_s;
 };
@@ -179,6 +180,11 @@ static void render_host(FILE *out, const void *arg)
 {
 	const struct final_report *f = arg;
 
+	if (f->elsewhere)
+		fprintf(out,
+			"(This is the host that made the bundle; the input, %s, did not come "
+			"from its interfaces, so what follows describes this host, not it.)\n\n",
+			f->elsewhere);
 	hostinfo_text(out, f->host);
 }
 
@@ -294,6 +300,12 @@ int cmd_capture(int argc, char **argv)
 		/* The NIC over the whole run, read again by session_whole(). */
 		f.r.nic = ss.nic ? &ss.nic->whole : NULL;
 		f.duration_s = ss.desc.clock_s;
+		if (ss.desc.finite)
+			f.elsewhere = ss.desc.what;
+		else if (cs.sflow.listen)
+			f.elsewhere = "the switches' sFlow";
+		else if (cs.nic.root && !ss.desc.n_points)
+			f.elsewhere = cs.nic.root;
 		hostinfo_end(&host);
 		if (!err)
 			err = write_bundle(&b, &f);

@@ -237,25 +237,31 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 				  series->n_paths, path_names,	      path_bps};
 	struct line_chart ecn = {
 	    "chart-ecn", "CE, CNP and retransmits over time", "/s", 3, ecn_names, ecn_value};
-	time_t now = time(NULL);
-	char when[64];
+	char when[64], span[96];
 
 	for (int p = 0; p < series->n_paths; p++)
 		path_names[p] = series->path_names[p];
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
-	fprintf(
-	    out,
-	    "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>fabprobe capture</title>\n"
+	fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>fabprobe capture: ");
+	fmt_markup(out, r->src->what);
+	fprintf(out, "</title>\n"
 	    "<style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
 	    "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;"
 	    "padding:2px 6px;text-align:right}th{background:#eee}"
 	    ".critical{color:#b00}.warning{color:#a60}.info{color:#036}"
 	    "tr.elephant{background:#fff3e0}.chart{border:1px solid #ddd;margin-bottom:1em}"
 	    "</style></head><body>\n");
+	fprintf(out, "<h1>fabprobe capture: ");
+	fmt_markup(out, r->src->what);
+	fprintf(out, "</h1>\n<p>Input: ");
+	fmt_markup(out, r->src->what);
+	fprintf(out, " (");
+	fmt_markup(out, r->src->how);
+	fprintf(out, "); RoCE traffic %s.</p>\n", report_span(r, span, sizeof(span)));
 	fprintf(out,
-		"<h1>fabprobe capture</h1>\n<p>%s, %.0f s observed; %llu frames, %llu RoCE, "
+		"<p>Made %s, %.0f s observed; %llu frames, %llu RoCE, "
 		"%zu flows, %llu malformed.</p>\n",
-		when, duration_s, (unsigned long long)s->totals[FP_CNT_FRAMES],
+		report_made(when, sizeof(when)), duration_s,
+		(unsigned long long)s->totals[FP_CNT_FRAMES],
 		(unsigned long long)s->totals[FP_CNT_ROCE], s->n_flows,
 		(unsigned long long)s->totals[FP_CNT_MALFORMED]);
 	findings(out, a);

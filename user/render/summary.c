@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "render/summary.h"
@@ -67,15 +69,56 @@ const char *alert_advice(enum alert_type t)
 	return t < ALERT_TYPE_MAX && advice[t] ? advice[t] : "";
 }
 
+static void local_time(char *buf, size_t len, time_t t, const char *format)
+{
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, len, format, &tm))
+		snprintf(buf, len, "?");
+}
+
+const char *report_made(char *buf, size_t len)
+{
+	local_time(buf, len, time(NULL), "%Y-%m-%d %H:%M:%S %Z");
+	return buf;
+}
+
+const char *report_span(const struct report *r, char *buf, size_t len)
+{
+	const struct snapshot *s = r->snap;
+	__u64 first = UINT64_MAX, last = 0;
+	char a[32], b[48];
+
+	for (size_t i = 0; i < s->n_flows; i++) {
+		const struct flow_counters *c = &s->flows[i].c;
+
+		if (c->first_seen_ns && c->first_seen_ns < first)
+			first = c->first_seen_ns;
+		if (c->last_seen_ns > last)
+			last = c->last_seen_ns;
+	}
+	if (first > last) {
+		snprintf(buf, len, "no RoCE flows");
+		return buf;
+	}
+	local_time(a, sizeof(a), (time_t)(((__s64)first + s->clock_offset_ns) / 1000000000LL),
+		   "%Y-%m-%d %H:%M:%S");
+	local_time(b, sizeof(b), (time_t)(((__s64)last + s->clock_offset_ns) / 1000000000LL),
+		   "%Y-%m-%d %H:%M:%S %Z");
+	/* One day's span names the day once. */
+	snprintf(buf, len, "%s to %s", a, !strncmp(a, b, 11) ? b + 11 : b);
+	return buf;
+}
+
 void summary_text(FILE *out, const struct report *r, double duration_s)
 {
 	const struct analysis *a = r->an;
-	time_t now = time(NULL);
-	char when[64];
+	char made[64], span[96];
 
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", localtime(&now));
-	fprintf(out, "fabprobe %s summary, %s, %.0f s observed\n", r->src->mode, when, duration_s);
-	fprintf(out, "input: %s\n\n", r->src->what);
+	fprintf(out, "fabprobe capture summary, made %s, %.0f s observed\n",
+		report_made(made, sizeof(made)), duration_s);
+	fprintf(out, "input: %s (%s)\n", r->src->what, r->src->how);
+	fprintf(out, "RoCE traffic: %s\n\n", report_span(r, span, sizeof(span)));
 	if (!a->n_alerts) {
 		fprintf(out, "FINDINGS: nothing wrong was seen.\n\n");
 	} else {

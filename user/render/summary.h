@@ -11,5 +11,12 @@
 const char *alert_advice(enum alert_type t);
 
 void summary_text(FILE *out, const struct report *r, double duration_s);
+/* Now, as a bundle's files say when they were made: "2026-11-29 18:08:43 UTC". */
+const char *report_made(char *buf, size_t len);
+/*
+ * When the RoCE flows in the report sent, first to last packet, in local
+ * time: "2026-06-25 07:14:59 to 07:15:55 UTC"; "no RoCE flows".
+ */
+const char *report_span(const struct report *r, char *buf, size_t len);
 
 #endif /* __FP_SUMMARY_H */
