@@ -241,15 +241,17 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 
 	for (int p = 0; p < series->n_paths; p++)
 		path_names[p] = series->path_names[p];
-	fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>fabprobe capture: ");
+	fprintf(out,
+		"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>fabprobe capture: ");
 	fmt_markup(out, r->src->what);
-	fprintf(out, "</title>\n"
-	    "<style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
-	    "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;"
-	    "padding:2px 6px;text-align:right}th{background:#eee}"
-	    ".critical{color:#b00}.warning{color:#a60}.info{color:#036}"
-	    "tr.elephant{background:#fff3e0}.chart{border:1px solid #ddd;margin-bottom:1em}"
-	    "</style></head><body>\n");
+	fprintf(out,
+		"</title>\n"
+		"<style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
+		"table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;"
+		"padding:2px 6px;text-align:right}th{background:#eee}"
+		".critical{color:#b00}.warning{color:#a60}.info{color:#036}"
+		"tr.elephant{background:#fff3e0}.chart{border:1px solid #ddd;margin-bottom:1em}"
+		"</style></head><body>\n");
 	fprintf(out, "<h1>fabprobe capture: ");
 	fmt_markup(out, r->src->what);
 	fprintf(out, "</h1>\n<p>Input: ");
