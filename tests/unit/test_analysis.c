@@ -367,6 +367,10 @@ static void test_not_ect(void **state)
 	d->c.ecn[0] = 1;
 	analyse(1.0);
 	assert_non_null(find_alert(ALERT_NOT_ECT_ROCE));
+	/* One flow is "it", not "them". */
+	assert_non_null(strstr(find_alert(ALERT_NOT_ECT_ROCE)->message,
+			       "1 RoCE data flow is sent Not-ECT: switches cannot mark it and DCQCN "
+			       "cannot slow it down"));
 }
 
 /* One alert for the group: the count of all, the evidence of the largest flow. */
@@ -487,6 +491,9 @@ static void test_traffic_class_interval(void **state)
 	d->c.dscp = 0; /* sending in the lossy class */
 	analyse(1.0);
 	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	assert_non_null(strstr(find_alert(ALERT_WRONG_TRAFFIC_CLASS)->message,
+			       "1 RoCE flow outside the lossless plan"));
+	assert_non_null(strstr(find_alert(ALERT_WRONG_TRAFFIC_CLASS)->message, "protect it"));
 	fx.snap.taken_ns += 1000000000ULL;
 	d->c.packets += 10;
 	analyse(0);

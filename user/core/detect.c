@@ -268,9 +268,10 @@ static int ecn_alerts(struct analysis *a, const struct flow_findings *f)
 		    flow_name(name, sizeof(name), &v->r->key), (unsigned long long)v->d.not_ect,
 		    fmt_count(c1, sizeof(c1), v->d.packets, "packet"), window(a));
 		say(al->message,
-		    "%s %s sent Not-ECT: switches cannot mark them and DCQCN cannot slow them down",
+		    "%s %s sent Not-ECT: switches cannot mark %s and DCQCN cannot slow %s down",
 		    fmt_count(c1, sizeof(c1), f->not_ect.count, "RoCE data flow"),
-		    f->not_ect.count == 1 ? "is" : "are");
+		    f->not_ect.count == 1 ? "is" : "are", f->not_ect.count == 1 ? "it" : "them",
+		    f->not_ect.count == 1 ? "it" : "them");
 	}
 	if (f->ce_no_cnp.count) {
 		al = group_alert(a, &f->ce_no_cnp, ALERT_CE_WITHOUT_CNP, SEV_CRITICAL);
@@ -359,7 +360,7 @@ static int class_alerts(struct analysis *a, const struct analysis_opts *o,
 {
 	const struct flow_view *v;
 	struct alert *al;
-	char name[96];
+	char name[96], c1[48];
 
 	if (!f->wrong_class.count)
 		return 0;
@@ -374,9 +375,10 @@ static int class_alerts(struct analysis *a, const struct analysis_opts *o,
 		say(al->evidence, "%s: PCP %d, expected %d",
 		    flow_name(name, sizeof(name), &v->r->key), -1 - f->class_seen, o->data_pcp);
 	say(al->message,
-	    "%d RoCE flows outside the lossless plan (data DSCP %d, CNP DSCP %d): PFC and "
-	    "the CNP queue do not protect them",
-	    f->wrong_class.count, o->data_dscp, o->cnp_dscp);
+	    "%s outside the lossless plan (data DSCP %d, CNP DSCP %d): PFC and the CNP queue do "
+	    "not protect %s",
+	    fmt_count(c1, sizeof(c1), f->wrong_class.count, "RoCE flow"), o->data_dscp,
+	    o->cnp_dscp, f->wrong_class.count == 1 ? "it" : "them");
 	return 0;
 }
 
