@@ -377,8 +377,8 @@ static int class_alerts(struct analysis *a, const struct analysis_opts *o,
 	say(al->message,
 	    "%s outside the lossless plan (data DSCP %d, CNP DSCP %d): PFC and the CNP queue do "
 	    "not protect %s",
-	    fmt_count(c1, sizeof(c1), f->wrong_class.count, "RoCE flow"), o->data_dscp,
-	    o->cnp_dscp, f->wrong_class.count == 1 ? "it" : "them");
+	    fmt_count(c1, sizeof(c1), f->wrong_class.count, "RoCE flow"), o->data_dscp, o->cnp_dscp,
+	    f->wrong_class.count == 1 ? "it" : "them");
 	return 0;
 }
 
