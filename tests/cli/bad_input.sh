@@ -119,6 +119,12 @@ expect_error "an elephant rate past any link" "--elephant-rate: '1e20T' is not a
 	"$FABPROBE" replay --elephant-rate 1e20T "$good"
 expect_error "nic -i of a netdev not in the tree" "interface nosuch0 is not in .*fixtures/nic/mlx5" \
 	"$FABPROBE" nic --nic-root tests/fixtures/nic/mlx5 -i nosuch0
+expect_error "--sflow with an address and no port" "--sflow: '1.2.3.4' needs a port" \
+	"$FABPROBE" top --sflow 1.2.3.4 --once
+expect_error "--sflow with IPv6 in brackets and no port" "--sflow: '\[::1\]' needs a port" \
+	"$FABPROBE" top --sflow '[::1]' --once
+expect_error "--sflow with IPv6 out of brackets" "an IPv6 address goes in brackets" \
+	"$FABPROBE" top --sflow '::1:6343' --once
 mkfifo "$tmp/fifo"
 expect_error "capture --force onto a FIFO" "fifo is not a regular file" \
 	"$FABPROBE" capture --pcap "$good" -o "$tmp/fifo" --force

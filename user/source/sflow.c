@@ -99,6 +99,16 @@ int sflow_parse_listen(const char *opt, const char *arg, struct sockaddr_storage
 	__u16 p;
 
 	memset(ss, 0, sizeof(*ss));
+	/* An address without its port, or IPv6 without brackets: say which. */
+	if ((arg[0] == '[' && !strstr(arg, "]:")) ||
+	    (!colon && inet_pton(AF_INET, arg, &v4->sin_addr) == 1)) {
+		fp_err("%s: '%s' needs a port: [ADDR:]PORT (IPv6: [ADDR]:PORT)", opt, arg);
+		return -EINVAL;
+	}
+	if (arg[0] != '[' && colon && strchr(arg, ':') != colon) {
+		fp_err("%s: '%s': an IPv6 address goes in brackets, [ADDR]:PORT", opt, arg);
+		return -EINVAL;
+	}
 	if (colon) {
 		const char *h = arg;
 		size_t n = colon - arg;
