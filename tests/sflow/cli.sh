@@ -49,8 +49,16 @@ expect 2 "replay --sflow-port without --sflow" "$FABPROBE" replay --sflow-port 6
 expect 2 "replay --sflow-port 0" "$FABPROBE" replay --sflow --sflow-port 0 "$PCAPS/rdma_write_bw.pcap"
 expect 2 "replay --sflow with --path" "$FABPROBE" replay --sflow --path a="$PCAPS/rdma_write_bw.pcap"
 expect 1 "replay --sflow missing port map" "$FABPROBE" replay --sflow --sflow-port-map "$tmp/none" "$PCAPS/rdma_write_bw.pcap"
-# A RoCE capture holds no sFlow: zero datagrams, exit 0.
+# A RoCE capture holds no sFlow: zero datagrams, exit 0, and a line saying so, naming
+# the port the capture's UDP went to (an empty report alone reads as a quiet fabric).
 expect 0 "replay --sflow of a capture without sFlow" "$FABPROBE" replay --sflow "$PCAPS/rdma_write_bw.pcap"
+if grep -q "no datagram to UDP port 6343 in 60 frames (20 UDP to other ports, most to 4791): --sflow-port" "$tmp/err"; then
+	pass=$((pass + 1))
+	echo "ok   ... and says no datagram went to port 6343, most to 4791"
+else
+	fail=$((fail + 1))
+	echo "FAIL replay --sflow of a capture without sFlow: no line saying so"
+fi
 
 # A port someone else holds: one line, exit 1.
 python3 -c 'import socket,time; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1], flush=True); time.sleep(60)' >"$tmp/port" &

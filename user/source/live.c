@@ -28,7 +28,7 @@ struct live_source {
 	int n_points;
 	const char *hook_desc;
 	__u64 started_ns;
-	char event[160];
+	char event[256];
 	unsigned int event_seq;
 };
 

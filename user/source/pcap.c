@@ -59,7 +59,7 @@ struct pcap_source {
 	bool have_t0;
 	bool ended;
 	bool damaged;
-	char event[160];
+	char event[256];
 	unsigned int event_seq;
 };
 

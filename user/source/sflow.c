@@ -70,8 +70,11 @@ struct sflow_src {
 	char *iobuf; /* capture_open()'s */
 	int dlt;
 	__u64 t0_ns, clock_ns, frames;
+	/* UDP datagrams to other ports, and the port most of them went to (a majority vote). */
+	__u64 udp_other, port_votes;
+	__u16 port_lead;
 	bool have_t0, ended, damaged;
-	char event[160];
+	char event[256];
 	unsigned int event_seq;
 };
 
@@ -371,9 +374,15 @@ static int advance_capture(struct sflow_src *fs, double seconds)
 		if (off > fs->clock_ns)
 			fs->clock_ns = off;
 		fs->frames++;
-		if (udp_payload(fs->dlt, data, hdr->caplen, &u) == UDP_PAYLOAD_OK &&
-		    u.dport == fs->o.capture_port)
+		if (udp_payload(fs->dlt, data, hdr->caplen, &u) != UDP_PAYLOAD_OK) {
+		} else if (u.dport == fs->o.capture_port) {
 			decode(fs, u.payload, u.len, ts);
+		} else {
+			fs->udp_other++;
+			if (!fs->port_votes)
+				fs->port_lead = u.dport;
+			fs->port_votes += fs->port_lead == u.dport ? 1 : -1;
+		}
 		if (fs->err)
 			return fs->err;
 		if (fs->clock_ns > target || fp_stopping ||
@@ -387,6 +396,13 @@ static int advance_capture(struct sflow_src *fs, double seconds)
 		note(fs, "%s: capture cut short or corrupt after frame %llu: %s", fs->o.capture,
 		     (unsigned long long)fs->frames, pcap_geterr(fs->pcap));
 		fs->damaged = true;
+	} else if (!fs->stats.datagrams && !fs->stats.malformed) {
+		/* An empty report alone would read as a quiet fabric. */
+		note(fs,
+		     "%s: no datagram to UDP port %u in %llu frames (%llu UDP to other ports, "
+		     "most to %u): --sflow-port names the agents' port",
+		     fs->o.capture, fs->o.capture_port, (unsigned long long)fs->frames,
+		     (unsigned long long)fs->udp_other, fs->port_votes ? fs->port_lead : 0);
 	}
 	fs->ended = true;
 	return 1;
