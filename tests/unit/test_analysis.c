@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/analysis.h"
+#include "core/series.h"
 #include "core/detect.h"
 #include "core/mirror.h"
 
@@ -580,6 +581,38 @@ static void test_low_entropy_counts_queue_pairs(void **state)
 	    strstr(find_alert(ALERT_LOW_ENTROPY)->evidence, ": 2 queue pairs over 1 source port"));
 }
 
+/*
+ * A capture's series keeps each path's column by name: the analysis orders
+ * its paths anew each refresh (mirror sessions by bytes), and a sample's
+ * figures must stay with the path they were measured on.
+ */
+static void test_series_columns_by_name(void **state)
+{
+	struct analysis a = {.interval_s = 1.0};
+	struct series s = {};
+
+	(void)state;
+	a.n_paths = 1;
+	snprintf(a.paths[0].name, FP_NAME_LEN, "erspan:1");
+	a.paths[0].bps = 100;
+	assert_int_equal(series_add(&s, &a, 1.0), 0);
+	/* The second session sends more: it comes first now. */
+	a.n_paths = 2;
+	snprintf(a.paths[0].name, FP_NAME_LEN, "erspan:2");
+	a.paths[0].bps = 900;
+	snprintf(a.paths[1].name, FP_NAME_LEN, "erspan:1");
+	a.paths[1].bps = 50;
+	assert_int_equal(series_add(&s, &a, 2.0), 0);
+	assert_int_equal(s.n_paths, 2);
+	assert_string_equal(s.path_names[0], "erspan:1");
+	assert_string_equal(s.path_names[1], "erspan:2");
+	assert_int_equal(s.samples[0].n_paths, 1);
+	assert_true(s.samples[0].path_bps[0] == 100);
+	assert_true(s.samples[1].path_bps[0] == 50);
+	assert_true(s.samples[1].path_bps[1] == 900);
+	series_free(&s);
+}
+
 static void test_imbalance_boundary(void **state)
 {
 	struct flow_record *a;
@@ -1017,6 +1050,7 @@ int main(void)
 	    T(test_pcp_audit),
 	    T(test_low_entropy),
 	    T(test_low_entropy_counts_queue_pairs),
+	    T(test_series_columns_by_name),
 	    T(test_imbalance_boundary),
 	    T(test_malformed_and_table_pressure),
 	    T(test_alerts_worst_first),

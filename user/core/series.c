@@ -7,6 +7,22 @@
 #include "core/series.h"
 #include "util/buf.h"
 
+/*
+ * A path's column, by name, made when new: the analysis orders its paths
+ * anew each refresh (mirror sessions by bytes), so a sample's index would
+ * name another path in the next. -1 when the columns are full.
+ */
+static int series_path(struct series *s, const char *name)
+{
+	for (int k = 0; k < s->n_paths; k++)
+		if (!strcmp(s->path_names[k], name))
+			return k;
+	if (s->n_paths == AN_MAX_PATHS)
+		return -1;
+	snprintf(s->path_names[s->n_paths], FP_NAME_LEN, "%s", name);
+	return s->n_paths++;
+}
+
 int series_add(struct series *s, const struct analysis *a, double t_s)
 {
 	struct series_sample *x;
@@ -27,14 +43,15 @@ int series_add(struct series *s, const struct analysis *a, double t_s)
 		x->rtx_per_s += a->flows[i].rtx_per_s;
 	}
 	x->alerts = a->n_alerts;
-	x->n_paths = a->n_paths;
 	for (int p = 0; p < a->n_paths; p++) {
-		x->path_bps[p] = a->paths[p].bps;
-		x->path_flows[p] = a->paths[p].flows;
-		snprintf(s->path_names[p], FP_NAME_LEN, "%s", a->paths[p].name);
+		int k = series_path(s, a->paths[p].name);
+
+		if (k < 0)
+			continue; /* more paths over the run than one analysis holds */
+		x->path_bps[k] = a->paths[p].bps;
+		x->path_flows[k] = a->paths[p].flows;
 	}
-	if (a->n_paths > s->n_paths)
-		s->n_paths = a->n_paths;
+	x->n_paths = s->n_paths;
 	return 0;
 }
 

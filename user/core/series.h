@@ -13,7 +13,7 @@ struct series_sample {
 	double total_per_s[SNAP_CNT_MAX]; /* the totals with a rate_key (core/counters.h) */
 	double ce_per_s, cnp_per_s, rtx_per_s;
 	int alerts;
-	int n_paths;
+	int n_paths; /* the series' paths when taken: path_*[k] is path_names[k]'s */
 	double path_bps[AN_MAX_PATHS];
 	int path_flows[AN_MAX_PATHS];
 };
@@ -21,7 +21,7 @@ struct series_sample {
 struct series {
 	struct series_sample *samples;
 	size_t n, cap;
-	char path_names[AN_MAX_PATHS][FP_NAME_LEN];
+	char path_names[AN_MAX_PATHS][FP_NAME_LEN]; /* every path seen, in order first seen */
 	int n_paths;
 };
 
