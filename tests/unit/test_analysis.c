@@ -369,9 +369,10 @@ static void test_not_ect(void **state)
 	analyse(1.0);
 	assert_non_null(find_alert(ALERT_NOT_ECT_ROCE));
 	/* One flow is "it", not "them". */
-	assert_non_null(strstr(find_alert(ALERT_NOT_ECT_ROCE)->message,
-			       "1 RoCE data flow is sent Not-ECT: switches cannot mark it and DCQCN "
-			       "cannot slow it down"));
+	assert_non_null(
+	    strstr(find_alert(ALERT_NOT_ECT_ROCE)->message,
+		   "1 RoCE data flow is sent Not-ECT: switches cannot mark it and DCQCN "
+		   "cannot slow it down"));
 }
 
 /* One alert for the group: the count of all, the evidence of the largest flow. */
