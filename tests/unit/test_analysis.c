@@ -304,6 +304,36 @@ static void test_predicted_collision_and_suggestion(void **state)
 	assert_int_not_equal(hash_path(&fx.ao.hash, &a->key), want);
 }
 
+/*
+ * One queue pair seen at two points hashes alike at both: one elephant on
+ * its predicted path, not two colliding. With a second QP there, one alert
+ * naming each QP once.
+ */
+static void test_predicted_collision_counts_queue_pairs(void **state)
+{
+	struct flow_record *a, *b;
+	const struct alert *al;
+	__u32 want;
+
+	(void)state;
+	fx.ao.predict = true;
+	fx.ao.hash.model = HASH_CRC32_LO;
+	fx.ao.hash.n_paths = 4;
+	a = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 500000);
+	b = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP2, 490000);
+	analyse(1.0);
+	assert_null(find_alert(ALERT_PREDICTED_COLLISION));
+	want = hash_path(&fx.ao.hash, &a->key);
+	b = add_flow("10.0.0.1", "10.0.1.1", 50001, 2, UP1, 480000);
+	while (hash_path(&fx.ao.hash, &b->key) != want)
+		b->key.sport++;
+	analysis_free(&fx.an);
+	analyse(1.0);
+	al = find_alert(ALERT_PREDICTED_COLLISION);
+	assert_non_null(al);
+	assert_int_equal(al->n_flows, 2);
+}
+
 static void test_ce_without_cnp(void **state)
 {
 	struct flow_record *d;
@@ -1038,6 +1068,7 @@ int main(void)
 	    T(test_observed_collision),
 	    T(test_no_collision_when_balanced),
 	    T(test_predicted_collision_and_suggestion),
+	    T(test_predicted_collision_counts_queue_pairs),
 	    T(test_ce_without_cnp),
 	    T(test_ce_with_cnp_is_fine),
 	    T(test_ce_without_reverse_is_silent),

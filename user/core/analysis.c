@@ -14,6 +14,7 @@
 #include "core/analysis.h"
 #include "util/buf.h"
 #include "util/kindex.h"
+#include "util/radix.h"
 #include "core/detect.h"
 #include "core/joins.h"
 
@@ -577,10 +578,54 @@ static int find_collisions(struct analysis *a)
 	return 0;
 }
 
+static bool same_identity(const struct analysis *a, size_t i, size_t j)
+{
+	struct flow_key x = flow_identity(&a->flows[i].r->key),
+			y = flow_identity(&a->flows[j].r->key);
+
+	return !memcmp(&x, &y, sizeof(x));
+}
+
+/*
+ * The elephants the model puts on each path, each queue pair once however
+ * many points saw it (its flows there hash alike): by (path, identity
+ * hash), radix sorted, an entry counting where its identity is new.
+ */
+static int predicted_elephants(const struct analysis *a, int per_path[AN_MAX_PATHS])
+{
+	struct radix_ent *e, *sorted;
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_flows; i++)
+		n += a->flows[i].elephant && a->flows[i].predicted_path >= 0;
+	e = malloc((2 * n + 1) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_view *v = &a->flows[i];
+		struct flow_key id;
+
+		if (!v->elephant || v->predicted_path < 0)
+			continue;
+		id = flow_identity(&v->r->key);
+		e[n++] = (struct radix_ent){.key = (__u64)v->predicted_path << 58 |
+						   kindex_hash(&id, sizeof(id), 0) >> 6,
+					    .idx = i};
+	}
+	sorted = radix_sort(e, e + n, n);
+	for (size_t k = 0; k < n; k++)
+		if (!k || sorted[k].key != sorted[k - 1].key ||
+		    !same_identity(a, sorted[k].idx, sorted[k - 1].idx))
+			per_path[sorted[k].key >> 58]++;
+	free(e);
+	return 0;
+}
+
 /* The hash model's path for every data flow, and elephants predicted to share one. */
 static int predict(struct analysis *a, const struct analysis_opts *o)
 {
-	int per_path[AN_MAX_PATHS] = {};
+	int per_path[AN_MAX_PATHS] = {}, err;
 	__u32 n = o->hash.n_paths < AN_MAX_PATHS ? o->hash.n_paths : AN_MAX_PATHS;
 
 	if (!o->predict || !n)
@@ -588,24 +633,31 @@ static int predict(struct analysis *a, const struct analysis_opts *o)
 	for (size_t i = 0; i < a->n_flows; i++) {
 		struct flow_view *v = &a->flows[i];
 
-		if (!v->is_data)
-			continue;
-		v->predicted_path = hash_path(&o->hash, &v->r->key) % n;
-		per_path[v->predicted_path] += v->elephant;
+		if (v->is_data)
+			v->predicted_path = hash_path(&o->hash, &v->r->key) % n;
 	}
+	err = predicted_elephants(a, per_path);
+	if (err)
+		return err;
 	/* When the model's paths are this group's uplinks, in order. */
 	if ((int)n == a->n_paths)
 		for (int p = 0; p < a->n_paths; p++)
 			a->paths[p].predicted_elephants = per_path[p];
 	for (__u32 p = 0; p < n; p++) {
 		struct collision c = {.path = p, .idle_path = -1, .predicted = true};
-		int err;
 
 		if (per_path[p] < 2)
 			continue;
-		for (size_t i = 0; i < a->n_flows && c.n_flows < AN_ALERT_FLOWS; i++)
-			if (a->flows[i].elephant && a->flows[i].predicted_path == (int)p)
+		for (size_t i = 0; i < a->n_flows && c.n_flows < AN_ALERT_FLOWS; i++) {
+			bool named = false;
+
+			if (!a->flows[i].elephant || a->flows[i].predicted_path != (int)p)
+				continue;
+			for (int k = 0; k < c.n_flows && !named; k++)
+				named = same_identity(a, c.flows[k], i);
+			if (!named)
 				c.flows[c.n_flows++] = i;
+		}
 		for (__u32 q = 0; q < n; q++)
 			if (c.idle_path < 0 || per_path[q] < per_path[c.idle_path])
 				c.idle_path = q;
