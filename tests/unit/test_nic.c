@@ -223,19 +223,22 @@ static void test_counter_delta_rule(void **state)
 	assert_int_equal(nic_counter_delta(0xFFFFFF00ULL, 0x10, &f), 0x110);
 	assert_int_equal(f, NIC_CNT_WRAPPED);
 	f = 0;
-	assert_int_equal(nic_counter_delta(0xFFFFFFFFULL, 0, &f), 1);
+	assert_int_equal(nic_counter_delta(0xFFFFFFFFULL, 1, &f), 2);
 	assert_int_equal(f, NIC_CNT_WRAPPED);
+	f = 0; /* down to exactly 0: cleared, not wrapped (3e9 -> 0 was a wrap of 1.29e9) */
+	assert_int_equal(nic_counter_delta(3000000000ULL, 0, &f), 0);
+	assert_int_equal(f, NIC_CNT_RESET);
 	f = 0; /* from above 2^32 down: a reset, counted from zero */
 	assert_int_equal(nic_counter_delta(5000000000ULL, 7, &f), 7);
 	assert_int_equal(f, NIC_CNT_RESET);
 	f = 0; /* below 2^32 but "wrapped" by more than half the range: a reset */
 	assert_int_equal(nic_counter_delta(1000, 5, &f), 5);
 	assert_int_equal(f, NIC_CNT_RESET);
-	f = 0; /* the boundary: exactly 2^31 is no longer a wrap */
-	assert_int_equal(nic_counter_delta(1ULL << 31, 0, &f), 0);
+	f = 0; /* the boundary: a change of exactly 2^31 is no longer a wrap */
+	assert_int_equal(nic_counter_delta((1ULL << 31) + 1, 1, &f), 1);
 	assert_int_equal(f, NIC_CNT_RESET);
 	f = 0;
-	assert_int_equal(nic_counter_delta((1ULL << 31) + 1, 0, &f), (1ULL << 31) - 1);
+	assert_int_equal(nic_counter_delta((1ULL << 31) + 2, 1, &f), (1ULL << 31) - 1);
 	assert_int_equal(f, NIC_CNT_WRAPPED);
 }
 

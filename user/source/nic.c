@@ -32,9 +32,10 @@ __u64 nic_counter_delta(__u64 prev, __u64 cur, unsigned int *flags)
 	 * 64-bit counter never does in practice, so going down from at or
 	 * above 2^32 is a reset. Below 2^32 a reset looks like a wrap, except
 	 * that a genuine wrap within one refresh moves the counter by less
-	 * than half its range.
+	 * than half its range. Down to exactly 0 is a reset: counters
+	 * cleared, and nothing counted since (a wrap lands on 0 once in 2^32).
 	 */
-	if (prev < TWO_32) {
+	if (prev < TWO_32 && cur) {
 		wrapped = TWO_32 - prev + cur;
 		if (wrapped < TWO_32 / 2) {
 			*flags |= NIC_CNT_WRAPPED;
