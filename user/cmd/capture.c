@@ -131,7 +131,8 @@ static void progress(const struct session *ss, double total, bool tty, bool done
 		fprintf(stderr, "%scapture: %3.0f/%.0f s", tty ? "\r" : "", elapsed, total);
 	else
 		fprintf(stderr, "%scapture: %3.0f s of the capture", tty ? "\r" : "", elapsed);
-	fprintf(stderr, ", %s, %llu RoCE, %s, %s%s",
+	/* The alerts of the last interval; the bundle's are the whole run's. */
+	fprintf(stderr, ", %s, %llu RoCE, %s, %s now%s",
 		fmt_count(f, sizeof(f), ss->snap.totals[FP_CNT_FRAMES], "frame"),
 		(unsigned long long)ss->snap.totals[FP_CNT_ROCE],
 		fmt_count(fl, sizeof(fl), ss->snap.n_flows, "flow"),
@@ -320,8 +321,8 @@ int cmd_capture(int argc, char **argv)
 			"capture: --nic: %s; nic.json says so, and the bundle has no nic/\n",
 			ss.nic->whole.st.info);
 	if (!err)
-		fprintf(stderr, "capture: wrote %s (%.0f s, %s, %s)\n", c.output, ss.desc.clock_s,
-			fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"),
+		fprintf(stderr, "capture: wrote %s (%.0f s, %s, %s over the whole run)\n", c.output,
+			ss.desc.clock_s, fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"),
 			fmt_count(al, sizeof(al), ss.an.n_alerts, "alert"));
 	code = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
 	hostinfo_free(&host);
