@@ -94,6 +94,8 @@ check "text: a known counter with its value" \
 check "text: PFC of the lossless priority, marked" grep -qE '^ens1f0np0 +3\* +1540 ' "$TMP/text"
 check "text: the QP table with the owner" \
 	grep -qE '^mlx5_0/1 +17 +34 RC +RTS +49730 +- +ib_write_bw\[41001\]$' "$TMP/text"
+check "text: a QP bound to no port yet is DEVICE/- (was mlx5_1/0)" \
+	grep -qE '^mlx5_1/- +300 +- +RC +RESET ' "$TMP/text"
 
 echo "--- fabprobe nic: each NIC alert raised alone, then cleared"
 # raise TYPE SEVERITY MESSAGE_ERE [nic options] -- CHANGE: one interval in which the

@@ -122,6 +122,15 @@ const char *nic_owner_text(char *buf, size_t len, const struct nic_qp *q)
 	return buf;
 }
 
+const char *nic_qp_where(char *buf, size_t len, const struct nic_qp *q)
+{
+	if (q->port)
+		snprintf(buf, len, "%s/%u", q->device, q->port);
+	else
+		snprintf(buf, len, "%s/-", q->device);
+	return buf;
+}
+
 /* Each flow's QP, and each matched QP's peer: the far end of its flow. */
 static int match_flows(struct nic_picture *p, const struct snapshot *snap)
 {

@@ -84,5 +84,7 @@ const struct nic_qp *nic_flow_owner(const struct nic_picture *p, size_t flow);
 bool nic_alert_type(enum alert_type t);
 /* "ib_write_bw[41001]", "ib_core" (kernel, no pid): a QP's owner in few columns. */
 const char *nic_owner_text(char *buf, size_t len, const struct nic_qp *q);
+/* "mlx5_0/1", or "mlx5_0/-" for a QP not bound to a port yet (port 0). */
+const char *nic_qp_where(char *buf, size_t len, const struct nic_qp *q);
 
 #endif /* __FP_SESSION_NIC_H */

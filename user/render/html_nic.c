@@ -83,7 +83,7 @@ static void pfc(FILE *out, const struct nic_picture *p)
 static void qps(FILE *out, const struct nic_picture *p)
 {
 	const struct nic_state *s = &p->st;
-	char owner[NIC_COMM_LEN + 16];
+	char owner[NIC_COMM_LEN + 16], where[NIC_DEV_LEN + 16];
 
 	fprintf(out, "<h3>Queue pairs</h3>\n");
 	if (s->qp_error[0]) {
@@ -98,8 +98,8 @@ static void qps(FILE *out, const struct nic_picture *p)
 		const struct nic_qp *q = &s->qps[i];
 
 		fprintf(out, "<tr><td>");
-		fmt_markup(out, q->device);
-		fprintf(out, "/%u</td><td>%u</td>", q->port, q->lqpn);
+		fmt_markup(out, nic_qp_where(where, sizeof(where), q));
+		fprintf(out, "</td><td>%u</td>", q->lqpn);
 		if (q->has_rqpn)
 			fprintf(out, "<td>%u</td>", q->rqpn);
 		else

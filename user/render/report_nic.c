@@ -497,7 +497,7 @@ static void text_qps(FILE *out, const struct nic_picture *p, size_t max_rows)
 	for (size_t i = 0; i < n; i++) {
 		const struct nic_qp *q = &s->qps[i];
 
-		snprintf(where, sizeof(where), "%s/%u", q->device, q->port);
+		nic_qp_where(where, sizeof(where), q);
 		snprintf(rq, sizeof(rq), q->has_rqpn ? "%u" : "-", q->rqpn);
 		snprintf(sp, sizeof(sp), q->predicted_sport ? "%u" : "-", q->predicted_sport);
 		snprintf(path, sizeof(path), q->predicted_path >= 0 ? "%d" : "-",

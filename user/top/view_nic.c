@@ -234,7 +234,7 @@ static void qp_line(struct ui *u, int y, int q, bool sel)
 	int flows = qp_flows(u, q, NULL);
 	bool shares = qp_shares_path(p, q);
 
-	snprintf(where, sizeof(where), "%s/%u", qp->device, qp->port);
+	nic_qp_where(where, sizeof(where), qp);
 	snprintf(rq, sizeof(rq), qp->has_rqpn ? "%u" : "-", qp->rqpn);
 	snprintf(sp, sizeof(sp), qp->predicted_sport ? "%u" : "-", qp->predicted_sport);
 	snprintf(path, sizeof(path), qp->predicted_path >= 0 ? "%d%s" : "-", qp->predicted_path,
