@@ -163,6 +163,10 @@ check "--data-pcp 5: pause on 5 is right, pause on 3 is the wrong priority" \
 nic_bg "$TMP/clear.json" "$FABPROBE" nic --nic-root "$T" --json -r 1 && nic_done
 check "nothing moved: every alert cleared" eq "$(q "$TMP/clear.json" 'r["alerts"]')" "[]"
 
+"$FABPROBE" top --nic-root "$T" --plain -r 0.3 -d 0.3 >"$TMP/plain" 2>/dev/null
+check "top --plain of NIC counters alone: the NIC's table, no per-second frames line of nothing" \
+	sh -c "grep -q '^RDMA mlx5_0/1' $TMP/plain && ! grep -q '^per second' $TMP/plain"
+
 echo "--- top --once --json --nic-root: all NIC alerts at once, then none"
 nic_next
 eth_add "$NEXT" ens1f0np0 rx_prio3_pause_duration 900000

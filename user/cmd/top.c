@@ -67,6 +67,9 @@ static void print_header(const struct session *ss, FILE *out, bool whole)
 	fprintf(out, "fabprobe top: %s (%s%s), %s %.0f s, %s %.1f s\n", ss->desc.what,
 		ss->desc.how, uplinks ? "; * uplink" : "", ss->desc.finite ? "at" : "up",
 		ss->desc.clock_s, over, dt);
+	/* NIC counters alone: no frames to count (the NIC's own rates follow). */
+	if (!strcmp(ss->desc.mode, "nic"))
+		return;
 	/* A capture of one instant has no rate to speak of. */
 	if (dt < 0.05) {
 		fprintf(out, "per second: - (%s spans under 0.05 s)\n",
