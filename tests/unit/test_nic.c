@@ -619,6 +619,8 @@ static void test_odd_counter_files(void **state)
 	assert_non_null(p);
 	assert_int_equal(p->hw.n, 1);
 	assert_int_equal(nic_counter_get(&p->hw, "good")->value, 123);
+	/* garbage, empty, negative, huge: left out, and counted as such (lifespan is no counter) */
+	assert_int_equal(p->hw.unreadable, 4);
 	assert_string_equal(p->netdev, "veth0");
 	assert_int_equal(s.n_netdevs, 1);
 	assert_int_equal(s.netdevs[0].ethtool.n, 1);

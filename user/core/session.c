@@ -19,11 +19,19 @@ static void describe(struct session *ss)
 /* Scripts wait for this line as for "attached to"; nothing to read is the front end's to say. */
 static void announce_nic(const struct nic_state *s)
 {
+	size_t bad = 0;
+
 	if (!s->n_ports && !s->n_netdevs)
 		return;
-	fprintf(stderr, "fabprobe: reading NIC counters: %zu RDMA port%s, %zu netdev%s%s%s\n",
-		s->n_ports, s->n_ports == 1 ? "" : "s", s->n_netdevs, s->n_netdevs == 1 ? "" : "s",
+	for (size_t i = 0; i < s->n_ports; i++)
+		bad += s->ports[i].hw.unreadable + s->ports[i].pma.unreadable;
+	fprintf(stderr, "fabprobe: reading NIC counters: %zu RDMA port%s, %zu netdev%s%s%s", s->n_ports,
+		s->n_ports == 1 ? "" : "s", s->n_netdevs, s->n_netdevs == 1 ? "" : "s",
 		s->info[0] ? "; " : "", s->info);
+	if (bad)
+		fprintf(stderr, "; %zu counter file%s unreadable (not a number), left out", bad,
+			bad == 1 ? "" : "s");
+	fputc('\n', stderr);
 }
 
 int session_start(struct session *ss, struct source *src, const struct analysis_opts *ao,

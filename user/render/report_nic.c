@@ -345,10 +345,14 @@ static void text_ports(FILE *out, const struct nic_state *s)
 		const struct nic_port *p = &s->ports[i];
 		int shown = 0;
 
-		fprintf(out, "RDMA %s/%u (%s%s%s) %s, %zu counters\n", p->device, p->port,
+		fprintf(out, "RDMA %s/%u (%s%s%s) %s, %zu counters", p->device, p->port,
 			p->netdev[0] ? p->netdev : "no netdev", p->has_gid_addr ? ", RoCEv2 " : "",
 			p->has_gid_addr ? fmt_addr(gid, sizeof(gid), p->gid_addr, p->gid_v6) : "",
 			p->link_layer, p->hw.n + p->pma.n);
+		if (p->hw.unreadable + p->pma.unreadable)
+			fprintf(out, ", %zu unreadable (not a number)",
+				p->hw.unreadable + p->pma.unreadable);
+		fputc('\n', out);
 		for (size_t k = 0; k < nic_n_known_rdma; k++) {
 			const struct nic_counter *c =
 			    nic_counter_get(&p->hw, nic_known_rdma[k].name);

@@ -113,9 +113,15 @@ static int read_counters(const char *dir, enum nic_domain dom, struct nic_counte
 		if (!strcmp(files.v[i], "lifespan"))
 			continue;
 		if (nic_path(path, sizeof(path), "%s/%s", dir, files.v[i]) ||
-		    nic_read_line(path, line, sizeof(line)) || nic_parse_u64(line, &v))
+		    nic_read_line(path, line, sizeof(line)) || nic_parse_u64(line, &v)) {
+			out->unreadable++; /* said, not dropped unseen */
 			continue;
+		}
 		err = nic_counters_add(out, dom, files.v[i], v);
+		if (err == -E2BIG) {
+			out->unreadable += files.n - i;
+			break;
+		}
 	}
 	names_free(&files);
 	if (err == -E2BIG)
