@@ -25,8 +25,8 @@ static void announce_nic(const struct nic_state *s)
 		return;
 	for (size_t i = 0; i < s->n_ports; i++)
 		bad += s->ports[i].hw.unreadable + s->ports[i].pma.unreadable;
-	fprintf(stderr, "fabprobe: reading NIC counters: %zu RDMA port%s, %zu netdev%s%s%s", s->n_ports,
-		s->n_ports == 1 ? "" : "s", s->n_netdevs, s->n_netdevs == 1 ? "" : "s",
+	fprintf(stderr, "fabprobe: reading NIC counters: %zu RDMA port%s, %zu netdev%s%s%s",
+		s->n_ports, s->n_ports == 1 ? "" : "s", s->n_netdevs, s->n_netdevs == 1 ? "" : "s",
 		s->info[0] ? "; " : "", s->info);
 	if (bad)
 		fprintf(stderr, "; %zu counter file%s unreadable (not a number), left out", bad,
