@@ -126,6 +126,16 @@ cnps_ignored() { hw_add "$1" mlx5_0 rp_cnp_ignored 50; }
 out_of_seq() { hw_add "$1" mlx5_1 out_of_sequence 50; }
 ack_timeouts() { hw_add "$1" mlx5_0 local_ack_timeout_err 3; }
 rnr_naks() { hw_add "$1" mlx5_0 rnr_nak_retry_err 100; }
+rdma_on_prio0() {
+	eth_add "$1" ens1f0np0 rx_vport_rdma_unicast_packets 4500000
+	eth_add "$1" ens1f0np0 tx_vport_rdma_unicast_packets 4500000
+	eth_add "$1" ens1f0np0 rx_prio0_packets 4600000
+	eth_add "$1" ens1f0np0 tx_prio0_packets 4500000
+}
+rdma_on_prio3() {
+	eth_add "$1" ens1f0np0 rx_vport_rdma_unicast_packets 4500000
+	eth_add "$1" ens1f0np0 rx_prio3_packets 4500000
+}
 both_paused() {
 	eth_add "$1" ens1f0np0 rx_prio5_pause 10
 	eth_add "$1" ens1f0np0 rx_prio3_pause 10
@@ -157,6 +167,18 @@ check "nic_seq_errors: out-of-sequence packets" \
 check "nic_ack_timeouts: local ACK timeouts" \
 	raise nic_ack_timeouts warning 'mlx5_0/1 \(ens1f0np0\): 3 ACK timeouts' -- ack_timeouts
 check "nic_rnr_retries: RNR NAKs" raise nic_rnr_retries warning 'RNR NAKs per second' -- rnr_naks
+check "lossy_roce: 9M RDMA packets on priority 0, none on the lossless 3" \
+	raise lossy_roce critical '^ens1f0np0: RoCE is not on the lossless priority 3 .*: of 9000000 RDMA packets it carried 0, priority 0 9100000' \
+	-- rdma_on_prio0
+nic_next
+rdma_on_prio3 "$NEXT"
+nic_bg "$TMP/p3.json" "$FABPROBE" nic --nic-root "$T" --json -r 1 && nic_swap && nic_done
+check "lossy_roce: RDMA on the lossless priority raises nothing" eq "$(q "$TMP/p3.json" 'r["alerts"]')" "[]"
+nic_next
+rdma_on_prio0 "$NEXT"
+nic_bg "$TMP/p0.json" "$FABPROBE" nic --nic-root "$T" --json -r 1 --data-pcp 0 && nic_swap && nic_done
+check "lossy_roce: nor on priority 0 when it is the lossless one (--data-pcp 0)" \
+	eq "$(q "$TMP/p0.json" 'r["alerts"]')" "[]"
 check "--data-pcp 5: pause on 5 is right, pause on 3 is the wrong priority" \
 	raise pfc_wrong_priority warning 'priority 3, not the lossless priority 5' --data-pcp 5 \
 	-- both_paused

@@ -61,6 +61,7 @@ static const char *const type_names[ALERT_TYPE_MAX] = {
     [ALERT_NIC_SEQ_ERRORS] = "nic_seq_errors",
     [ALERT_NIC_ACK_TIMEOUTS] = "nic_ack_timeouts",
     [ALERT_NIC_RNR_RETRIES] = "nic_rnr_retries",
+    [ALERT_LOSSY_ROCE] = "lossy_roce",
 };
 
 const char *alert_type_name(enum alert_type t)

@@ -24,6 +24,7 @@ void nic_detect_opts_default(struct nic_detect_opts *o)
 	o->ack_timeouts_min = NIC_ACK_TIMEOUTS_MIN;
 	o->cnp_marks_min = NIC_CNP_MARKS_MIN;
 	o->discards_min = NIC_DISCARDS_MIN;
+	o->lossy_rdma_per_s = NIC_LOSSY_RDMA_PER_S;
 }
 
 struct out {
@@ -192,6 +193,65 @@ static int discard_alerts(struct out *o, const struct nic_netdev *nd,
 	return 0;
 }
 
+/* rx_prioN_packets + tx_prioN_packets moved; false when the netdev counts neither. */
+static bool prio_packets(const struct nic_netdev *nd, int prio, __u64 *moved)
+{
+	char rx[32], tx[32];
+
+	snprintf(rx, sizeof(rx), "rx_prio%d_packets", prio);
+	snprintf(tx, sizeof(tx), "tx_prio%d_packets", prio);
+	*moved = delta(&nd->ethtool, rx) + delta(&nd->ethtool, tx);
+	return has(&nd->ethtool, rx) || has(&nd->ethtool, tx);
+}
+
+/*
+ * RoCE outside the lossless priority, seen from the NIC alone (offloaded
+ * RoCE never reaches the probe): the NIC counts its RDMA packets
+ * (rx/tx_vport_rdma_unicast_packets) and every priority's packets
+ * (rx/tx_prioN_packets). RDMA on the lossless priority makes it carry at
+ * least as many packets, other traffic there only more; under half means
+ * most RoCE went where PFC does not protect it.
+ */
+static int lossy_roce_alerts(struct out *o, const struct nic_netdev *nd,
+			     const struct nic_detect_opts *d)
+{
+	__u64 rdma = delta(&nd->ethtool, "rx_vport_rdma_unicast_packets") +
+		     delta(&nd->ethtool, "tx_vport_rdma_unicast_packets");
+	__u64 lossless, busiest = 0, moved;
+	struct alert *al;
+	int other = -1;
+
+	if (o->interval_s <= 0 || rdma / o->interval_s < d->lossy_rdma_per_s ||
+	    !prio_packets(nd, d->lossless_prio, &lossless) || 2 * lossless >= rdma)
+		return 0;
+	for (int p = 0; p < NIC_PRIOS; p++)
+		if (p != d->lossless_prio && prio_packets(nd, p, &moved) && moved > busiest) {
+			busiest = moved;
+			other = p;
+		}
+	al = add(o, ALERT_LOSSY_ROCE, SEV_CRITICAL, nd->name);
+	if (!al)
+		return -ENOMEM;
+	if (other >= 0)
+		say(al->message,
+		    "%s: RoCE is not on the lossless priority %d %s: of %llu RDMA packets it "
+		    "carried %llu, priority %d %llu; without PFC a drop stalls a QP (go-back-N)",
+		    nd->name, d->lossless_prio, o->window, (unsigned long long)rdma,
+		    (unsigned long long)lossless, other, (unsigned long long)busiest);
+	else
+		say(al->message,
+		    "%s: RoCE is not on the lossless priority %d %s: of %llu RDMA packets it "
+		    "carried %llu; without PFC a drop stalls a QP (go-back-N)",
+		    nd->name, d->lossless_prio, o->window, (unsigned long long)rdma,
+		    (unsigned long long)lossless);
+	say(al->evidence, "rx+tx_vport_rdma_unicast_packets +%llu; rx+tx_prio%d_packets +%llu",
+	    (unsigned long long)rdma, d->lossless_prio, (unsigned long long)lossless);
+	if (other >= 0)
+		append(al->evidence, "; rx+tx_prio%d_packets +%llu", other,
+		       (unsigned long long)busiest);
+	return 0;
+}
+
 /*
  * One host sees one side of each CNP exchange: as notification point, the
  * ECN-marked packets it received and the CNPs it sent back (np_*); as
@@ -309,6 +369,8 @@ int nic_detect(const struct nic_state *s, const struct nic_detect_opts *d, struc
 			err = wrong_priority_alerts(&o, nd, d);
 		if (!err)
 			err = discard_alerts(&o, nd, d);
+		if (!err)
+			err = lossy_roce_alerts(&o, nd, d);
 	}
 	for (size_t i = 0; !err && i < s->n_ports; i++) {
 		err = cnp_alerts(&o, &s->ports[i], d);

@@ -110,7 +110,7 @@ const struct nic_qp *nic_flow_owner(const struct nic_picture *p, size_t flow)
 
 bool nic_alert_type(enum alert_type t)
 {
-	return t >= ALERT_PFC_STORM && t <= ALERT_NIC_RNR_RETRIES;
+	return t >= ALERT_PFC_STORM && t <= ALERT_LOSSY_ROCE;
 }
 
 const char *nic_owner_text(char *buf, size_t len, const struct nic_qp *q)

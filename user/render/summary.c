@@ -62,6 +62,9 @@ static const char *const advice[ALERT_TYPE_MAX] = {
 			       "timeout stalls its QP for the whole transport timeout.",
     [ALERT_NIC_RNR_RETRIES] = "The receiving process does not post receives fast enough: its "
 			      "receive queue depth and CPU.",
+    [ALERT_LOSSY_ROCE] = "Check the NIC's trust mode (DSCP or PCP) and the DSCP/priority the "
+			 "RoCE traffic gets (mlnx_qos, cma_roce_tos, the application's traffic "
+			 "class) against the lossless priority.",
 };
 
 const char *alert_advice(enum alert_type t)
