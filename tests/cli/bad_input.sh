@@ -125,6 +125,8 @@ expect_error "--sflow with IPv6 in brackets and no port" "--sflow: '\[::1\]' nee
 	"$FABPROBE" top --sflow '[::1]' --once
 expect_error "--sflow with IPv6 out of brackets" "an IPv6 address goes in brackets" \
 	"$FABPROBE" top --sflow '::1:6343' --once
+expect_error "--sflow-rcvbuf past what the kernel grants" "--sflow-rcvbuf: '1G' is not a size from 4096 to 536870912 bytes" \
+	"$FABPROBE" top --sflow 16343 --sflow-rcvbuf 1G --once
 mkfifo "$tmp/fifo"
 expect_error "capture --force onto a FIFO" "fifo is not a regular file" \
 	"$FABPROBE" capture --pcap "$good" -o "$tmp/fifo" --force

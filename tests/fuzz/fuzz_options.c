@@ -58,7 +58,10 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 		abort();
 	if (!opt_parse_seconds("--d", arg, 0.1, 3600, &d) && (d < 0.1 || d > 3600))
 		abort();
-	if (!opt_parse_rate("--r", arg, &d) && !(d > 0))
+	if (!opt_parse_rate("--r", arg, &d) && !(d > 0 && d <= 1e15))
+		abort();
+	if (!opt_parse_bytes("--b", arg, 4096, 1ULL << 29, &u64) &&
+	    (u64 < 4096 || u64 > 1ULL << 29))
 		abort();
 
 	cli_source_init(&cs, "fuzz", 1);

@@ -33,6 +33,32 @@ static void test_numbers(void **state)
 	assert_int_not_equal(opt_parse_port("--p", "65536", &port), 0);
 }
 
+/* Sizes in bytes, K, M and G powers of 1024, with or without "iB" or "B". */
+static void test_bytes(void **state)
+{
+	__u64 v = 7;
+
+	(void)state;
+	assert_int_equal(opt_parse_bytes("--b", "4096", 0, 1ULL << 40, &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(opt_parse_bytes("--b", "64K", 0, 1ULL << 40, &v), 0);
+	assert_int_equal(v, 65536);
+	assert_int_equal(opt_parse_bytes("--b", "32m", 0, 1ULL << 40, &v), 0);
+	assert_int_equal(v, 32ULL << 20);
+	assert_int_equal(opt_parse_bytes("--b", "32MiB", 0, 1ULL << 40, &v), 0);
+	assert_int_equal(opt_parse_bytes("--b", "2GB", 0, 1ULL << 40, &v), 0);
+	assert_int_equal(v, 2ULL << 30);
+	v = 7;
+	assert_int_not_equal(opt_parse_bytes("--b", "1T", 0, 1ULL << 40, &v), 0);
+	assert_int_not_equal(opt_parse_bytes("--b", "1Mx", 0, 1ULL << 40, &v), 0);
+	assert_int_not_equal(opt_parse_bytes("--b", "M", 0, 1ULL << 40, &v), 0);
+	assert_int_not_equal(opt_parse_bytes("--b", "", 0, 1ULL << 40, &v), 0);
+	assert_int_not_equal(opt_parse_bytes("--b", "-1K", 0, 1ULL << 40, &v), 0);
+	assert_int_not_equal(opt_parse_bytes("--b", "2G", 0, 1ULL << 30, &v), 0);
+	assert_int_not_equal(opt_parse_bytes("--b", "99999999999999999G", 0, ~0ULL, &v), 0);
+	assert_int_equal(v, 7);
+}
+
 static void test_pairs(void **state)
 {
 	char ok[] = "up1=/tmp/a.pcap", name[8];
@@ -59,6 +85,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_bytes),
 	    cmocka_unit_test(test_pairs),
 	};
 

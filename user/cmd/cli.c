@@ -151,8 +151,15 @@ int opt_parse_sflow(struct sflow_opts *so, int opt, const char *arg)
 	case OPT_SFLOW_PORT_MAP:
 		so->port_map = arg;
 		return 1;
-	case OPT_SFLOW_RCVBUF:
-		return opt_parse_u32("--sflow-rcvbuf", arg, 4096, 1U << 30, &so->rcvbuf_bytes) ?: 1;
+	case OPT_SFLOW_RCVBUF: {
+		__u64 v;
+
+		/* The kernel doubles it for its bookkeeping, within INT_MAX: 512M is the most it grants. */
+		if (opt_parse_bytes("--sflow-rcvbuf", arg, 4096, 1U << 29, &v))
+			return -EINVAL;
+		so->rcvbuf_bytes = v;
+		return 1;
+	}
 	case OPT_SFLOW_PORT:
 		return opt_parse_port("--sflow-port", arg, &so->capture_port) ?: 1;
 	default:

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * analysis.c - rates, paths, elephants and collisions. The detectors that
- * turn them into alerts are in detect.c.
+ * analysis.c - rates, paths and elephants; collisions.c finds where they
+ * collide, joins.c pairs the flows. The detectors that turn them into
+ * alerts are in detect.c.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -14,7 +15,7 @@
 #include "core/analysis.h"
 #include "util/buf.h"
 #include "util/kindex.h"
-#include "util/radix.h"
+#include "core/collisions.h"
 #include "core/detect.h"
 #include "core/joins.h"
 
@@ -521,154 +522,6 @@ static void balance_groups(struct analysis *a)
 	}
 }
 
-static int add_collision(struct analysis *a, const struct collision *c)
-{
-	int err = buf_grow((void **)&a->collisions, &a->cap_collisions, a->n_collisions + 1,
-			   sizeof(*a->collisions));
-
-	if (!err)
-		a->collisions[a->n_collisions++] = *c;
-	return err;
-}
-
-/*
- * Two or more elephants share one uplink while another uplink of the same
- * ECMP group could take one of them: within its speed, or (speed unknown)
- * without becoming as loaded as the shared uplink is now. A path in no
- * group has no alternative, so no collision.
- */
-static int find_collisions(struct analysis *a)
-{
-	for (int p = 0; p < a->n_paths; p++) {
-		const struct path_view *loaded = &a->paths[p];
-		struct collision c = {.path = p, .idle_path = -1};
-		double smallest = INFINITY;
-		int err;
-
-		if (loaded->elephants < 2 || loaded->group < 0)
-			continue;
-		for (size_t i = 0; i < a->n_flows; i++) {
-			const struct flow_view *v = &a->flows[i];
-
-			if (v->path != p || !v->elephant)
-				continue;
-			if (c.n_flows < AN_ALERT_FLOWS)
-				c.flows[c.n_flows++] = i;
-			if (v->bps < smallest)
-				smallest = v->bps;
-		}
-		for (int q = 0; q < a->n_paths; q++) {
-			const struct path_view *idle = &a->paths[q];
-			/* Room: the idle uplink's speed, else moving one elephant lowers the peak.
-			 */
-			bool room = idle->speed_bps > 0 ? idle->bps + smallest <= idle->speed_bps
-							: idle->bps + smallest < loaded->bps;
-
-			if (q == p || idle->group != loaded->group ||
-			    idle->elephants >= loaded->elephants - 1 || !room)
-				continue;
-			if (c.idle_path < 0 || idle->bps < a->paths[c.idle_path].bps)
-				c.idle_path = q;
-		}
-		if (c.idle_path < 0)
-			continue;
-		err = add_collision(a, &c);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static bool same_identity(const struct analysis *a, size_t i, size_t j)
-{
-	struct flow_key x = flow_identity(&a->flows[i].r->key),
-			y = flow_identity(&a->flows[j].r->key);
-
-	return !memcmp(&x, &y, sizeof(x));
-}
-
-/*
- * The elephants the model puts on each path, each queue pair once however
- * many points saw it (its flows there hash alike): by (path, identity
- * hash), radix sorted, an entry counting where its identity is new.
- */
-static int predicted_elephants(const struct analysis *a, int per_path[AN_MAX_PATHS])
-{
-	struct radix_ent *e, *sorted;
-	size_t n = 0;
-
-	for (size_t i = 0; i < a->n_flows; i++)
-		n += a->flows[i].elephant && a->flows[i].predicted_path >= 0;
-	e = malloc((2 * n + 1) * sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	n = 0;
-	for (size_t i = 0; i < a->n_flows; i++) {
-		const struct flow_view *v = &a->flows[i];
-		struct flow_key id;
-
-		if (!v->elephant || v->predicted_path < 0)
-			continue;
-		id = flow_identity(&v->r->key);
-		e[n++] = (struct radix_ent){.key = (__u64)v->predicted_path << 58 |
-						   kindex_hash(&id, sizeof(id), 0) >> 6,
-					    .idx = i};
-	}
-	sorted = radix_sort(e, e + n, n);
-	for (size_t k = 0; k < n; k++)
-		if (!k || sorted[k].key != sorted[k - 1].key ||
-		    !same_identity(a, sorted[k].idx, sorted[k - 1].idx))
-			per_path[sorted[k].key >> 58]++;
-	free(e);
-	return 0;
-}
-
-/* The hash model's path for every data flow, and elephants predicted to share one. */
-static int predict(struct analysis *a, const struct analysis_opts *o)
-{
-	int per_path[AN_MAX_PATHS] = {}, err;
-	__u32 n = o->hash.n_paths < AN_MAX_PATHS ? o->hash.n_paths : AN_MAX_PATHS;
-
-	if (!o->predict || !n)
-		return 0;
-	for (size_t i = 0; i < a->n_flows; i++) {
-		struct flow_view *v = &a->flows[i];
-
-		if (v->is_data)
-			v->predicted_path = hash_path(&o->hash, &v->r->key) % n;
-	}
-	err = predicted_elephants(a, per_path);
-	if (err)
-		return err;
-	/* When the model's paths are this group's uplinks, in order. */
-	if ((int)n == a->n_paths)
-		for (int p = 0; p < a->n_paths; p++)
-			a->paths[p].predicted_elephants = per_path[p];
-	for (__u32 p = 0; p < n; p++) {
-		struct collision c = {.path = p, .idle_path = -1, .predicted = true};
-
-		if (per_path[p] < 2)
-			continue;
-		for (size_t i = 0; i < a->n_flows && c.n_flows < AN_ALERT_FLOWS; i++) {
-			bool named = false;
-
-			if (!a->flows[i].elephant || a->flows[i].predicted_path != (int)p)
-				continue;
-			for (int k = 0; k < c.n_flows && !named; k++)
-				named = same_identity(a, c.flows[k], i);
-			if (!named)
-				c.flows[c.n_flows++] = i;
-		}
-		for (__u32 q = 0; q < n; q++)
-			if (c.idle_path < 0 || per_path[q] < per_path[c.idle_path])
-				c.idle_path = q;
-		err = add_collision(a, &c);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 static int remember(struct analysis *a, const struct snapshot *s)
 {
 	bool rebuild = !a->index_ok || a->index_n + a->n_fresh > a->prev_index.size / 2;
@@ -737,9 +590,9 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	if (!err)
 		err = analysis_entropy(a);
 	if (!err)
-		err = find_collisions(a);
+		err = analysis_collisions(a);
 	if (!err)
-		err = predict(a, o);
+		err = analysis_predict(a, o);
 	if (!err)
 		err = detect_all(a, s, o);
 	if (!err)

@@ -28,6 +28,41 @@ bad:
 	return -EINVAL;
 }
 
+int opt_parse_bytes(const char *opt, const char *arg, __u64 min, __u64 max, __u64 *out)
+{
+	static const char units[] = "KMG";
+	unsigned long long v;
+	const char *u;
+	char *end;
+
+	if (!arg || !isdigit((unsigned char)arg[0]))
+		goto bad;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno)
+		goto bad;
+	/* 32M, 32MiB, 32MB, 32k: powers of 1024, as sysctl's buffer sizes. */
+	u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+	if (u) {
+		for (int shift = 10 * (int)(u - units + 1); shift; shift -= 10) {
+			if (v > (~0ULL >> 10))
+				goto bad;
+			v <<= 10;
+		}
+		end++;
+		if (!strcmp(end, "iB") || !strcmp(end, "B"))
+			end += strlen(end);
+	}
+	if (*end || v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	fp_err("%s: '%s' is not a size from %llu to %llu bytes (e.g. 4096, 64K, 32M, 1G)", opt,
+	       arg ? arg : "", (unsigned long long)min, (unsigned long long)max);
+	return -EINVAL;
+}
+
 int opt_parse_u32(const char *opt, const char *arg, __u32 min, __u32 max, __u32 *out)
 {
 	__u64 v;

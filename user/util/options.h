@@ -15,6 +15,8 @@
 int opt_parse_u64(const char *opt, const char *arg, __u64 min, __u64 max, __u64 *out);
 int opt_parse_u32(const char *opt, const char *arg, __u32 min, __u32 max, __u32 *out);
 int opt_parse_port(const char *opt, const char *arg, __u16 *out);
+/* Bytes, with K, M or G for powers of 1024 ("32M", "32MiB", "4096"), in [min, max]. */
+int opt_parse_bytes(const char *opt, const char *arg, __u64 min, __u64 max, __u64 *out);
 
 /*
  * A decimal ("0.5", "30") in [min, max]; of names what it counts in the
