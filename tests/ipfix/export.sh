@@ -193,17 +193,25 @@ check "--pcap up1=FILE: interfaceName is the path up1, sums equal replay --path"
 check "the truth had a path to compare" is "$TMP/up.truth" '[.flows[].path] | all(. == "up1")'
 
 # ---- a mirror session (crafted ERSPAN II copies): the mirror template, the session, its name ----
-python3 - "$TMP/mir.pcap" <<'PY'
+# mirror_pcap II|I OUT: 20 crafted copies of one QP's writes, ERSPAN II (session 101) or I.
+mirror_pcap() {
+	python3 - "$1" "$2" <<'PY'
 import struct, sys
 sys.path.insert(0, "tests/lib")
 import inject
-frames = [inject.erspan2(inject.write_only("10.99.0.1", "10.99.0.2", 49200, 17, i), 101, i,
-                         "10.98.0.1", "10.98.0.2") for i in range(20)]
-with open(sys.argv[1], "wb") as out:
+def copy(i):
+    f = inject.write_only("10.99.0.1", "10.99.0.2", 49200, 17, i)
+    if sys.argv[1] == "II":
+        return inject.erspan2(f, 101, i, "10.98.0.1", "10.98.0.2")
+    return inject.erspan1(f, "10.98.0.1", "10.98.0.2")
+with open(sys.argv[2], "wb") as out:
     out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-    for i, f in enumerate(frames):
+    for i in range(20):
+        f = copy(i)
         out.write(struct.pack("<IIII", 1700000000, i * 1000, len(f), len(f)) + f)
 PY
+}
+mirror_pcap II "$TMP/mir.pcap"
 start_recv udp 127.0.0.1 "$TMP/mir.ipfix"
 start_export mir --pcap "$TMP/mir.pcap" --speed 0 --listen none --ipfix "127.0.0.1:$RECV_PORT" \
 	--mirror-session 101=leaf1:eth49
@@ -214,17 +222,7 @@ check "mirror copies: a record with fabprobeMirrorSession 101" grep -q "fabprobe
 check "... whose interfaceName is the session's name" grep -q "interfaceName : (len: 11) leaf1:eth49" "$TMP/mir.dump"
 check "... and the 20 mirrored packets" grep -q "packetDeltaCount : 20" "$TMP/mir.dump"
 # ERSPAN I names no session: its records use a template without one (unknown is absent, not 0).
-python3 - "$TMP/mir1.pcap" <<'PY'
-import struct, sys
-sys.path.insert(0, "tests/lib")
-import inject
-frames = [inject.erspan1(inject.write_only("10.99.0.1", "10.99.0.2", 49200, 17, i),
-                         "10.98.0.1", "10.98.0.2") for i in range(20)]
-with open(sys.argv[1], "wb") as out:
-    out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-    for i, f in enumerate(frames):
-        out.write(struct.pack("<IIII", 1700000000, i * 1000, len(f), len(f)) + f)
-PY
+mirror_pcap I "$TMP/mir1.pcap"
 start_recv udp 127.0.0.1 "$TMP/mir1.ipfix"
 start_export mir1 --pcap "$TMP/mir1.pcap" --speed 0 --listen none --ipfix "127.0.0.1:$RECV_PORT"
 wait_stderr mir1 "has been read" && stop_export mir1

@@ -272,6 +272,14 @@ static void test_no_collision_when_balanced(void **state)
 	assert_null(find_alert(ALERT_PATH_IMBALANCE));
 }
 
+/* Predictions by a CRC32 model of four next-tier paths. */
+static void use_hash_model(void)
+{
+	fx.ao.predict = true;
+	fx.ao.hash.model = HASH_CRC32_LO;
+	fx.ao.hash.n_paths = 4;
+}
+
 static void test_predicted_collision_and_suggestion(void **state)
 {
 	struct flow_record *a, *b;
@@ -280,9 +288,7 @@ static void test_predicted_collision_and_suggestion(void **state)
 	__u32 want;
 
 	(void)state;
-	fx.ao.predict = true;
-	fx.ao.hash.model = HASH_CRC32_LO;
-	fx.ao.hash.n_paths = 4;
+	use_hash_model();
 	a = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 500000);
 	b = add_flow("10.0.0.1", "10.0.1.1", 50001, 2, UP2, 500000);
 	/* Move b's source port until the model puts it on a's path. */
@@ -316,9 +322,7 @@ static void test_predicted_collision_counts_queue_pairs(void **state)
 	__u32 want;
 
 	(void)state;
-	fx.ao.predict = true;
-	fx.ao.hash.model = HASH_CRC32_LO;
-	fx.ao.hash.n_paths = 4;
+	use_hash_model();
 	a = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 500000);
 	b = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP2, 490000);
 	analyse(1.0);
