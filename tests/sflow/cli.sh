@@ -32,6 +32,19 @@ expect() {
 	fi
 }
 
+# holds NAME CMD...: CMD succeeds (a check on what the last expect left in $tmp).
+holds() {
+	local name=$1
+	shift
+	if "$@"; then
+		pass=$((pass + 1))
+		echo "ok   $name"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $name"
+	fi
+}
+
 for c in top capture export; do
 	out=()
 	[ "$c" = capture ] && out=(-o "$tmp/b.tar.gz")
@@ -52,13 +65,8 @@ expect 1 "replay --sflow missing port map" "$FABPROBE" replay --sflow --sflow-po
 # A RoCE capture holds no sFlow: zero datagrams, exit 0, and a line saying so, naming
 # the port the capture's UDP went to (an empty report alone reads as a quiet fabric).
 expect 0 "replay --sflow of a capture without sFlow" "$FABPROBE" replay --sflow "$PCAPS/rdma_write_bw.pcap"
-if grep -q "no datagram to UDP port 6343 in 60 frames (20 UDP to other ports, most to 4791): --sflow-port" "$tmp/err"; then
-	pass=$((pass + 1))
-	echo "ok   ... and says no datagram went to port 6343, most to 4791"
-else
-	fail=$((fail + 1))
-	echo "FAIL replay --sflow of a capture without sFlow: no line saying so"
-fi
+holds "... and says no datagram went to port 6343, most to 4791" grep -q \
+	"no datagram to UDP port 6343 in 60 frames (20 UDP to other ports, most to 4791): --sflow-port" "$tmp/err"
 
 # A port someone else holds: one line, exit 1.
 python3 -c 'import socket,time; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1], flush=True); time.sleep(60)' >"$tmp/port" &
@@ -68,12 +76,8 @@ expect 1 "top --sflow on a port in use" "$FABPROBE" top --sflow "127.0.0.1:$(cat
 
 # Nothing arrives: one report with zero datagrams.
 expect 0 "top --sflow, nothing sent" "$FABPROBE" top --sflow 127.0.0.1:16342 --once -r 1 --json
-if python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; sys.exit(t["sflow_datagrams"] != 0 or json.load(open(sys.argv[1]))["mode"] != "live")' "$tmp/out"; then
-	pass=$((pass + 1))
-	echo "ok   top --sflow, nothing sent: zero datagrams, mode live"
-else
-	fail=$((fail + 1))
-	echo "FAIL top --sflow, nothing sent: report"
-fi
+holds "top --sflow, nothing sent: zero datagrams, mode live" python3 -c \
+	'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["totals"]["sflow_datagrams"] != 0 or r["mode"] != "live")' \
+	"$tmp/out"
 echo "sflow-cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
