@@ -13,7 +13,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-pass=0 fail=0
+. "$(dirname "$0")/../lib/check.sh"
 
 # expect CODE NAME CMD...
 expect() {
@@ -23,25 +23,12 @@ expect() {
 	rc=$?
 	lines=$(wc -l <"$tmp/err")
 	if [ "$rc" -eq "$want" ] && [ "$lines" -le 1 ]; then
-		pass=$((pass + 1))
+		PASS=$((PASS + 1))
 		echo "ok   $want $name"
 	else
-		fail=$((fail + 1))
+		FAIL=$((FAIL + 1))
 		echo "FAIL $name: exit $rc (want $want), $lines stderr lines"
 		sed 's/^/     stderr: /' "$tmp/err" | head -5
-	fi
-}
-
-# holds NAME CMD...: CMD succeeds (a check on what the last expect left in $tmp).
-holds() {
-	local name=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok   $name"
-	else
-		fail=$((fail + 1))
-		echo "FAIL $name"
 	fi
 }
 
@@ -65,7 +52,7 @@ expect 1 "replay --sflow missing port map" "$FABPROBE" replay --sflow --sflow-po
 # A RoCE capture holds no sFlow: zero datagrams, exit 0, and a line saying so, naming
 # the port the capture's UDP went to (an empty report alone reads as a quiet fabric).
 expect 0 "replay --sflow of a capture without sFlow" "$FABPROBE" replay --sflow "$PCAPS/rdma_write_bw.pcap"
-holds "... and says no datagram went to port 6343, most to 4791" grep -q \
+check "... and says no datagram went to port 6343, most to 4791" grep -q \
 	"no datagram to UDP port 6343 in 60 frames (20 UDP to other ports, most to 4791): --sflow-port" "$tmp/err"
 
 # A port someone else holds: one line, exit 1.
@@ -76,8 +63,7 @@ expect 1 "top --sflow on a port in use" "$FABPROBE" top --sflow "127.0.0.1:$(cat
 
 # Nothing arrives: one report with zero datagrams.
 expect 0 "top --sflow, nothing sent" "$FABPROBE" top --sflow 127.0.0.1:16342 --once -r 1 --json
-holds "top --sflow, nothing sent: zero datagrams, mode live" python3 -c \
+check "top --sflow, nothing sent: zero datagrams, mode live" python3 -c \
 	'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["totals"]["sflow_datagrams"] != 0 or r["mode"] != "live")' \
 	"$tmp/out"
-echo "sflow-cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish sflow-cli
