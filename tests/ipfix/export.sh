@@ -134,6 +134,11 @@ check "--ipfix-domain without --ipfix is a usage error" bad 2 --ipfix-domain 7
 check "--listen none without --ipfix is a usage error" bad 2 --listen none
 check "a collector name that does not resolve fails (exit 1)" \
 	bad 1 --ipfix no-such-host.invalid:4739 --listen none
+"$FABPROBE" export --pcap "$PCAPS/rdma_write_bw.pcap" --speed 0 --listen none --ipfix '[::1]' \
+	>/dev/null 2>"$TMP/port.err"
+check "a collector given without its port is named with the one used, 4739 (was '[::1]')" \
+	sh -c "grep -q 'sending IPFIX to \[::1\]:4739 over UDP' $TMP/port.err &&
+	       grep -q 'messages to \[::1\]:4739, ' $TMP/port.err"
 
 # ---- a shared capture at full speed: nfcapd, tshark and ipfixDump, one run ----
 cap=$PCAPS/nccl_nccl_node0.pcap

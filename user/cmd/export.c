@@ -362,7 +362,7 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr,
 			"fabprobe: sending IPFIX to %s over %s: a record per flow every %g s "
 			"(PEN %u, observation domain %u)\n",
-			e.ipfix.collector, e.ipfix.tcp ? "TCP" : "UDP", e.ipfix.interval_s,
+			e.ipfix.shown, e.ipfix.tcp ? "TCP" : "UDP", e.ipfix.interval_s,
 			e.ipfix.pen, e.ipfix.domain_id);
 	err = run(http ? &x : NULL, &ss, &e, xi);
 	code = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;

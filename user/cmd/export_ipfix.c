@@ -102,6 +102,11 @@ int export_ipfix_parse(struct export_ipfix_opts *o, int base, int opt, const cha
 		if (check_collector(arg))
 			return -EINVAL;
 		o->collector = arg;
+		/* A host alone goes to the IANA port: say which. */
+		if (arg[0] == '[' ? strstr(arg, "]:") : strchr(arg, ':'))
+			snprintf(o->shown, sizeof(o->shown), "%s", arg);
+		else
+			snprintf(o->shown, sizeof(o->shown), "%s:%u", arg, IPFIX_PORT_DEFAULT);
 		return 1;
 	case 1:
 		o->tcp = true;
@@ -331,7 +336,7 @@ void export_ipfix_close(struct export_ipfix *xi, int timeout_ms)
 		    "fabprobe: ipfix: %llu records in %llu messages to %s, %llu dropped, %llu lost "
 		    "to %llu send errors\n",
 		    (unsigned long long)st.records_sent, (unsigned long long)st.messages_sent,
-		    xi->o.collector,
+		    xi->o.shown,
 		    (unsigned long long)(st.records_dropped + fst.dropped + fst.due),
 		    (unsigned long long)st.records_lost, (unsigned long long)st.send_errors);
 	flow_export_free(&xi->fx);

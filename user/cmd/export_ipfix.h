@@ -25,6 +25,7 @@
 
 struct export_ipfix_opts {
 	const char *collector; /* "HOST:PORT", "[IPv6]:PORT"; NULL: no IPFIX */
+	char shown[300];       /* the collector with its port, as the messages name it */
 	bool tcp;
 	double interval_s; /* active and idle timeout, in the source's time */
 	__u32 pen;
