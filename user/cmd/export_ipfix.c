@@ -336,8 +336,7 @@ void export_ipfix_close(struct export_ipfix *xi, int timeout_ms)
 		    "fabprobe: ipfix: %llu records in %llu messages to %s, %llu dropped, %llu lost "
 		    "to %llu send errors\n",
 		    (unsigned long long)st.records_sent, (unsigned long long)st.messages_sent,
-		    xi->o.shown,
-		    (unsigned long long)(st.records_dropped + fst.dropped + fst.due),
+		    xi->o.shown, (unsigned long long)(st.records_dropped + fst.dropped + fst.due),
 		    (unsigned long long)st.records_lost, (unsigned long long)st.send_errors);
 	flow_export_free(&xi->fx);
 	pthread_mutex_destroy(&xi->lock);
