@@ -149,6 +149,32 @@ check "... with replay's alerts ($(jq '.alerts | length' "$TMP/replay.json"))" \
 check "--plain -d 5 -r 2 ends at 5 s, not at the next whole interval (6 s)" \
 	eq "$(grep '^fabprobe top: ' "$TMP/d5.txt" | grep -oE 'at [0-9]+ s' | tr '\n' ' ')" "at 2 s at 4 s at 5 s "
 
+echo "--- --sflow: the title is the listener, not the sampled ports"
+port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start 160 30 --sflow "127.0.0.1:$port" -r 0.5
+check "the dashboard listens" wait_screen 'sFlow listener' 
+# The datagrams of tcpdump's sFlow captures (Ethernet, IPv4, UDP), sent to the listener.
+python3 - "$port" "$PCAPS/ext/sflow_expanded.pcap" "$PCAPS/ext/sflow_multiple_counter_30_pdus.pcap" <<'EOF2'
+import socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for path in sys.argv[2:]:
+    d = open(path, "rb").read()
+    off = 24
+    while off + 16 <= len(d):
+        incl = struct.unpack("<I", d[off + 8:off + 12])[0]
+        f = d[off + 16:off + 16 + incl]
+        off += 16 + incl
+        ihl = (f[14] & 15) * 4
+        if f[12:14] == b"\x08\x00" and f[23] == 17:
+            s.sendto(f[14 + ihl + 8:], ("127.0.0.1", int(sys.argv[1])))
+EOF2
+sleep 1.5
+check "--sflow: the title names the listener once samples arrived (it showed the sampled ports)" \
+	matches "$(screen | head -1)" "sFlow on 127.0.0.1:$port \[sFlow listener, [1-9][0-9]* agents?\]"
+keys 2
+check "... the sampled ports are in the Paths view" wait_screen "^PATH" 3
+check "q exits 0" eq "$(quit_rc)" 0
+
 echo "--- --view"
 "$FABPROBE" top --pcap "$PCAP" --view nope >/dev/null 2>"$TMP/view.err"
 check "--view with an unknown name is a usage error (2)" eq "$?" 2
