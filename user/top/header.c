@@ -91,8 +91,7 @@ static void draw_title(struct ui *u)
 		o += snprintf(ifs + o, sizeof(ifs) - o, "%s%s%s%s", i ? " " : "",
 			      sd->points[i].name, mixed && sd->points[i].uplink ? "*" : "",
 			      point_gone(sd, sd->points[i].name) ? "(gone)" : "");
-	/* sFlow's points are the sampled switch ports (the Paths view): the title is the listener.
-	 */
+	/* sFlow's points are the switch ports it samples (Paths): the title is the listener. */
 	if (!sd->n_points || !sd->every_packet)
 		snprintf(ifs, sizeof(ifs), "%s", sd->what);
 	/* The right side says a recording ended. */
