@@ -168,6 +168,11 @@ static void test_duration(void **state)
 	assert_string_equal(fmt_duration(buf, sizeof(buf), 5 * 3600 + 125), "5h02m");
 	assert_string_equal(fmt_duration(buf, sizeof(buf), 2 * 86400 + 3 * 3600 + 59), "2d03h");
 	assert_string_equal(fmt_duration(buf, sizeof(buf), -3), "0s");
+	/* An alert's window: milliseconds below 0.1 s (a 4.5 ms capture said "0.0 s"). */
+	assert_string_equal(fmt_window(buf, sizeof(buf), 0.0045, true), "the whole 4.5 ms");
+	assert_string_equal(fmt_window(buf, sizeof(buf), 0.1, false), "the last 0.1 s");
+	assert_string_equal(fmt_window(buf, sizeof(buf), 5, false), "the last 5.0 s");
+	assert_string_equal(fmt_window(buf, sizeof(buf), 56.4, true), "the whole 56s");
 }
 
 static void test_trunc_edges(void **state)

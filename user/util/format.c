@@ -268,7 +268,10 @@ const char *fmt_window(char *buf, size_t len, double seconds, bool whole)
 	const char *when = whole ? "the whole" : "the last";
 	char d[16];
 
-	if (seconds < 10)
+	/* A capture of a few packets spans milliseconds: "0.0 s" would say nothing. */
+	if (seconds < 0.1)
+		snprintf(buf, len, "%s %.1f ms", when, seconds * 1e3);
+	else if (seconds < 10)
 		snprintf(buf, len, "%s %.1f s", when, seconds);
 	else
 		snprintf(buf, len, "%s %s", when, fmt_duration(d, sizeof(d), seconds));
