@@ -228,8 +228,11 @@ static void test_killed_and_forced(void **state)
 }
 
 /*
- * --force replaces a bundle, not a FIFO or a device; a link planted under
- * the bundle's working name is not written through.
+ * --force replaces a bundle, not a FIFO or a device; files beside it with
+ * names like a working name's (an old PATH.partial, a link planted there)
+ * are neither written through nor removed; the old bundle is replaced
+ * only once the new one is whole, also with a name too long for
+ * PATH.partial; a name too long for the directory fails before the run.
  */
 static void test_what_force_replaces(void **state)
 {
@@ -260,6 +263,26 @@ static void test_what_force_replaces(void **state)
 	assert_int_equal(len, 4);
 	snprintf(cmd, sizeof(cmd), "tar -tzf %s | grep -qx a.txt", path);
 	assert_int_equal(system(cmd), 0);
+	/* the FIFO and its link, victim and the link to it, the bundle: nothing else */
+	assert_int_equal(entries(dir), 5);
+	{
+		char name[260], longp[600];
+
+		/* 255 bytes: the longest name there is, no room for ".partial" */
+		memset(name, 'a', 248);
+		memcpy(name + 248, ".tar.gz", 8);
+		snprintf(longp, sizeof(longp), "%s/%s", dir, name);
+		assert_int_equal(bundle_open(&b, longp, false), 0);
+		assert_int_equal(bundle_add(&b, "a.txt", "a\n", 2), 0);
+		assert_int_equal(bundle_commit(&b), 0);
+		assert_int_equal(bundle_open(&b, longp, true), 0);
+		assert_int_equal(bundle_add(&b, "b.txt", "b\n", 2), 0);
+		assert_int_equal(bundle_commit(&b), 0);
+		assert_int_equal(entries(dir), 6);
+		memcpy(name + 248, ".tar.gzz", 9); /* 256 bytes: refused at once */
+		snprintf(longp, sizeof(longp), "%s/%s", dir, name);
+		assert_int_equal(bundle_open(&b, longp, true), -ENAMETOOLONG);
+	}
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);

@@ -2,9 +2,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/types.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "render/bundle.h"
@@ -49,9 +52,21 @@ static void dir_of(char *dir, size_t size, const char *path)
 }
 
 /*
+ * A fresh working name in the bundle's directory, DIR/.fabprobe-XXXXXX:
+ * short whatever the bundle's name, and never one that is there already
+ * (each use creates it exclusively), so no other file is ever touched.
+ */
+static void tmp_name(struct bundle *b)
+{
+	snprintf(b->tmp_path, sizeof(b->tmp_path), "%s/.fabprobe-XXXXXX", b->dir);
+}
+
+/*
  * The file the archive is written into: unnamed (O_TMPFILE) in the
  * bundle's directory, so that a run killed by any signal leaves nothing
- * behind; where that filesystem cannot make one, PATH.partial.
+ * behind; where that filesystem cannot make one, a working name made
+ * exclusively (mkostemp: a link planted in a directory others write to is
+ * never written through).
  */
 static int open_target(struct bundle *b)
 {
@@ -61,14 +76,9 @@ static int open_target(struct bundle *b)
 	b->unnamed = fd >= 0;
 	/* EISDIR: a kernel without O_TMPFILE; EOPNOTSUPP: a filesystem without it. */
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
-		/*
-		 * Made new, never opened through what is there: in a directory
-		 * others write to, a link planted under this name would have
-		 * root's bundle written wherever it points.
-		 */
+		tmp_name(b);
 		name = b->tmp_path;
-		unlink(name);
-		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = mkostemp(b->tmp_path, O_CLOEXEC);
 		b->named = fd >= 0;
 	}
 	if (fd < 0) {
@@ -95,6 +105,10 @@ int bundle_open(struct bundle *b, const char *path, bool force)
 	}
 	/* What is there already, found before a run of minutes, not at its end. */
 	exists = !lstat(path, &st);
+	if (!exists && errno != ENOENT) {
+		fp_err("cannot create %s: %s", path, strerror(errno)); /* a name too long, ... */
+		return -errno;
+	}
 	if (exists && S_ISLNK(st.st_mode) && stat(path, &st))
 		st.st_mode = S_IFLNK; /* a dangling link: a name taken all the same */
 	if (exists && S_ISDIR(st.st_mode)) {
@@ -111,7 +125,6 @@ int bundle_open(struct bundle *b, const char *path, bool force)
 		return -EEXIST;
 	}
 	dir_of(b->dir, sizeof(b->dir), path);
-	snprintf(b->tmp_path, sizeof(b->tmp_path), "%s.partial", path);
 	fd = open_target(b);
 	if (fd < 0)
 		return fd;
@@ -318,6 +331,27 @@ static int link_unnamed(int fd, const char *name)
 	return linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH) ? -errno : 0;
 }
 
+/* The unnamed archive under a fresh working name, for the rename over the old bundle. */
+static int link_tmp(struct bundle *b)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		char *x;
+		__u64 r;
+		int err;
+
+		tmp_name(b);
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = ((__u64)getpid() << 32 | (__u64)time(NULL)) + tries;
+		x = b->tmp_path + strlen(b->tmp_path) - 6;
+		for (int i = 0; i < 6; i++, r /= 36)
+			x[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[r % 36];
+		err = link_unnamed(b->sync_fd, b->tmp_path);
+		if (err != -EEXIST)
+			return err;
+	}
+	return -EEXIST;
+}
+
 /*
  * The finished archive under its name. link() refuses an existing name:
  * no silent overwrite without --force; with it, the archive is renamed
@@ -330,8 +364,7 @@ static int publish(struct bundle *b)
 	if (b->unnamed && !b->force)
 		return link_unnamed(b->sync_fd, b->path);
 	if (b->unnamed) {
-		unlink(b->tmp_path); /* left by a run killed between the link and the rename */
-		err = link_unnamed(b->sync_fd, b->tmp_path);
+		err = link_tmp(b);
 		if (err)
 			return err;
 		b->unnamed = false;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bundle.h - a gzip'ed tar written safely: into an unnamed file in the
- * destination's directory (PATH.partial where the filesystem cannot make
- * one), named only when complete, so that a run killed by any signal
+ * destination's directory (a fresh .fabprobe-XXXXXX where the filesystem
+ * cannot make one), named only when complete, so that a run killed by any signal
  * leaves nothing behind; mode 0600, never over an existing file unless
  * asked.
  */
@@ -19,7 +19,7 @@ struct bundle {
 	int sync_fd; /* a second handle on the file, to fsync once gzip is done */
 	char path[4096];
 	char dir[4096];		  /* path's directory: the archive's and scratch files' */
-	char tmp_path[4096 + 16]; /* PATH.partial */
+	char tmp_path[4096 + 32]; /* DIR/.fabprobe-XXXXXX, the archive's working name */
 	bool unnamed;		  /* the archive is an O_TMPFILE, named at commit */
 	bool named;		  /* tmp_path is ours, to remove on abort */
 	bool force;
