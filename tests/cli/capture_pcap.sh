@@ -41,6 +41,14 @@ done
 check "big.pcap: the 4 KB frames are sampled whole (4170 B)" \
 	test "$(tshark -r "$tmp/b/samples.pcapng" -T fields -e frame.cap_len 2>/dev/null | sort -u)" = 4170
 
+# No RoCE, so no sample: samples.pcapng still opens in tcpdump (libpcap wants an interface).
+tshark -r "$PCAPS/nccl_nccl_node0.pcap" -Y '!infiniband' -c 5 -w "$tmp/noroce.pcap" -F pcap 2>/dev/null
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap "$tmp/noroce.pcap" -o "$tmp/noroce.tar.gz" 2>/dev/null
+tar -xzf "$tmp/noroce.tar.gz" -C "$tmp/b"
+check "a bundle without samples: its samples.pcapng opens in tcpdump" \
+	tcpdump -r "$tmp/b/samples.pcapng" -w /dev/null -Z root
+
 # What a bundle says of its input: the capture, when its RoCE sent, that host.txt is not its host.
 rm -rf "$tmp/b" && mkdir "$tmp/b"
 TZ=UTC "$FABPROBE" capture --pcap "$PCAPS/nccl_nccl_node0.pcap" -o "$tmp/when.tar.gz" 2>/dev/null

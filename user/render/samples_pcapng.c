@@ -88,6 +88,8 @@ long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct
 	if (!iface || sample_ifaces(st, a, iface, &ids, &n_ids) || pcapng_begin(out))
 		goto out;
 	/* Every point a sample was taken at, by its name: tshark's frame.interface_name. */
+	if (!n_ids && pcapng_interface(out, FP_SAMPLE_SNAP, "none sampled"))
+		goto out; /* libpcap refuses a section without one */
 	for (size_t k = 0; k < n_ids; k++)
 		if (pcapng_interface(out, FP_SAMPLE_SNAP,
 				     source_point_name(src, ids[k], name, sizeof(name))))
