@@ -70,9 +70,9 @@ struct sflow_src {
 	char *iobuf; /* capture_open()'s */
 	int dlt;
 	__u64 t0_ns, clock_ns, frames;
-	/* UDP datagrams to other ports, and the port most of them went to (a majority vote). */
-	__u64 udp_other, port_votes;
-	__u16 port_lead;
+	/* UDP datagrams to other ports, and how many went to each (allocated at the first). */
+	__u64 udp_other;
+	__u32 *other_ports;
 	bool have_t0, ended, damaged;
 	char event[256];
 	unsigned int event_seq;
@@ -379,9 +379,10 @@ static int advance_capture(struct sflow_src *fs, double seconds)
 			decode(fs, u.payload, u.len, ts);
 		} else {
 			fs->udp_other++;
-			if (!fs->port_votes)
-				fs->port_lead = u.dport;
-			fs->port_votes += fs->port_lead == u.dport ? 1 : -1;
+			if (!fs->other_ports)
+				fs->other_ports = calloc(65536, sizeof(*fs->other_ports));
+			if (fs->other_ports)
+				fs->other_ports[u.dport]++;
 		}
 		if (fs->err)
 			return fs->err;
@@ -397,12 +398,21 @@ static int advance_capture(struct sflow_src *fs, double seconds)
 		     (unsigned long long)fs->frames, pcap_geterr(fs->pcap));
 		fs->damaged = true;
 	} else if (!fs->stats.datagrams && !fs->stats.malformed) {
+		unsigned int most = 0;
+
 		/* An empty report alone would read as a quiet fabric. */
-		note(fs,
-		     "%s: no datagram to UDP port %u in %llu frames (%llu UDP to other ports, "
-		     "most to %u): --sflow-port names the agents' port",
-		     fs->o.capture, fs->o.capture_port, (unsigned long long)fs->frames,
-		     (unsigned long long)fs->udp_other, fs->port_votes ? fs->port_lead : 0);
+		for (unsigned int p = 1; fs->other_ports && p < 65536; p++)
+			if (fs->other_ports[p] > fs->other_ports[most])
+				most = p;
+		if (fs->udp_other)
+			note(fs,
+			     "%s: no datagram to UDP port %u in %llu frames (%llu UDP to other "
+			     "ports, most to %u): --sflow-port names the agents' port",
+			     fs->o.capture, fs->o.capture_port, (unsigned long long)fs->frames,
+			     (unsigned long long)fs->udp_other, most);
+		else
+			note(fs, "%s: no UDP datagram in %llu frames: no sFlow to read", fs->o.capture,
+			     (unsigned long long)fs->frames);
 	}
 	fs->ended = true;
 	return 1;
@@ -557,6 +567,7 @@ static void sflow_destroy(struct source *s)
 	if (fs->fd >= 0)
 		close(fs->fd);
 	capture_close(fs->pcap, fs->iobuf);
+	free(fs->other_ports);
 	sflow_ports_free(&fs->ports);
 	sflow_seq_free(&fs->seq);
 	free(fs->frame);
