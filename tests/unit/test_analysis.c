@@ -645,6 +645,12 @@ static void test_series_columns_by_name(void **state)
 	assert_true(s.samples[0].path_bps[0] == 100);
 	assert_true(s.samples[1].path_bps[0] == 50);
 	assert_true(s.samples[1].path_bps[1] == 900);
+	/* Two paths of one name (two sessions named alike): one column, their sum. */
+	snprintf(a.paths[0].name, FP_NAME_LEN, "erspan:1");
+	assert_int_equal(series_add(&s, &a, 3.0), 0);
+	assert_int_equal(s.n_paths, 2);
+	assert_true(s.samples[2].path_bps[0] == 950);
+	assert_true(s.samples[2].path_bps[1] == 0);
 	series_free(&s);
 }
 

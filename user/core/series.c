@@ -48,8 +48,9 @@ int series_add(struct series *s, const struct analysis *a, double t_s)
 
 		if (k < 0)
 			continue; /* more paths over the run than one analysis holds */
-		x->path_bps[k] = a->paths[p].bps;
-		x->path_flows[k] = a->paths[p].flows;
+		/* Two sessions given one name (--mirror-session 1=up,2=up) are one column. */
+		x->path_bps[k] += a->paths[p].bps;
+		x->path_flows[k] += a->paths[p].flows;
 	}
 	x->n_paths = s->n_paths;
 	return 0;
