@@ -134,7 +134,7 @@ install: $(BUILD)/fabprobe
 	install -m 0644 README.md docs/*.md scripts/fabprobe-export.service \
 		$(DESTDIR)$(PREFIX)/share/doc/fabprobe/
 	for d in grafana prometheus ipfix; do \
-		install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/doc/fabprobe/$$d docs/$$d/*; \
+		install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/doc/fabprobe/$$d docs/$$d/* || exit 1; \
 	done
 
 clean:

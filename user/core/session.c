@@ -29,7 +29,7 @@ static void announce_nic(const struct nic_state *s)
 		s->n_ports, s->n_ports == 1 ? "" : "s", s->n_netdevs, s->n_netdevs == 1 ? "" : "s",
 		s->info[0] ? "; " : "", s->info);
 	if (bad)
-		fprintf(stderr, "; %zu counter file%s unreadable (not a number), left out", bad,
+		fprintf(stderr, "; %zu counter file%s unreadable or not a number, left out", bad,
 			bad == 1 ? "" : "s");
 	fputc('\n', stderr);
 }

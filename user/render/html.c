@@ -258,7 +258,7 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 	fmt_markup(out, r->src->what);
 	fprintf(out, " (");
 	fmt_markup(out, r->src->how);
-	fprintf(out, "); RoCE traffic %s.</p>\n", report_span(r, span, sizeof(span)));
+	fprintf(out, "); RoCE traffic: %s.</p>\n", report_span(r, span, sizeof(span)));
 	fprintf(out,
 		"<p>Made %s, %.0f s observed; %llu frames, %llu RoCE, "
 		"%zu flows, %llu malformed.</p>\n",

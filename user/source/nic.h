@@ -62,7 +62,7 @@ struct nic_counter {
 struct nic_counters {
 	struct nic_counter *v;
 	size_t n, cap;
-	size_t unreadable; /* counter files not read: not a number, or past NIC_MAX_COUNTERS */
+	size_t unreadable; /* counter files that could not be read or hold no number */
 };
 
 /* One port of an RDMA device (port 0: the device-wide hw_counters). */
