@@ -2,9 +2,10 @@
 /*
  * core.h - the one parse-and-account core behind every entry point:
  * parse the frame, classify it, account it. It never changes the packet;
- * the entry points return XDP_PASS / TC_ACT_OK whatever happens here, but
- * for the one opt-in exception: XDP drops mirror copies when mirror_drop
- * is set (a port that only receives mirror copies).
+ * the entry points return XDP_PASS / TC_ACT_UNSPEC (TCX_NEXT: the next
+ * program on the hook decides, else the packet passes) whatever happens
+ * here, but for the one opt-in exception: XDP drops mirror copies when
+ * mirror_drop is set (a port that only receives mirror copies).
  */
 #ifndef __FP_CORE_H
 #define __FP_CORE_H

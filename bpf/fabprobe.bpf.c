@@ -18,8 +18,15 @@
 
 #include "core.h"
 
-/* From <linux/pkt_cls.h>, which vmlinux.h does not carry (it is a macro). */
-#define TC_ACT_OK 0
+/*
+ * From <linux/pkt_cls.h>, which vmlinux.h does not carry (a macro): the
+ * verdict that leaves the packet to whoever comes next. In tcx it is
+ * TCX_NEXT, the next program of the chain; in a cls_bpf filter, the next
+ * filter; after the last, the packet passes as if nothing had run.
+ * TC_ACT_OK would pass it at once, so a program attached after this one
+ * (a second fabprobe, another tool's policy) would never see it.
+ */
+#define TC_ACT_UNSPEC (-1)
 
 /*
  * Headers the core must see in the linear part of an skb: the deepest is
@@ -232,14 +239,14 @@ SEC("tc")
 int fp_tc_ingress(struct __sk_buff *skb)
 {
 	fp_skb(skb, FP_DIR_INGRESS);
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 SEC("tc")
 int fp_tc_egress(struct __sk_buff *skb)
 {
 	fp_skb(skb, FP_DIR_EGRESS);
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

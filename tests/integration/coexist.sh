@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # A second fabprobe beside a running one (the exporter the systemd unit
 # starts): it must just work and count the same packets, watching ingress
-# through tcx where the first holds XDP, with one line saying so. Another
+# through tcx where the first holds XDP, with one line saying so, and
+# egress behind the first's tcx program, which leaves each packet to the
+# next (TCX_NEXT), not passes it on at once. Another
 # tool's XDP program is named, never replaced; --hook xdp refuses it.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -41,14 +43,16 @@ ip netns exec "$NS" "$FABPROBE" top -i vb --once -r 3 --json >"$TMP/top.json" 2>
 top=$!
 wait_attached "$TMP/top.err"
 at $INJECT va 200 --rate 400 >"$TMP/inject.json"
+at $INJECT vb 100 --rate 400 --sport 50000 >/dev/null # out of vb: its egress
 wait "$top"
 rc=$?
 check "top beside the exporter exits 0" eq "$rc" 0
 check "one line says XDP is taken by another fabprobe and tc is used" \
 	grep -q "XDP is taken on vb ('fp_xdp', id [0-9]*) by another fabprobe: watching ingress there with tc instead" "$TMP/top.err"
-check "top counted every frame" eq "$(roce_of "$TMP/top.json")" 200
+check "top counted every frame, in and out (egress was the exporter's alone)" \
+	eq "$(roce_of "$TMP/top.json")" 300
 sleep 1.2
-check "the exporter counted every frame too" eq "$(($(scrape_roce) - before))" 200
+check "the exporter counted every frame too" eq "$(($(scrape_roce) - before))" 300
 check "the exporter still runs" kill -0 "$exporter"
 kill -INT "$exporter"
 wait "$exporter" 2>/dev/null

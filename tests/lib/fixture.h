@@ -114,11 +114,11 @@
 #define TS0	      1700000000000000000ULL
 #define TS(i)	      (TS0 + (i)*1000ULL)
 
-/* Verdicts: enum xdp_action and TC_ACT_OK (a macro vmlinux.h lacks). */
-#define XDP_ABORTED_ 0
-#define XDP_DROP_    1
-#define XDP_PASS_    2
-#define TC_ACT_OK_   0
+/* Verdicts: enum xdp_action and TC_ACT_UNSPEC (TCX_NEXT; a macro vmlinux.h lacks). */
+#define XDP_ABORTED_   0
+#define XDP_DROP_      1
+#define XDP_PASS_      2
+#define TC_ACT_UNSPEC_ (-1)
 
 /* Which programs a fixture runs through, beyond XDP. */
 #define RUN_TC_INGRESS 0x1
