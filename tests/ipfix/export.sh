@@ -140,6 +140,17 @@ check "a collector given without its port is named with the one used, 4739 (was 
 	sh -c "grep -q 'sending IPFIX to \[::1\]:4739 over UDP' $TMP/port.err &&
 	       grep -q 'messages to \[::1\]:4739, ' $TMP/port.err"
 
+# ---- the exporter's start time: one value, before the first refresh and after ----
+port=$(free_port tcp)
+start_export st --pcap "$PCAPS/nccl_nccl_node0.pcap" -r 2 --listen "127.0.0.1:$port"
+wait_stderr st "serving metrics"
+curl -s "http://127.0.0.1:$port/metrics" | grep '^fabprobe_start_time_seconds ' >"$TMP/st1"
+sleep 3
+curl -s "http://127.0.0.1:$port/metrics" | grep '^fabprobe_start_time_seconds ' >"$TMP/st2"
+stop_export st
+check "fabprobe_start_time_seconds holds from the first scrape on (it moved after the first refresh)" \
+	sh -c "[ -s $TMP/st1 ] && cmp -s $TMP/st1 $TMP/st2"
+
 # ---- a shared capture at full speed: nfcapd, tshark and ipfixDump, one run ----
 cap=$PCAPS/nccl_nccl_node0.pcap
 check "replay --json of $(basename "$cap") (the truth)" truth "$TMP/nccl.truth" "$cap"

@@ -34,8 +34,9 @@ struct export_opts {
 	unsigned int top_flows;
 	const char *listen; /* "none": no HTTP server (IPFIX only) */
 	struct export_ipfix_opts ipfix;
-	double refresh_s; /* the loop's period: the shorter of the two intervals */
-	double slice_s;	  /* of the source's time between two IPFIX pumps */
+	double refresh_s;    /* the loop's period: the shorter of the two intervals */
+	double slice_s;	     /* of the source's time between two IPFIX pumps */
+	double start_time_s; /* UNIX time the session started, read once for every scrape */
 };
 
 static double unix_now(void)
@@ -186,7 +187,7 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 	struct metrics_self self = {
 	    .version = FABPROBE_VERSION,
 	    .interval_s = e->refresh_s,
-	    .start_time_s = unix_now() - session_clock_s(ss),
+	    .start_time_s = e->start_time_s,
 	};
 	struct metrics_view v = {
 	    .snap = &ss->snap,
@@ -276,7 +277,7 @@ static int publish_empty(struct exporter *x, struct session *ss, const struct ex
 	if (!acc0)
 		return -ENOMEM;
 	self0.interval_s = e->refresh_s;
-	self0.start_time_s = unix_now();
+	self0.start_time_s = e->start_time_s;
 	err = http_publish(x, &v0, &self0);
 	free(acc0);
 	return err;
@@ -339,6 +340,7 @@ int cmd_export(int argc, char **argv)
 		export_ipfix_close(xi, 0);
 		return FP_EXIT_FAIL;
 	}
+	e.start_time_s = unix_now() - session_clock_s(&ss);
 	if (http) {
 		if (publish_empty(&x, &ss, &e)) {
 			fp_err("export: out of memory");
@@ -362,8 +364,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr,
 			"fabprobe: sending IPFIX to %s over %s: a record per flow every %g s "
 			"(PEN %u, observation domain %u)\n",
-			e.ipfix.shown, e.ipfix.tcp ? "TCP" : "UDP", e.ipfix.interval_s,
-			e.ipfix.pen, e.ipfix.domain_id);
+			e.ipfix.shown, e.ipfix.tcp ? "TCP" : "UDP", e.ipfix.interval_s, e.ipfix.pen,
+			e.ipfix.domain_id);
 	err = run(http ? &x : NULL, &ss, &e, xi);
 	code = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
 cleanup:
