@@ -120,6 +120,8 @@ keys Escape
 check "Esc clears the filter" ge "$(flow_rows | grep -c .)" 6
 type_filter "vni=100"
 check "vni=100 matches no bare RoCE flow" eq "$(flow_rows | grep -c .)" 0
+check "... and the empty table keeps its header's layout (FLOW took the whole width)" \
+	matches "$(screen)" "^FLOW \(src > dst\) {1,12}SPORT "
 keys Escape
 type_filter "path=${UP[$MOUSE]}"
 check "path=${UP[$MOUSE]} keeps the mouse, not the elephants" \

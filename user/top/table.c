@@ -53,11 +53,13 @@ void table_layout(struct column *c, int n, int width, int natural)
 		c[worst].on = false;
 	}
 	if (flex >= 0) {
+		/* With no rows (a filter that matches none) the title is what it holds. */
+		int fit = natural > 0 ? natural : c[flex].title ? (int)strlen(c[flex].title) : 0;
 		int w = width - others;
 
 		/* Wide terminals: the flexible column keeps 2 spare, the rest is margin. */
-		if (natural > 0 && w > natural + 2)
-			w = natural + 2;
+		if (fit > 0 && w > fit + 2)
+			w = fit + 2;
 		if (c[flex].max && w > c[flex].max)
 			w = c[flex].max;
 		c[flex].width = w > c[flex].min ? w : c[flex].min;
