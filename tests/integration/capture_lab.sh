@@ -60,7 +60,8 @@ out = subprocess.run(["tshark", "-n", "-r", sys.argv[1], "-Y", "infiniband.bth",
                       "-e", "udp.srcport", "-e", "frame.comment"], capture_output=True, text=True, check=True).stdout
 rows = [l.split("\t") for l in out.splitlines()]
 for port in sys.argv[2:]:
-    mine = [r for r in rows if r[0] == port]
+    # The flow's own packets; its answers (ACKs, CNPs: the same port) say so in theirs.
+    mine = [r for r in rows if r[0] == port and r[1].startswith("fabprobe: flow raised")]
     assert mine, f"no sampled packet of sport {port}"
     assert all("elephant_collision" in r[1] for r in mine), mine[:2]
     assert len(mine) <= 8 * 2, f"{len(mine)} samples of one flow (8 per CPU)"
@@ -70,13 +71,24 @@ check "samples.pcapng: the elephants' packets on interface $up, outbound" python
 import subprocess, sys
 out = subprocess.run(["tshark", "-n", "-r", sys.argv[1], "-Y", "infiniband.bth", "-T", "fields",
                       "-e", "udp.srcport", "-e", "frame.interface_name",
-                      "-e", "frame.packet_flags_direction"],
+                      "-e", "frame.packet_flags_direction", "-e", "frame.comment"],
                      capture_output=True, text=True, check=True).stdout
 rows = [l.split("\t") for l in out.splitlines()]
-mine = [r for r in rows if r[0] in sys.argv[3:]]
+# Their own packets: the answers (same source port, inbound) say they answer them.
+mine = [r for r in rows if r[0] in sys.argv[3:] and r[3].startswith("fabprobe: flow raised")]
 assert mine, "no sampled elephant packet"
 assert all(r[1] == sys.argv[2] for r in mine), f"interfaces {sorted({r[1] for r in mine})}"
 assert all(int(r[2], 0) == 2 for r in mine), f"directions {sorted({r[2] for r in mine})}"
+PY
+check "samples.pcapng: the answering flows' packets too, for cnp_without_ce (the CNPs' direction had none)" \
+	python3 - "$TMP/b/samples.pcapng" "$TMP/b/report.json" <<'PY'
+import json, subprocess, sys
+if "cnp_without_ce" not in [a["type"] for a in json.load(open(sys.argv[2]))["alerts"]]:
+    sys.exit("no cnp_without_ce in this run to check")
+out = subprocess.run(["tshark", "-n", "-r", sys.argv[1], "-T", "fields", "-e", "frame.comment"],
+                     capture_output=True, text=True, check=True).stdout
+rev = [l for l in out.splitlines() if l.startswith("fabprobe: the flow this one answers raised")]
+assert any("cnp_without_ce" in l for l in rev), sorted(set(out.splitlines()))
 PY
 check "samples.pcapng opens cleanly in tshark: no Malformed, whole frames" python3 - "$TMP/b/samples.pcapng" <<'PY'
 import subprocess, sys

@@ -26,6 +26,27 @@ static void alert_types_of(const struct analysis *a, const struct flow_key *k, c
 	}
 }
 
+/*
+ * What a sample is evidence of: its flow's alerts, else those of the flow
+ * it answers (its reverse: the CNPs of cnp_without_ce, the NAKs behind
+ * retransmits). *reverse says which. "" if neither raised any.
+ */
+static void sample_alerts(const struct analysis *a, const struct flow_key *k, char *buf, size_t len,
+			  bool *reverse)
+{
+	int i;
+
+	*reverse = false;
+	alert_types_of(a, k, buf, len);
+	if (buf[0])
+		return;
+	i = analysis_find(a, k);
+	if (i < 0 || a->flows[i].reverse < 0)
+		return;
+	alert_types_of(a, &a->flows[a->flows[i].reverse].r->key, buf, len);
+	*reverse = buf[0] != '\0';
+}
+
 #define NO_IFACE UINT32_MAX
 
 /*
@@ -38,6 +59,7 @@ static int sample_ifaces(const struct sample_store *st, const struct analysis *a
 {
 	char types[256];
 	size_t cap = 0;
+	bool rev;
 
 	*ids = NULL;
 	*n_ids = 0;
@@ -46,7 +68,7 @@ static int sample_ifaces(const struct sample_store *st, const struct analysis *a
 		size_t k = 0;
 
 		iface[i] = NO_IFACE;
-		alert_types_of(a, &st->s[i].key, types, sizeof(types));
+		sample_alerts(a, &st->s[i].key, types, sizeof(types), &rev);
 		if (!types[0])
 			continue;
 		while (k < *n_ids && (*ids)[k] != id)
@@ -81,6 +103,7 @@ long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct
 			  const struct source_desc *src, __s64 clock_offset_ns)
 {
 	char types[256], comment[320], name[32];
+	bool rev;
 	__u32 *iface = malloc((st->n ? st->n : 1) * sizeof(*iface)), *ids = NULL;
 	long written = -1;
 	size_t n_ids;
@@ -100,8 +123,9 @@ long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct
 
 		if (iface[i] == NO_IFACE)
 			continue;
-		alert_types_of(a, &s->key, types, sizeof(types));
-		snprintf(comment, sizeof(comment), "fabprobe: flow raised %s", types);
+		sample_alerts(a, &s->key, types, sizeof(types), &rev);
+		snprintf(comment, sizeof(comment), "fabprobe: %s raised %s",
+			 rev ? "the flow this one answers" : "flow", types);
 		if (pcapng_packet(out, iface[i], s->ts_ns + clock_offset_ns,
 				  sample_dir(src, &s->key), st->bytes + s->off, s->cap_len,
 				  s->wire_len, comment)) {
