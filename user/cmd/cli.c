@@ -154,7 +154,7 @@ int opt_parse_sflow(struct sflow_opts *so, int opt, const char *arg)
 	case OPT_SFLOW_RCVBUF: {
 		__u64 v;
 
-		/* The kernel doubles it for its bookkeeping, within INT_MAX: 512M is the most it grants. */
+		/* The kernel doubles it, within INT_MAX: 512M is the most it grants. */
 		if (opt_parse_bytes("--sflow-rcvbuf", arg, 4096, 1U << 29, &v))
 			return -EINVAL;
 		so->rcvbuf_bytes = v;

@@ -66,7 +66,7 @@ enum {
 	"                           counts are estimates scaled by each sample's rate\n"           \
 	"      --sflow-port-map FILE  name and group switch ports: lines\n"                        \
 	"                           \"AGENT IFINDEX NAME [GROUP]\" (same GROUP: one ECMP group)\n" \
-	"      --sflow-rcvbuf BYTES the listener's socket receive buffer: 4K to 512M (default\n"    \
+	"      --sflow-rcvbuf BYTES the listener's socket receive buffer: 4K to 512M (default\n"   \
 	"                           32M; K, M, G are powers of 1024)\n"
 
 #define OPT_PROBE_LONG_OPTS                                                                        \

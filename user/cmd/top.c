@@ -64,9 +64,9 @@ static void print_header(const struct session *ss, FILE *out, bool whole)
 
 	for (int i = 0; i < ss->desc.n_points; i++)
 		uplinks |= ss->desc.points[i].uplink;
-	fprintf(out, "fabprobe top: %s (%s%s), %s %.0f s, %s %.1f s\n", ss->desc.what,
-		ss->desc.how, uplinks ? "; * uplink" : "", ss->desc.finite ? "at" : "up",
-		ss->desc.clock_s, over, dt);
+	fprintf(out, "fabprobe top: %s (%s%s), %s %.0f s, %s %.1f s\n", ss->desc.what, ss->desc.how,
+		uplinks ? "; * uplink" : "", ss->desc.finite ? "at" : "up", ss->desc.clock_s, over,
+		dt);
 	/* NIC counters alone: no frames to count (the NIC's own rates follow). */
 	if (!strcmp(ss->desc.mode, "nic"))
 		return;

@@ -350,8 +350,7 @@ static void text_ports(FILE *out, const struct nic_state *s)
 			p->has_gid_addr ? fmt_addr(gid, sizeof(gid), p->gid_addr, p->gid_v6) : "",
 			p->link_layer, p->hw.n + p->pma.n);
 		if (p->hw.unreadable + p->pma.unreadable)
-			fprintf(out, ", %zu unreadable",
-				p->hw.unreadable + p->pma.unreadable);
+			fprintf(out, ", %zu unreadable", p->hw.unreadable + p->pma.unreadable);
 		fputc('\n', out);
 		for (size_t k = 0; k < nic_n_known_rdma; k++) {
 			const struct nic_counter *c =

@@ -411,8 +411,8 @@ static int advance_capture(struct sflow_src *fs, double seconds)
 			     fs->o.capture, fs->o.capture_port, (unsigned long long)fs->frames,
 			     (unsigned long long)fs->udp_other, most);
 		else
-			note(fs, "%s: no UDP datagram in %llu frames: no sFlow to read", fs->o.capture,
-			     (unsigned long long)fs->frames);
+			note(fs, "%s: no UDP datagram in %llu frames: no sFlow to read",
+			     fs->o.capture, (unsigned long long)fs->frames);
 	}
 	fs->ended = true;
 	return 1;
