@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,39 +26,40 @@ static void alert_types_of(const struct analysis *a, const struct flow_key *k, c
 }
 
 /*
- * What a sample is evidence of: its flow's alerts, else those of the flow
- * it answers (its reverse: the CNPs of cnp_without_ce, the NAKs behind
- * retransmits). *reverse says which. "" if neither raised any.
+ * The flow whose alerts a sample is evidence of: its own, else the flow it
+ * answers (its reverse: the CNPs of cnp_without_ce, the NAKs behind
+ * retransmits); NULL when neither raised any.
  */
-static void sample_alerts(const struct analysis *a, const struct flow_key *k, char *buf, size_t len,
-			  bool *reverse)
-{
-	int i;
-
-	*reverse = false;
-	alert_types_of(a, k, buf, len);
-	if (buf[0])
-		return;
-	i = analysis_find(a, k);
-	if (i < 0 || a->flows[i].reverse < 0)
-		return;
-	alert_types_of(a, &a->flows[a->flows[i].reverse].r->key, buf, len);
-	*reverse = buf[0] != '\0';
-}
-
-#define NO_IFACE UINT32_MAX
-
-/*
- * Each written sample's interface: its observation point's, numbered in
- * the order first met (NO_IFACE: its flow raised nothing), the points in
- * ids[*n_ids]. Returns -1 when out of memory.
- */
-static int sample_ifaces(const struct sample_store *st, const struct analysis *a, __u32 *iface,
-			 __u32 **ids, size_t *n_ids)
+static const struct flow_key *evidence_of(const struct analysis *a, const struct flow_key *k)
 {
 	char types[256];
+	int i;
+
+	alert_types_of(a, k, types, sizeof(types));
+	if (types[0])
+		return k;
+	i = analysis_find(a, k);
+	if (i < 0 || a->flows[i].reverse < 0)
+		return NULL;
+	k = &a->flows[a->flows[i].reverse].r->key;
+	alert_types_of(a, k, types, sizeof(types));
+	return types[0] ? k : NULL;
+}
+
+/* A sample to write: its interface block, and the flow whose alerts it shows. */
+struct placed {
+	__u32 iface;
+	const struct flow_key *evidence; /* NULL: its flow raised nothing, not written */
+};
+
+/*
+ * Each sample's evidence and interface: its observation point's, numbered
+ * in the order first met, the points in ids[*n_ids]. -1 when out of memory.
+ */
+static int place_samples(const struct sample_store *st, const struct analysis *a, struct placed *pl,
+			 __u32 **ids, size_t *n_ids)
+{
 	size_t cap = 0;
-	bool rev;
 
 	*ids = NULL;
 	*n_ids = 0;
@@ -67,9 +67,8 @@ static int sample_ifaces(const struct sample_store *st, const struct analysis *a
 		__u32 id = st->s[i].key.ifindex;
 		size_t k = 0;
 
-		iface[i] = NO_IFACE;
-		sample_alerts(a, &st->s[i].key, types, sizeof(types), &rev);
-		if (!types[0])
+		pl[i].evidence = evidence_of(a, &st->s[i].key);
+		if (!pl[i].evidence)
 			continue;
 		while (k < *n_ids && (*ids)[k] != id)
 			k++;
@@ -84,7 +83,7 @@ static int sample_ifaces(const struct sample_store *st, const struct analysis *a
 			}
 			(*ids)[(*n_ids)++] = id;
 		}
-		iface[i] = k;
+		pl[i].iface = k;
 	}
 	return 0;
 }
@@ -103,12 +102,12 @@ long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct
 			  const struct source_desc *src, __s64 clock_offset_ns)
 {
 	char types[256], comment[320], name[32];
-	bool rev;
-	__u32 *iface = malloc((st->n ? st->n : 1) * sizeof(*iface)), *ids = NULL;
+	struct placed *pl = malloc((st->n ? st->n : 1) * sizeof(*pl));
+	__u32 *ids = NULL;
 	long written = -1;
 	size_t n_ids;
 
-	if (!iface || sample_ifaces(st, a, iface, &ids, &n_ids) || pcapng_begin(out))
+	if (!pl || place_samples(st, a, pl, &ids, &n_ids) || pcapng_begin(out))
 		goto out;
 	/* Every point a sample was taken at, by its name: tshark's frame.interface_name. */
 	if (!n_ids && pcapng_interface(out, FP_SAMPLE_SNAP, "none sampled"))
@@ -121,12 +120,12 @@ long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct
 	for (size_t i = 0; i < st->n; i++) {
 		const struct sample *s = &st->s[i];
 
-		if (iface[i] == NO_IFACE)
+		if (!pl[i].evidence)
 			continue;
-		sample_alerts(a, &s->key, types, sizeof(types), &rev);
+		alert_types_of(a, pl[i].evidence, types, sizeof(types));
 		snprintf(comment, sizeof(comment), "fabprobe: %s raised %s",
-			 rev ? "the flow this one answers" : "flow", types);
-		if (pcapng_packet(out, iface[i], s->ts_ns + clock_offset_ns,
+			 pl[i].evidence == &s->key ? "flow" : "the flow this one answers", types);
+		if (pcapng_packet(out, pl[i].iface, s->ts_ns + clock_offset_ns,
 				  sample_dir(src, &s->key), st->bytes + s->off, s->cap_len,
 				  s->wire_len, comment)) {
 			written = -1;
@@ -135,7 +134,7 @@ long samples_write_pcapng(FILE *out, const struct sample_store *st, const struct
 		written++;
 	}
 out:
-	free(iface);
+	free(pl);
 	free(ids);
 	return written;
 }
