@@ -73,7 +73,6 @@ static int open_target(struct bundle *b)
 	const char *name = b->path;
 	int fd = open(b->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 
-	b->unnamed = fd >= 0;
 	/* EISDIR: a kernel without O_TMPFILE; EOPNOTSUPP: a filesystem without it. */
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
 		tmp_name(b);
@@ -361,13 +360,12 @@ static int publish(struct bundle *b)
 {
 	int err;
 
-	if (b->unnamed && !b->force)
+	if (!b->named && !b->force)
 		return link_unnamed(b->sync_fd, b->path);
-	if (b->unnamed) {
+	if (!b->named) {
 		err = link_tmp(b);
 		if (err)
 			return err;
-		b->unnamed = false;
 		b->named = true; /* an abort removes it */
 	}
 	if (b->force)

@@ -20,8 +20,7 @@ struct bundle {
 	char path[4096];
 	char dir[4096];		  /* path's directory: the archive's and scratch files' */
 	char tmp_path[4096 + 32]; /* DIR/.fabprobe-XXXXXX, the archive's working name */
-	bool unnamed;		  /* the archive is an O_TMPFILE, named at commit */
-	bool named;		  /* tmp_path is ours, to remove on abort */
+	bool named; /* the archive is at tmp_path (ours, removed on abort); else an O_TMPFILE */
 	bool force;
 	bool failed;
 };
