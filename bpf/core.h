@@ -53,24 +53,28 @@ enum fp_class {
 	FP_CLASS_ROCE,
 	FP_CLASS_OTHER,
 	FP_CLASS_MALFORMED,
+	/* Other, and said: cut between the RoCE port and the BTH's end, no queue pair to count. */
+	FP_CLASS_ROCE_CUT,
 };
 
 /*
  * A header in error past the RoCE or VXLAN port makes the frame malformed,
- * but for one cut short in a truncated mirror copy: the switch left those
- * bytes out on purpose, so the copy is what it shows as far as it goes.
+ * but for one cut short where the bytes were cut, not sent short: in a
+ * truncated mirror copy (the switch left them out on purpose), or past
+ * what a capture's snap length kept. The frame is what it shows as far as
+ * it goes.
  */
 static __always_inline int bad_header(const struct fp_pkt *p, int err)
 {
-	if (err == FP_CUT && (p->encap & FP_ENCAP_TRUNC))
+	if (err == FP_CUT && (p->encap & FP_ENCAP_CUT))
 		return FP_CLASS_OTHER;
 	return FP_CLASS_MALFORMED;
 }
 
 /*
  * The UDP header is parsed; classify what follows on the RoCE port. A
- * truncated mirror copy cut before the BTH's 12 bytes has no queue pair to
- * count: it is other, and counted as a RoCE packet the copy cut off.
+ * frame cut before the BTH's 12 bytes has no queue pair to count: it is
+ * other, and counted as a RoCE packet the cut took (FP_CLASS_ROCE_CUT).
  */
 static __always_inline int classify_roce(struct cursor *c, struct fp_pkt *p, __u32 payload_len,
 					 bool bad_len)
@@ -82,8 +86,8 @@ static __always_inline int classify_roce(struct cursor *c, struct fp_pkt *p, __u
 	err = parse_bth(c, payload_len, p);
 	if (!err)
 		return FP_CLASS_ROCE;
-	if (err == FP_CUT && (p->encap & FP_ENCAP_TRUNC))
-		p->roce_cut = 1;
+	if (err == FP_CUT && (p->encap & FP_ENCAP_CUT))
+		return FP_CLASS_ROCE_CUT;
 	return bad_header(p, err);
 }
 
@@ -559,12 +563,13 @@ static __always_inline void take_sample(void *ctx, bool xdp, struct fp_pkt *p,
 }
 
 /* Count a mirror copy, and the drop the XDP entry point will make of it. */
-static __always_inline void account_mirror(const struct fp_pkt *p, struct fp_totals *t, bool xdp)
+static __always_inline void account_mirror(const struct fp_pkt *p, struct fp_totals *t, bool xdp,
+					   int class)
 {
 	t->cnt[FP_CNT_MIRRORED]++;
 	if (p->encap & FP_ENCAP_TRUNC)
 		t->cnt[FP_CNT_MIRROR_TRUNCATED]++;
-	if (p->roce_cut)
+	if (class == FP_CLASS_ROCE_CUT)
 		t->cnt[FP_CNT_MIRROR_ROCE_CUT]++;
 	if (p->mirror_ft)
 		t->cnt[FP_CNT_MIRROR_NOT_ETH]++;
@@ -600,19 +605,23 @@ static __always_inline void fp_process(void *ctx, struct fp_pkt *p, void *data, 
 	t->cnt[FP_CNT_BYTES] += frame_len;
 
 	p->len = frame_len;
+	if (frame_len > (__u32)(data_end - data))
+		p->encap = FP_ENCAP_SHORT;
 	class = fp_parse(&c, p);
 	if (p->encap) {
 		if (p->encap & FP_ENCAP_VXLAN)
 			t->cnt[FP_CNT_VXLAN]++;
 		if (p->encap & FP_ENCAP_MIRROR)
-			account_mirror(p, t, xdp);
-	}
-	if (class == FP_CLASS_OTHER) {
-		t->cnt[FP_CNT_OTHER]++;
-		return;
+			account_mirror(p, t, xdp, class);
+		else if (class == FP_CLASS_ROCE_CUT)
+			t->cnt[FP_CNT_ROCE_CUT]++;
 	}
 	if (class == FP_CLASS_MALFORMED) {
 		t->cnt[FP_CNT_MALFORMED]++;
+		return;
+	}
+	if (class != FP_CLASS_ROCE) {
+		t->cnt[FP_CNT_OTHER]++;
 		return;
 	}
 	t->cnt[FP_CNT_ROCE]++;

@@ -238,6 +238,7 @@ enum fp_counter {
 	FP_CNT_MIRROR_ROCE_CUT,	 /* truncated copies cut between the RoCE port and the BTH's end */
 	FP_CNT_MIRROR_NOT_ETH,	 /* ERSPAN III copies of a frame that is not Ethernet (FT != 0) */
 	FP_CNT_MIRROR_DROPPED,	 /* mirror copies XDP dropped (mirror_drop) */
+	FP_CNT_ROCE_CUT, /* frames cut (snap length) between the RoCE port and the BTH's end */
 	FP_CNT_MAX,
 };
 

@@ -17,6 +17,14 @@
 #define FP_ENCAP_VXLAN	0x01
 #define FP_ENCAP_MIRROR 0x02 /* a mirror copy: the mirror fields after the key are set */
 #define FP_ENCAP_TRUNC	0x04 /* a mirror copy shorter than the packet it carries */
+/*
+ * Fewer of the frame's bytes are readable than it had on the wire: a
+ * capture's snap length cut it (replay), or the rest is past an skb's or
+ * XDP buffer's linear part. A header cut there is unseen, not malformed.
+ */
+#define FP_ENCAP_SHORT 0x08
+/* Either: a header that runs past the bytes here was cut, not sent short. */
+#define FP_ENCAP_CUT (FP_ENCAP_TRUNC | FP_ENCAP_SHORT)
 
 #define FP_OTHER     (-1)
 #define FP_MALFORMED (-2)
@@ -83,7 +91,6 @@ struct fp_pkt {
 	__u8 mirror_type;
 	__u8 mirror_flags; /* FP_FLOW_MIRROR_* */
 	__u8 mirror_ft;	   /* ERSPAN III frame type; not 0: not Ethernet */
-	__u8 roce_cut;	   /* truncated copy cut between the RoCE port and the BTH's end */
 	__u32 mirror_id;
 	__u32 mirror_src;
 	__u32 mirror_off; /* where the mirrored frame starts */
@@ -318,7 +325,6 @@ static __always_inline int parse_gre(struct cursor *c, struct fp_pkt *p, __u16 *
 	p->mirror_id = 0;
 	p->mirror_flags = 0;
 	p->mirror_ft = 0;
-	p->roce_cut = 0;
 	if (fl & FP_GRE_FLAG_K) {
 		/* Always true after the check above; the verifier wants it said. */
 		if ((void *)(gre + key_off + 4) > c->end)
@@ -440,10 +446,15 @@ static __always_inline int parse_vxlan(struct cursor *c, __u32 *vni)
 	 FP_NIBBLE(FP_OP_FETCH_ADD, 7) | FP_NIBBLE(FP_OP_SEND_LAST_INV, 1) |                       \
 	 FP_NIBBLE(FP_OP_SEND_ONLY_INV, 1))
 
-/* Before the operation's headers: RDETH + DETH (RD), DETH (UD), XRCETH (XRC). */
+/*
+ * Before the operation's headers of a request: RDETH + DETH (RD), DETH
+ * (UD), XRCETH (XRC). A response (READ response, ACK, ATOMIC ACK) carries
+ * the RDETH alone in RD and no XRCETH in XRC (IBTA 9.3; rxe_opcode.c).
+ */
 #define FP_TRANSPORT_HDR                                                                           \
 	(FP_NIBBLE(FP_TRANSPORT_RD >> 5, 1 + 2) | FP_NIBBLE(FP_TRANSPORT_UD >> 5, 2) |             \
 	 FP_NIBBLE(FP_TRANSPORT_XRC >> 5, 1))
+#define FP_TRANSPORT_RESP_HDR FP_NIBBLE(FP_TRANSPORT_RD >> 5, 1)
 /* The transports whose operations the table above describes (not CNP, not reserved). */
 #define FP_TRANSPORT_OPS                                                                           \
 	(1U << (FP_TRANSPORT_RC >> 5) | 1U << (FP_TRANSPORT_UC >> 5) |                             \
@@ -464,9 +475,14 @@ static __always_inline bool op_has_aeth(__u8 op)
 }
 
 /* Bytes of transport headers that precede the operation's own headers. */
-static __always_inline __u32 transport_hdr_len(__u8 transport)
+static __always_inline __u32 transport_hdr_len(__u8 transport, __u8 op)
 {
-	return ((FP_TRANSPORT_HDR >> ((transport >> 5) * 4)) & 15) * 4;
+	/* READ_RESP_FIRST (0x0D) to ATOMIC_ACK (0x12): the responses. */
+	__u32 table = (__u8)(op - FP_OP_READ_RESP_FIRST) <= FP_OP_ATOMIC_ACK - FP_OP_READ_RESP_FIRST
+			  ? FP_TRANSPORT_RESP_HDR
+			  : FP_TRANSPORT_HDR;
+
+	return ((table >> ((transport >> 5) * 4)) & 15) * 4;
 }
 
 static __always_inline bool transport_has_ops(__u8 transport)
@@ -478,9 +494,10 @@ static __always_inline bool transport_has_ops(__u8 transport)
  * BTH and the extension headers the accounting needs: RETH (READ length)
  * and AETH (ACK/NAK syndrome). payload_len is the UDP payload length, so a
  * packet too short to hold its headers and the ICRC is malformed. In a
- * truncated mirror copy an extension header may be missing: the packet is
- * still RoCE, without what that header would have told (no ACK/NAK class;
- * a READ's length unknown, so the next request cannot look like a gap).
+ * truncated mirror copy, or a frame a capture's snap length cut, an
+ * extension header may be missing: the packet is still RoCE, without what
+ * that header would have told (no ACK/NAK class; a READ's length unknown,
+ * so the next request cannot look like a gap).
  */
 static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct fp_pkt *p)
 {
@@ -504,25 +521,28 @@ static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct
 	if (p->opcode == FP_OPCODE_CNP)
 		need += 16; /* reserved bytes (Annex A17.9.3) */
 	else if (transport_has_ops(transport))
-		need += transport_hdr_len(transport) + op_ext_len(op);
+		need += transport_hdr_len(transport, op) + op_ext_len(op);
 	if (payload_len < need)
 		return FP_MALFORMED;
 
 	if (!transport_has_ops(transport))
 		return 0;
-	ext = bth + FP_BTH_LEN + transport_hdr_len(transport);
+	ext = bth + FP_BTH_LEN + transport_hdr_len(transport, op);
 	if (op == FP_OP_READ_REQ) {
 		/* RETH: VA (8), R_Key (4), DMA length (4). */
 		if ((void *)(ext + FP_RETH_LEN) > c->end) {
-			if (!(p->encap & FP_ENCAP_TRUNC))
+			if (!(p->encap & FP_ENCAP_CUT))
 				return FP_CUT;
 			p->read_len = FP_READ_LEN_UNKNOWN;
 			return 0;
 		}
+		/* Past 2^31 (IBTA's most) it is no length: as unknown, not a wrap. */
 		p->read_len = get_be32(ext + 12);
+		if (p->read_len > FP_READ_LEN_UNKNOWN)
+			p->read_len = FP_READ_LEN_UNKNOWN;
 	} else if (op_has_aeth(op)) {
 		if ((void *)(ext + FP_AETH_LEN) > c->end)
-			return p->encap & FP_ENCAP_TRUNC ? 0 : FP_CUT;
+			return p->encap & FP_ENCAP_CUT ? 0 : FP_CUT;
 		p->syndrome = ext[0];
 		p->has_aeth = 1;
 	}

@@ -530,6 +530,8 @@ static const struct read_spec read_zero = {.psn = 100, .dma_len = 0, .next_psn =
 static const struct read_spec read_wrap = {.psn = 0xFFFFFE, .dma_len = 4096, .next_psn = 2};
 /* Far beyond anything a READ of 4096 bytes could reserve at any PMTU. */
 static const struct read_spec read_gap = {.psn = 100, .dma_len = 4096, .next_psn = 200};
+/* Past IBTA's 2^31: no length (as unknown), where ceil(len / 256) wrapped to 0 PSNs. */
+static const struct read_spec read_huge = {.psn = 100, .dma_len = 0xFFFFFFFF, .next_psn = 200};
 
 static void b_fecn_becn(struct fx *fx)
 {
@@ -1254,6 +1256,12 @@ static const struct fixture fixtures[] = {
 	READ_THEN_SEND(1),
     },
     {
+	.name = "read_len_past_2_31_no_gap",
+	.build = b_read_then_send,
+	.arg = &read_huge,
+	READ_THEN_SEND(0),
+    },
+    {
 	.name = "fecn_becn",
 	.build = b_fecn_becn,
 	.totals = T_ROCE(3, 3 * SEND64, 1),
@@ -1559,6 +1567,20 @@ static const struct op_case op_cases[] = {
      .opcode = XRC_SEND_ONLY_INV,
      .ext_len = S_XRCETH + S_IETH,
      .ext = ext_xrc_ieth},
+    /* XRC responses carry no XRCETH (IBTA 9.3; rxe_opcode.c): as RC's. */
+    {.name = "xrc_read_response_first",
+     .opcode = XRC_READ_RESP_FIRST,
+     .ext_len = S_AETH,
+     .ext = ext_aeth},
+    {.name = "xrc_read_response_middle",
+     .opcode = XRC_READ_RESP_MIDDLE,
+     .ext_len = 0,
+     .ext = ext_none},
+    {.name = "xrc_ack", .opcode = XRC_ACK, .ext_len = S_AETH, .ext = ext_aeth, .acks = 1},
+    {.name = "xrc_atomic_ack",
+     .opcode = XRC_ATOMIC_ACK,
+     .ext_len = S_AETH + S_ATOMICACKETH,
+     .ext = ext_atomic_ack},
 };
 
 /* BTH, the opcode's headers and the ICRC, no payload; short: one byte less. */
@@ -1792,6 +1814,91 @@ static void test_cut(void **state)
 	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
 	check_totals(&g_snap, want);
 	assert_int_equal(g_snap.n_flows, 0);
+}
+
+/*
+ * The same cuts made by a capture's snap length: the frame was whole on
+ * the wire (its wire length says so), only fewer bytes were kept. A header
+ * the cut took is unseen, never malformed: before the BTH the frame is
+ * other, cut inside the BTH it is other and counted as cut before the BTH
+ * (roce_cut), with the BTH whole it is RoCE.
+ */
+static void test_cut_snaplen(void **state)
+{
+	const struct cut_case *cc = *state;
+	__u64 want[FP_CNT_MAX] = {0};
+	struct frame *f;
+	__u32 len, wire;
+	int err;
+
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	build(&g_fx, cc->build, NULL);
+	f = &g_fx.frames[0];
+	wire = f->len;
+	len = fr_off(f, cc->at) + cc->plus;
+	fr_cut(f, len);
+
+	err = probe_run_frame(&g_probe, f->data, f->len, wire, TS(0), FX_PATH);
+	if (cc->class == CUT_REFUSED) {
+		assert_int_equal(err, -EINVAL);
+		return;
+	}
+	assert_int_equal(err, 0);
+	want[FP_CNT_FRAMES] = 1;
+	want[FP_CNT_BYTES] = wire;
+	/* VXLAN is counted once its header is whole. */
+	want[FP_CNT_VXLAN] = !strncmp(cc->name, "cut_vxlan", 9) &&
+			     (cc->at > FR_H_VXLAN || (cc->at == FR_H_VXLAN && cc->plus >= 8));
+	if (cc->at < FR_H_BTH) {
+		want[FP_CNT_OTHER] = 1;
+	} else if (cc->at == FR_H_BTH && cc->plus < S_BTH) {
+		want[FP_CNT_OTHER] = 1;
+		want[FP_CNT_ROCE_CUT] = 1;
+	} else {
+		want[FP_CNT_ROCE] = 1;
+		want[FP_CNT_FLOW_NEW] = 1;
+	}
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	check_totals(&g_snap, want);
+	assert_int_equal(g_snap.n_flows, want[FP_CNT_ROCE]);
+	if (g_snap.n_flows)
+		assert_int_equal(g_snap.flows[0].c.bytes, wire);
+}
+
+/*
+ * PSNs 1, 2, 3, 4 where the capture cut the READ request at 3 inside its
+ * RETH: the request is RoCE with its length unknown, so 4 is no gap.
+ */
+static void test_snaplen_read_no_gap(void **state)
+{
+	(void)state;
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	g_fx.n = 0;
+	for (__u32 psn = 1; psn <= 4; psn++) {
+		struct frame *f = v4(&g_fx);
+
+		if (psn != 3) {
+			send_only(f, psn);
+			continue;
+		}
+		bth(f, RC_READ_REQ, QP_A, psn);
+		fr_reth(f, 0x1000, 0x1, 65536);
+		tail(f, 0);
+		f->wire_len = f->len;
+		fr_cut(f, fr_off(f, FR_H_RETH) + 6);
+	}
+	for (int i = 0; i < 4; i++) {
+		struct frame *f = &g_fx.frames[i];
+
+		assert_int_equal(
+		    probe_run_frame(&g_probe, f->data, f->len, fr_wire_len(f), TS(i), FX_PATH), 0);
+	}
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.totals[FP_CNT_ROCE], 4);
+	assert_int_equal(g_snap.totals[FP_CNT_MALFORMED], 0);
+	assert_int_equal(g_snap.n_flows, 1);
+	assert_int_equal(g_snap.flows[0].c.psn_gaps, 0);
+	assert_int_equal(g_snap.flows[0].c.retransmits, 0);
 }
 
 /* ---- LRU pressure ---------------------------------------------------------- */
@@ -2679,6 +2786,10 @@ int main(void)
 	}
 	for (size_t i = 0; i < N_CUTS; i++)
 		fx_add("", cut_cases[i].name, test_cut, &cut_cases[i]);
+	for (size_t i = 0; i < N_CUTS; i++)
+		if (!cut_cases[i].refit)
+			fx_add("snaplen/", cut_cases[i].name, test_cut_snaplen, &cut_cases[i]);
+	fx_add("", "snaplen_read_request_cut_in_reth_no_gap", test_snaplen_read_no_gap, NULL);
 	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
 	fx_add("", "slot_collisions_one_tag_20_flows", test_slot_collisions, NULL);
 	fx_add("", "table_rids_kept_as_flows_come_and_go", test_table_rids_churn, NULL);

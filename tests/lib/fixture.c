@@ -154,6 +154,7 @@ static const char *const cnt_names[FP_CNT_MAX] = {
     [FP_CNT_MIRROR_ROCE_CUT] = "mirror_roce_cut",
     [FP_CNT_MIRROR_NOT_ETH] = "mirror_not_eth",
     [FP_CNT_MIRROR_DROPPED] = "mirror_dropped",
+    [FP_CNT_ROCE_CUT] = "roce_cut",
 };
 
 void check_totals(const struct snapshot *s, const __u64 want[FP_CNT_MAX])
