@@ -381,6 +381,67 @@ static void test_ce_without_reverse_is_silent(void **state)
 	assert_null(find_alert(ALERT_CE_WITHOUT_CNP));
 }
 
+/*
+ * Two QPs from A to B, one reverse flow B to A: the ACKs of the first
+ * (same source port). The second QP's reverse is not in view, so its CE
+ * marks tell nothing: the only flow back is the first one's, not its.
+ */
+static void test_reverse_fallback_not_another_flows(void **state)
+{
+	struct flow_record *a, *b;
+
+	(void)state;
+	a = add_flow("10.0.0.1", "10.0.1.1", 50001, 1, UP1, 100000);
+	b = add_flow("10.0.0.1", "10.0.1.1", 50002, 3, UP1, 100000);
+	b->c.ecn[3] = 10;
+	add_reverse(a, 5, 0);
+	analyse(1.0);
+	assert_int_equal(fx.an.flows[0].reverse, 2);
+	assert_int_equal(fx.an.flows[1].reverse, -1);
+	assert_null(find_alert(ALERT_CE_WITHOUT_CNP));
+}
+
+/* A VXLAN flow between inner hosts: its inner source port, and the VTEP's outer one. */
+static struct flow_record *vxlan_of(struct flow_record *r, const char *in_src, const char *in_dst,
+				    __u16 in_sport, __u16 outer_sport)
+{
+	r->key.flags |= FP_FLOW_VXLAN;
+	r->key.vni = 5001;
+	r->key.dport = 4789;
+	inet_pton(AF_INET, in_src, r->key.inner_src);
+	inet_pton(AF_INET, in_dst, r->key.inner_dst);
+	r->key.inner_sport = in_sport;
+	r->key.inner_dport = 4791;
+	r->key.sport = outer_sport;
+	return r;
+}
+
+/*
+ * In VXLAN the NIC's symmetric source port is the inner one; the outer one
+ * is each VTEP's hash, different both ways. Two QPs between the VTEPs, so
+ * the hosts alone cannot pair them: the inner port must.
+ */
+static void test_vxlan_reverse_by_inner_port(void **state)
+{
+	struct flow_record *d, *e;
+	const struct alert *al;
+
+	(void)state;
+	d = vxlan_of(add_flow("10.20.0.1", "10.20.0.2", 0, 1, UP1, 100000), "192.168.0.1",
+		     "192.168.0.2", 52001, 40001);
+	d->c.ecn[3] = 10;
+	e = vxlan_of(add_flow("10.20.0.1", "10.20.0.2", 0, 3, UP1, 100000), "192.168.0.1",
+		     "192.168.0.2", 52003, 40003);
+	vxlan_of(add_reverse(d, 5, 0), "192.168.0.2", "192.168.0.1", 52001, 45001);
+	vxlan_of(add_reverse(e, 5, 1), "192.168.0.2", "192.168.0.1", 52003, 45003);
+	analyse(1.0);
+	assert_int_equal(fx.an.flows[0].reverse, 2);
+	assert_int_equal(fx.an.flows[1].reverse, 3);
+	al = find_alert(ALERT_CE_WITHOUT_CNP);
+	assert_non_null(al);
+	assert_int_equal(al->flows[0].sport, 40001);
+}
+
 static void test_cnp_without_ce(void **state)
 {
 	(void)state;
@@ -1082,6 +1143,8 @@ int main(void)
 	    T(test_ce_without_cnp),
 	    T(test_ce_with_cnp_is_fine),
 	    T(test_ce_without_reverse_is_silent),
+	    T(test_reverse_fallback_not_another_flows),
+	    T(test_vxlan_reverse_by_inner_port),
 	    T(test_cnp_without_ce),
 	    T(test_not_ect),
 	    T(test_grouped_alert),

@@ -61,6 +61,21 @@ static void test_addr_v6_rfc5952(void **state)
 	}
 }
 
+/* RFC 5952 section 6: an IPv6 address with a port in brackets, so the port cannot read as a group.
+ */
+static void test_endpoint(void **state)
+{
+	__u8 a4[16] = {10, 0, 0, 1}, a6[16] = {0x20, 0x01, 0x0d, 0xb8};
+	char buf[FP_ENDPOINT_STRLEN];
+
+	(void)state;
+	assert_string_equal(fmt_endpoint(buf, sizeof(buf), a4, false, 4791), "10.0.0.1:4791");
+	assert_string_equal(fmt_endpoint(buf, sizeof(buf), a6, true, 4791), "[2001:db8::]:4791");
+	memset(a6, 0xff, sizeof(a6));
+	assert_string_equal(fmt_endpoint(buf, sizeof(buf), a6, true, 65535),
+			    "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535");
+}
+
 static void test_si_units(void **state)
 {
 	static const struct {
@@ -262,6 +277,7 @@ int main(void)
 	    cmocka_unit_test(test_addr_v4),
 	    cmocka_unit_test(test_addr_v4_as_inet_ntop),
 	    cmocka_unit_test(test_addr_v6_rfc5952),
+	    cmocka_unit_test(test_endpoint),
 	    cmocka_unit_test(test_si_units),
 	    cmocka_unit_test(test_trunc),
 	    cmocka_unit_test(test_opcode_names),

@@ -48,10 +48,10 @@ static const char *window(const struct analysis *a)
 
 static const char *flow_name(char *buf, size_t len, const struct flow_key *k)
 {
-	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN];
+	char src[FP_ENDPOINT_STRLEN], dst[FP_ADDR_STRLEN];
 	bool v6 = k->flags & FP_FLOW_IPV6;
 
-	snprintf(buf, len, "%s:%u>%s qp %u", fmt_addr(src, sizeof(src), k->src, v6), k->sport,
+	snprintf(buf, len, "%s>%s qp %u", fmt_endpoint(src, sizeof(src), k->src, v6, k->sport),
 		 fmt_addr(dst, sizeof(dst), k->dst, v6), k->dest_qp);
 	return buf;
 }

@@ -37,12 +37,25 @@ struct join {
 	bool qps_differ;   /* and another data flow a different destination QP (port join) */
 };
 
+/*
+ * In VXLAN the queue pair's hosts are the inner addresses: the outer ones
+ * are VTEPs that many hosts share, and the outer source port is the VTEP's
+ * hash of the inner headers, not the NIC's symmetric one.
+ */
 static void host_key_of(struct host_key *h, const struct flow_key *k)
 {
+	bool vx = k->flags & FP_FLOW_VXLAN;
+
 	memset(h, 0, sizeof(*h));
-	memcpy(h->src, k->src, 16);
-	memcpy(h->dst, k->dst, 16);
+	memcpy(h->src, vx ? k->inner_src : k->src, 16);
+	memcpy(h->dst, vx ? k->inner_dst : k->dst, 16);
 	h->vni = k->vni;
+}
+
+/* The source port the queue pair's NIC chose: the inner one in VXLAN. */
+static __u16 roce_sport(const struct flow_key *k)
+{
+	return k->flags & FP_FLOW_VXLAN ? k->inner_sport : k->sport;
 }
 
 /* A rid's flow's joins. */
@@ -66,7 +79,7 @@ static void hash_chunk(const struct analysis *a, const __u32 *flow, size_t i0, s
 	for (size_t c = 0; c < n; c++) {
 		const struct flow_key *k = &a->flows[nth(flow, i0 + c)].r->key;
 
-		pk[c] = (struct port_key){.sport = k->sport};
+		pk[c] = (struct port_key){.sport = roce_sport(k)};
 		host_key_of(&pk[c].hosts, k);
 		hh[c] = kindex_hash(&pk[c].hosts, sizeof(pk[c].hosts), 0);
 		ph[c] = kindex_hash(&pk[c], sizeof(pk[c]), 0);
@@ -271,12 +284,22 @@ static int join_count(struct analysis *a)
 	return shared ? join_count_shared(a) : 0;
 }
 
+/* Flow f's source port has a flow in the other direction: f is that flow's reverse. */
+static bool port_answered(const struct analysis *a, int f)
+{
+	const struct analysis_joins *j = &a->joins;
+	int rp = j->port[j->ids[analysis_rid(a, f)].port].rev;
+
+	return rp >= 0 && j->port[rp].flow >= 0;
+}
+
 /*
  * ACKs, NAKs and CNPs of a queue pair travel in the other direction with
  * the requester's QP as destination. The QP number of the requester is not
  * in the data packets, so pair by addresses: the reverse flow with the same
  * UDP source port (RoCE NICs derive it from both QP numbers, the same both
- * ways), else the only reverse flow between the two hosts.
+ * ways), else the only reverse flow between the two hosts, unless its port
+ * pairs it with another flow already.
  */
 static void pair_reverse(struct analysis *a)
 {
@@ -289,7 +312,7 @@ static void pair_reverse(struct analysis *a)
 		prefetch_joins(a, i);
 		if (rp >= 0 && j->port[rp].flow >= 0)
 			a->flows[i].reverse = j->port[rp].flow;
-		else if (rh >= 0 && j->host[rh].count == 1)
+		else if (rh >= 0 && j->host[rh].count == 1 && !port_answered(a, j->host[rh].flow))
 			a->flows[i].reverse = j->host[rh].flow;
 	}
 }

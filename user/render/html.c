@@ -156,7 +156,8 @@ static void flows_table(FILE *out, const struct report *rep)
 {
 	const struct snapshot *s = rep->snap;
 	const struct analysis *a = rep->an;
-	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN], rate[32], bytes[32], who[NIC_COMM_LEN + 16];
+	char src[FP_ENDPOINT_STRLEN], dst[FP_ADDR_STRLEN], rate[32], bytes[32],
+	    who[NIC_COMM_LEN + 16];
 
 	fprintf(out,
 		"<h2>Top flows</h2>\n<p>rate: over the whole capture; packets to gaps: since the "
@@ -169,9 +170,8 @@ static void flows_table(FILE *out, const struct report *rep)
 		const struct flow_view *v = &a->flows[i];
 		bool v6 = r->key.flags & FP_FLOW_IPV6;
 
-		fprintf(out, "<tr%s><td>%s:%u</td><td>%s</td>",
-			v->elephant ? " class='elephant'" : "",
-			fmt_addr(src, sizeof(src), r->key.src, v6), r->key.sport,
+		fprintf(out, "<tr%s><td>%s</td><td>%s</td>", v->elephant ? " class='elephant'" : "",
+			fmt_endpoint(src, sizeof(src), r->key.src, v6, r->key.sport),
 			fmt_addr(dst, sizeof(dst), r->key.dst, v6));
 		if (r->key.flags & FP_FLOW_VXLAN)
 			fprintf(out, "<td>%u</td>", r->key.vni);

@@ -495,10 +495,10 @@ static void text_totals(FILE *out, const struct snapshot *s)
 
 static const char *flow_endpoints(char *buf, size_t len, const struct flow_key *k)
 {
-	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN];
+	char src[FP_ENDPOINT_STRLEN], dst[FP_ADDR_STRLEN];
 	bool v6 = k->flags & FP_FLOW_IPV6;
 
-	snprintf(buf, len, "%s:%u > %s", fmt_addr(src, sizeof(src), k->src, v6), k->sport,
+	snprintf(buf, len, "%s > %s", fmt_endpoint(src, sizeof(src), k->src, v6, k->sport),
 		 fmt_addr(dst, sizeof(dst), k->dst, v6));
 	return buf;
 }

@@ -149,24 +149,24 @@ static void draw(struct ui *u, struct vstate *vs, int y0, int height)
 {
 	const struct flow_key *k = &u->detail_key;
 	bool v6 = k->flags & FP_FLOW_IPV6, iv6 = k->flags & FP_FLOW_INNER_IPV6;
-	char src[FP_ADDR_STRLEN], dst[FP_ADDR_STRLEN], vni[16];
+	char src[FP_ENDPOINT_STRLEN], dst[FP_ENDPOINT_STRLEN], vni[16];
 	struct lines l = {u, y0, y0 + height};
 	int f = analysis_find(u->an, k);
 
 	(void)vs;
 	fill_line(y0, ui_attr(u, R_HEAD));
-	line(&l, 0, ui_attr(u, R_HEAD), " flow %s:%u > %s:%u  qp %u  vni %s  seen on %s %s",
-	     fmt_addr(src, sizeof(src), k->src, v6), k->sport,
-	     fmt_addr(dst, sizeof(dst), k->dst, v6), k->dport, k->dest_qp,
+	line(&l, 0, ui_attr(u, R_HEAD), " flow %s > %s  qp %u  vni %s  seen on %s %s",
+	     fmt_endpoint(src, sizeof(src), k->src, v6, k->sport),
+	     fmt_endpoint(dst, sizeof(dst), k->dst, v6, k->dport), k->dest_qp,
 	     vni_text(vni, sizeof(vni), k), iface_name(u, k->ifindex), fmt_dir(k->dir));
 	if (f < 0) {
 		line(&l, 0, ui_attr(u, R_WARN),
 		     "not in the latest snapshot: evicted from the flow table or gone");
 	} else {
 		if (k->flags & FP_FLOW_VXLAN)
-			line(&l, 0, A_NORMAL, "inner       %s:%u > %s:%u",
-			     fmt_addr(src, sizeof(src), k->inner_src, iv6), k->inner_sport,
-			     fmt_addr(dst, sizeof(dst), k->inner_dst, iv6), k->inner_dport);
+			line(&l, 0, A_NORMAL, "inner       %s > %s",
+			     fmt_endpoint(src, sizeof(src), k->inner_src, iv6, k->inner_sport),
+			     fmt_endpoint(dst, sizeof(dst), k->inner_dst, iv6, k->inner_dport));
 		counter_lines(&l, f);
 	}
 	history_lines(&l, history_find(&u->hist, k));

@@ -39,6 +39,15 @@ const char *fmt_addr(char *buf, size_t len, const __u8 addr[16], bool v6)
 	return buf;
 }
 
+const char *fmt_endpoint(char *buf, size_t len, const __u8 addr[16], bool v6, unsigned int port)
+{
+	char a[FP_ADDR_STRLEN];
+
+	fmt_addr(a, sizeof(a), addr, v6);
+	snprintf(buf, len, v6 ? "[%s]:%u" : "%s:%u", a, port);
+	return buf;
+}
+
 const char *fmt_si(char *buf, size_t len, double value, const char *unit)
 {
 	static const char *const prefix[] = {"", "k", "M", "G", "T", "P"};

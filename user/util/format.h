@@ -12,6 +12,9 @@
 
 /* Dotted quad for IPv4, RFC 5952 text for IPv6. */
 const char *fmt_addr(char *buf, size_t len, const __u8 addr[16], bool v6);
+/* An address and port: "10.0.0.1:4791", "[fd00::1]:4791" (RFC 5952 section 6). */
+#define FP_ENDPOINT_STRLEN (FP_ADDR_STRLEN + 8)
+const char *fmt_endpoint(char *buf, size_t len, const __u8 addr[16], bool v6, unsigned int port);
 
 /* A value with an SI prefix and unit, e.g. "1.25 Gb/s", "640 B", "12.0 kpps". */
 const char *fmt_si(char *buf, size_t len, double value, const char *unit);
