@@ -192,7 +192,7 @@ static void test_alert_window(void **state)
 	r->c.retransmits = 7;
 	analyse(1.0);
 	assert_non_null(strstr(find_alert(ALERT_RETRANSMITS)->evidence, "in the whole 1.0 s"));
-	assert_non_null(strstr(find_alert(ALERT_RETRANSMITS)->message, "1 queue pair resends"));
+	assert_non_null(strstr(find_alert(ALERT_RETRANSMITS)->message, "1 flow resends"));
 	fx.snap.taken_ns += 5000000000ULL;
 	r->c.packets += 10;
 	r->c.retransmits += 3;
@@ -628,6 +628,154 @@ static void test_pcp_audit(void **state)
 	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
 }
 
+/*
+ * READ requests A->B, ECT(0), and in the same flow the CNPs A sends for
+ * B's CE-marked responses (they go to B's QP, as the requests do): the
+ * CNPs are Not-ECT by design, the data is not, so no not_ect_roce.
+ */
+static void test_not_ect_counts_data_only(void **state)
+{
+	struct flow_record *d;
+
+	(void)state;
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	d->c.cnp = 4;
+	d->c.ecn[0] = 4; /* the CNPs */
+	d->c.packets += 4;
+	d->c.opcodes[FP_OPCODE_CNP >> 6] |= 1ULL << (FP_OPCODE_CNP & 63);
+	d->c.dscp_mask |= 1ULL << 48;
+	analyse(1.0);
+	assert_null(find_alert(ALERT_NOT_ECT_ROCE));
+	/* One data packet Not-ECT beyond the CNPs is one. */
+	analysis_free(&fx.an);
+	d->c.ecn[0] = 5;
+	d->c.packets += 1;
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_NOT_ECT_ROCE));
+	assert_non_null(strstr(find_alert(ALERT_NOT_ECT_ROCE)->evidence, ": 1 data of "));
+}
+
+/* Atomic ACKs answer data: in the lossless class as ACKs are. */
+static void test_traffic_class_atomic_acks(void **state)
+{
+	struct flow_record *rev;
+
+	(void)state;
+	rev = add_reverse(add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000), 0, 0);
+	rev->c.opcodes[0] = 1ULL << FP_OP_ATOMIC_ACK;
+	rev->c.packets = 5;
+	rev->c.dscp_mask = 1ULL << 0;
+	rev->c.dscp = 0;
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	assert_int_equal(find_alert(ALERT_WRONG_TRAFFIC_CLASS)->flows[0].dest_qp, 101);
+}
+
+/* --cnp-pcp is checked on CNPs; a flow with ACKs and CNPs only when both PCPs are given. */
+static void test_pcp_audit_cnps(void **state)
+{
+	struct flow_record *rev;
+
+	(void)state;
+	fx.ao.cnp_pcp = 6;
+	rev = add_reverse(add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000), 0, 3);
+	rev->c.vlan_tagged = 1;
+	rev->c.pcp = 0;
+	rev->c.dscp_mask = 1ULL << 48;
+	rev->c.dscp = 48;
+	rev->c.opcodes[0] = 0;
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	assert_non_null(strstr(find_alert(ALERT_WRONG_TRAFFIC_CLASS)->evidence, "PCP 0"));
+	analysis_free(&fx.an);
+	rev->c.pcp = 6;
+	analyse(1.0);
+	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	/* ACKs too, and no --data-pcp: the last packet may be either, so not judged. */
+	analysis_free(&fx.an);
+	rev->c.acks = 5;
+	rev->c.opcodes[0] = 1ULL << FP_OP_ACK;
+	rev->c.dscp_mask |= 1ULL << 26;
+	rev->c.pcp = 3;
+	analyse(1.0);
+	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+}
+
+/* Ten elephants on one uplink are ten, though the alert names eight. */
+static void test_collision_counts_every_elephant(void **state)
+{
+	const struct alert *al;
+	char src[16];
+
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		snprintf(src, sizeof(src), "10.0.0.%d", i + 1);
+		add_flow(src, "10.0.1.1", 50000 + i, i + 1, UP1, 500000);
+	}
+	add_flow("10.0.0.99", "10.0.1.2", 50100, 99, UP2, 1000);
+	analyse(1.0);
+	al = find_alert(ALERT_ELEPHANT_COLLISION);
+	assert_non_null(al);
+	assert_int_equal(al->n_flows, AN_ALERT_FLOWS);
+	assert_non_null(strstr(al->message, "10 elephant flows share uplink up1"));
+}
+
+/* Live, the table's pressure is the interval's: no eviction since, no alert. */
+static void test_table_pressure_clears(void **state)
+{
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 1000);
+	fx.snap.totals[FP_CNT_FLOW_NEW] = 2; /* one flow evicted */
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_FLOW_TABLE_PRESSURE));
+	fx.snap.taken_ns += 1000000000ULL;
+	analyse(0);
+	assert_null(find_alert(ALERT_FLOW_TABLE_PRESSURE));
+}
+
+/* Over an interval a queue pair that sent nothing in it shares no port. */
+static void test_low_entropy_interval(void **state)
+{
+	struct flow_record *b;
+
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	b = add_flow("10.0.0.1", "10.0.1.1", 50000, 2, UP1, 100000);
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_LOW_ENTROPY));
+	fx.snap.taken_ns += 1000000000ULL;
+	b->c.packets += 10;
+	b->c.bytes += 10000;
+	analyse(0);
+	assert_null(find_alert(ALERT_LOW_ENTROPY));
+}
+
+/* One RNR NAK in a capture of a few ms is no storm: the rate is over a second at least. */
+static void test_rnr_storm_needs_a_second(void **state)
+{
+	struct flow_record *rev;
+
+	(void)state;
+	rev = add_reverse(add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000), 5, 0);
+	rev->c.rnr_naks = 1;
+	analyse(0.0034);
+	assert_null(find_alert(ALERT_RNR_NAKS));
+	analysis_free(&fx.an);
+	rev->c.rnr_naks = 10;
+	analyse(0.0034);
+	assert_non_null(find_alert(ALERT_RNR_NAKS));
+}
+
+/* Rates over no less than 1 ms (json.md): three frames 7 ns apart are not 200 Gb/s. */
+static void test_interval_at_least_1ms(void **state)
+{
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 366);
+	analyse(7e-9);
+	assert_true(fx.an.interval_s >= 1e-3);
+	assert_true(fx.an.flows[0].bps <= 366 * 8 / 1e-3 + 1);
+}
+
 static void test_low_entropy(void **state)
 {
 	(void)state;
@@ -647,7 +795,7 @@ static void test_low_entropy(void **state)
 	/* Counted in words, one or several. */
 	assert_non_null(
 	    strstr(find_alert(ALERT_LOW_ENTROPY)->evidence, ": 3 queue pairs over 1 source port"));
-	assert_non_null(strstr(find_alert(ALERT_LOW_ENTROPY)->message, "towards 1 destination:"));
+	assert_non_null(strstr(find_alert(ALERT_LOW_ENTROPY)->message, "between 1 host pair:"));
 }
 
 /*
@@ -1153,6 +1301,14 @@ int main(void)
 	    T(test_traffic_class),
 	    T(test_traffic_class_interval),
 	    T(test_pcp_audit),
+	    T(test_not_ect_counts_data_only),
+	    T(test_traffic_class_atomic_acks),
+	    T(test_pcp_audit_cnps),
+	    T(test_collision_counts_every_elephant),
+	    T(test_table_pressure_clears),
+	    T(test_low_entropy_interval),
+	    T(test_rnr_storm_needs_a_second),
+	    T(test_interval_at_least_1ms),
 	    T(test_low_entropy),
 	    T(test_low_entropy_counts_queue_pairs),
 	    T(test_series_columns_by_name),

@@ -568,8 +568,8 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 		dt = (s->taken_ns - a->prev_taken_ns) / 1e9;
 	else
 		dt = span_s > 0 ? span_s : flows_span_s(s);
-	if (dt <= 0)
-		dt = 1e-3; /* one frame, or all in one instant: rates over 1 ms */
+	if (!(dt >= 1e-3))
+		dt = 1e-3; /* one frame, or all within 1 ms: rates over 1 ms */
 	a->interval_s = dt;
 	a->whole_run = !a->have_prev;
 	a->indexed = false;

@@ -136,8 +136,9 @@ struct path_group {
 /* An elephant collision, observed on one uplink while another of its group has room. */
 struct collision {
 	int path, idle_path;
-	int flows[AN_ALERT_FLOWS]; /* indices into analysis.flows */
+	int flows[AN_ALERT_FLOWS]; /* indices into analysis.flows: the first n_flows */
 	int n_flows;
+	int count; /* elephants on the path (a queue pair once, predicted) */
 	bool predicted;
 };
 

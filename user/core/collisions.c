@@ -33,7 +33,7 @@ int analysis_collisions(struct analysis *a)
 {
 	for (int p = 0; p < a->n_paths; p++) {
 		const struct path_view *loaded = &a->paths[p];
-		struct collision c = {.path = p, .idle_path = -1};
+		struct collision c = {.path = p, .idle_path = -1, .count = (int)loaded->elephants};
 		double smallest = INFINITY;
 		int err;
 
@@ -137,7 +137,8 @@ int analysis_predict(struct analysis *a, const struct analysis_opts *o)
 		for (int p = 0; p < a->n_paths; p++)
 			a->paths[p].predicted_elephants = per_path[p];
 	for (__u32 p = 0; p < n; p++) {
-		struct collision c = {.path = p, .idle_path = -1, .predicted = true};
+		struct collision c = {
+		    .path = p, .idle_path = -1, .count = per_path[p], .predicted = true};
 
 		if (per_path[p] < 2)
 			continue;

@@ -109,7 +109,7 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 			say(al->message,
 			    "%d elephant flows share uplink %s%s while %s has room: ECMP put them "
 			    "on one path",
-			    c->n_flows, p->name, group_label(grp, sizeof(grp), a, p->group),
+			    c->count, p->name, group_label(grp, sizeof(grp), a, p->group),
 			    idle->name);
 			say(al->evidence,
 			    "%s carries %s with %llu elephants; %s carries %s (over %s)", p->name,
@@ -124,7 +124,7 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 			    "%s predicts %d elephants on next-tier path %d; sport %u would move %s "
 			    "to "
 			    "path %d",
-			    hash_model_name(o->hash.model), c->n_flows, c->path, sport,
+			    hash_model_name(o->hash.model), c->count, c->path, sport,
 			    flow_name(name, sizeof(name), &first->r->key), c->idle_path);
 			say(al->evidence, "model %s over %u paths, seed 0x%x",
 			    hash_model_name(o->hash.model), o->hash.n_paths, o->hash.seed);
@@ -193,14 +193,31 @@ struct flow_findings {
  * over an interval its last packet's (the map keeps no mask per interval),
  * so that a class put right clears the alert.
  */
+/* The flow carried operation low (FP_OP_*) of any transport. */
+static bool has_op(const struct flow_counters *c, __u8 low)
+{
+	static const __u8 transports[] = {FP_TRANSPORT_RC, FP_TRANSPORT_UC, FP_TRANSPORT_RD,
+					  FP_TRANSPORT_UD, FP_TRANSPORT_XRC};
+
+	for (size_t i = 0; i < sizeof(transports); i++) {
+		__u8 op = transports[i] | low;
+
+		if (c->opcodes[op >> 6] & 1ULL << (op & 63))
+			return true;
+	}
+	return false;
+}
+
 static bool wrong_class(const struct flow_counters *c, const struct analysis_opts *o, bool is_data,
 			bool whole, int *seen)
 {
-	bool responses = c->acks || c->naks || c->rnr_naks;
+	/* ACKs, NAKs and atomic ACKs answer data: they ride with it. */
+	bool responses = c->acks || c->naks || c->rnr_naks || has_op(c, FP_OP_ATOMIC_ACK);
+	bool lossless = is_data || responses;
 	__u64 allowed = 0, used = whole ? c->dscp_mask : 1ULL << (c->dscp & 63);
 
-	/* Data and its ACKs/NAKs ride in the lossless class; CNPs in their own. */
-	if (is_data || responses)
+	/* Data and its responses ride in the lossless class; CNPs in their own. */
+	if (lossless)
 		allowed |= 1ULL << o->data_dscp;
 	if (c->cnp)
 		allowed |= 1ULL << o->cnp_dscp;
@@ -210,12 +227,37 @@ static bool wrong_class(const struct flow_counters *c, const struct analysis_opt
 		*seen = __builtin_ctzll(used & ~allowed); /* the lowest DSCP outside */
 		return true;
 	}
-	if (c->vlan_tagged && is_data && o->data_pcp >= 0 && c->pcp != o->data_pcp &&
-	    !(c->cnp && o->cnp_pcp >= 0 && c->pcp == o->cnp_pcp)) {
-		*seen = -1 - c->pcp;
-		return true;
-	}
-	return false;
+	/*
+	 * The last packet's PCP, judged only when every kind of packet the
+	 * flow carries has a PCP given: data and responses --data-pcp, CNPs
+	 * --cnp-pcp.
+	 */
+	if (!c->vlan_tagged || (lossless && o->data_pcp < 0) || (c->cnp && o->cnp_pcp < 0) ||
+	    (!lossless && !c->cnp))
+		return false;
+	if ((lossless && c->pcp == o->data_pcp) || (c->cnp && c->pcp == o->cnp_pcp))
+		return false;
+	*seen = -1 - c->pcp;
+	return true;
+}
+
+/*
+ * Not-ECT packets that were data: a flow that carries data may carry the
+ * other direction's CNPs (Not-ECT by design) and responses (often
+ * Not-ECT) too, and the map counts ECN per flow, not per kind. So the
+ * Not-ECT beyond every CNP and response: the data the flow surely sent so.
+ */
+static __u64 data_not_ect(const struct flow_view *v)
+{
+	__u64 other = v->d.cnp + v->d.acks + v->d.naks + v->d.rnr_naks;
+
+	return v->d.not_ect > other ? v->d.not_ect - other : 0;
+}
+
+/* RNR NAKs per second, over the interval and never less than a second: one is no storm. */
+static double rnr_rate(const struct analysis *a, const struct flow_view *v)
+{
+	return v->d.rnr_naks / (a->interval_s > 1.0 ? a->interval_s : 1.0);
 }
 
 static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
@@ -227,9 +269,10 @@ static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
 		const struct flow_view *rev = reverse_of(a, v);
 		int seen;
 
-		/* DCQCN: CE marks must come back as CNPs from the receiver. */
-		if (v->is_data && v->d.not_ect)
+		/* Data sent Not-ECT: DCQCN cannot slow it. */
+		if (v->is_data && data_not_ect(v))
 			group_add(&f->not_ect, a, i);
+		/* DCQCN: CE marks must come back as CNPs from the receiver. */
 		/* Only with the reverse direction in view can missing CNPs be told. */
 		if (v->is_data && rev && rev->d.packets) {
 			if (v->d.ce && !rev->d.cnp)
@@ -239,7 +282,7 @@ static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
 		}
 		if (v->d.rtx)
 			group_add(&f->rtx, a, i);
-		if (v->d.rnr_naks && v->d.rnr_naks / a->interval_s >= o->rnr_storm_per_s)
+		if (v->d.rnr_naks && rnr_rate(a, v) >= o->rnr_storm_per_s)
 			group_add(&f->rnr, a, i);
 		if (v->d.gaps)
 			group_add(&f->gaps, a, i);
@@ -264,8 +307,8 @@ static int ecn_alerts(struct analysis *a, const struct flow_findings *f)
 		if (!al)
 			return -ENOMEM;
 		v = group_first(a, &f->not_ect);
-		say(al->evidence, "%s: %llu of %s Not-ECT in %s",
-		    flow_name(name, sizeof(name), &v->r->key), (unsigned long long)v->d.not_ect,
+		say(al->evidence, "%s: %llu data of %s Not-ECT in %s",
+		    flow_name(name, sizeof(name), &v->r->key), (unsigned long long)data_not_ect(v),
 		    fmt_count(c1, sizeof(c1), v->d.packets, "packet"), window(a));
 		say(al->message,
 		    "%s %s sent Not-ECT: switches cannot mark %s and DCQCN cannot slow %s down",
@@ -326,7 +369,7 @@ static int loss_alerts(struct analysis *a, const struct flow_findings *f)
 		    fmt_count(c2, sizeof(c2), rev ? rev->d.naks : 0, "NAK"), window(a),
 		    v->rtx_per_s);
 		say(al->message, "%s %s packets (go-back-N): loss on the path or in the receiver",
-		    fmt_count(c1, sizeof(c1), f->rtx.count, "queue pair"),
+		    fmt_count(c1, sizeof(c1), f->rtx.count, "flow"),
 		    f->rtx.count == 1 ? "resends" : "resend");
 	}
 	if (f->rnr.count) {
@@ -334,9 +377,9 @@ static int loss_alerts(struct analysis *a, const struct flow_findings *f)
 		if (!al)
 			return -ENOMEM;
 		v = group_first(a, &f->rnr);
-		say(al->evidence, "%s: %.0f RNR NAKs/s over %s",
-		    flow_name(name, sizeof(name), &v->r->key), v->d.rnr_naks / a->interval_s,
-		    window(a));
+		say(al->evidence, "%s: %s, %.0f/s over %s",
+		    flow_name(name, sizeof(name), &v->r->key),
+		    fmt_count(c1, sizeof(c1), v->d.rnr_naks, "RNR NAK"), rnr_rate(a, v), window(a));
 		say(al->message,
 		    "RNR NAK storm on %s: receivers are not posting receive buffers in time",
 		    fmt_count(c1, sizeof(c1), f->rnr.count, "flow"));
@@ -408,9 +451,9 @@ static int entropy_alerts(struct analysis *a)
 	    flow_name(name, sizeof(name), &a->flows[first->flow].r->key), first->qps,
 	    fmt_count(ports, sizeof(ports), first->sports, "source port"));
 	say(al->message,
-	    "queue pairs share UDP source ports towards %s: ECMP cannot spread them "
+	    "queue pairs share UDP source ports between %s: ECMP cannot spread them "
 	    "(pinned RoCE source port?)",
-	    fmt_count(dests, sizeof(dests), g.count, "destination"));
+	    fmt_count(dests, sizeof(dests), g.count, "host pair"));
 	return 0;
 }
 
@@ -432,7 +475,7 @@ static int imbalance_alerts(struct analysis *a, const struct analysis_opts *o)
 			return -ENOMEM;
 		snprintf(al->subject, sizeof(al->subject), "%s", busiest->name);
 		say(al->message,
-		    "uplink %s carries %.1fx the group's mean load: the ECMP group%s%s is "
+		    "uplink %s carries %.2fx the group's mean load: the ECMP group%s%s is "
 		    "out of balance",
 		    busiest->name, pg->imbalance_bytes, pg->name[0] ? " " : "", pg->name);
 		say(al->evidence, "%s at %s, group mean %s over %s; flows max/mean %.2f",
@@ -462,6 +505,8 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 {
 	__u64 malformed = a->totals_delta[FP_CNT_MALFORMED];
 	__u64 failed = a->totals_delta[FP_CNT_FLOW_INSERT_FAIL];
+	/* Over the interval (the whole run when there is none), so that the alert clears. */
+	__u64 evicted = a->totals_delta[SNAP_CNT_EVICTIONS];
 	char frames[48], bad[48];
 	struct alert *al;
 	int err = imbalance_alerts(a, o);
@@ -480,7 +525,7 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		    fmt_count(frames, sizeof(frames), a->totals_delta[FP_CNT_FRAMES], "frame"),
 		    window(a));
 	}
-	if (failed || snapshot_evictions(s) > 0) {
+	if (failed || evicted) {
 		size_t n6 = 0;
 
 		al = alert_new(a, ALERT_FLOW_TABLE_PRESSURE, failed ? SEV_WARNING : SEV_INFO, -1);
@@ -492,10 +537,9 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		    flow_table_knob(s, n6));
 		say(al->evidence,
 		    "IPv4 table %zu of %u entries, IPv6 table %zu of %u, %llu evicted, %llu insert "
-		    "failures",
+		    "failures in %s",
 		    s->n_flows - n6, s->flow_capacity - s->flow_capacity6, n6, s->flow_capacity6,
-		    (unsigned long long)snapshot_evictions(s),
-		    (unsigned long long)s->totals[FP_CNT_FLOW_INSERT_FAIL]);
+		    (unsigned long long)evicted, (unsigned long long)failed, window(a));
 	}
 	return 0;
 }

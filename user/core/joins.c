@@ -198,11 +198,19 @@ static inline __attribute__((always_inline)) void prefetch_joins(const struct an
  * sorted, and each run of a port's pairs adds its QPs but the first to
  * the port's hosts. Nothing to do where every port has one QP.
  */
+/* A data flow the entropy counts: over an interval, only one that sent in it. */
+static bool entropy_data(const struct analysis *a, size_t i)
+{
+	const struct flow_view *v = &a->flows[i];
+
+	return v->is_data && (a->whole_run || v->d.packets);
+}
+
 static bool on_shared_port(const struct analysis *a, size_t i)
 {
 	const struct join_ids *id = &a->joins.ids[analysis_rid(a, i)];
 
-	return a->flows[i].is_data && a->joins.port[id->port].qps_differ;
+	return entropy_data(a, i) && a->joins.port[id->port].qps_differ;
 }
 
 static int join_count_shared(struct analysis *a)
@@ -263,12 +271,12 @@ static int join_count(struct analysis *a)
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
 		struct join *h = &j->host[id->host], *p = &j->port[id->port];
-		bool data = a->flows[i].is_data;
+		bool data = entropy_data(a, i);
 
 		prefetch_joins(a, i);
 		if (!h->count++)
 			j->order[j->n_order++] = id->host;
-		if (h->flow < 0 || (data && !a->flows[h->flow].is_data))
+		if (h->flow < 0 || (data && !entropy_data(a, (size_t)h->flow)))
 			h->flow = i; /* the first flow; the first data flow if any */
 		if (p->flow < 0)
 			p->flow = i;

@@ -614,7 +614,9 @@ void report_text(FILE *out, const struct report *rep)
 	if (a) {
 		char w[40];
 
-		fprintf(out, "RATE: over %s; PACKETS to GAPS: since the flow entered the table\n",
+		fprintf(out,
+			"RATE: over %s; PACKETS to GAPS: since the flow entered the table; "
+			"NAK: RNR NAKs included\n",
 			fmt_window(w, sizeof(w), a->interval_s, a->whole_run));
 	}
 	fprintf(out, "%-40s %6s %7s %-8s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n",
