@@ -47,4 +47,40 @@ check "the Ethernet original replays ($want)" test -n "$want"
 for lt in raw sll; do
 	check "$lt: the same frames, RoCE packets and bytes, flow by flow" eq "$(summary "$tmp/$lt.pcap")" "$want"
 done
+
+# The same frames dated after 2038 (classic pcap seconds are unsigned 32
+# bits, which libpcap widens as signed), and as a pcapng whose second
+# interface is raw IP (one libpcap cannot read on: said as such, not as
+# corruption).
+python3 - "$src" "$tmp" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+late = bytearray(d[:24])
+off = 24
+frames = []
+while off < len(d):
+    s, us, incl, orig = struct.unpack("<IIII", d[off:off + 16])
+    frames.append((us, d[off + 16:off + 16 + incl], orig))
+    late += struct.pack("<IIII", 0xF0000000 + (s & 0xFF), us, incl, orig) + d[off + 16:off + 16 + incl]
+    off += 16 + incl
+open(sys.argv[2] + "/late.pcap", "wb").write(late)
+
+def block(t, body):
+    body += b"\0" * (-len(body) % 4)
+    return struct.pack("<II", t, len(body) + 12) + body + struct.pack("<I", len(body) + 12)
+ng = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+ng += block(1, struct.pack("<HHI", 1, 0, 65535))
+ng += block(1, struct.pack("<HHI", 101, 0, 65535))
+for us, frame, orig in frames[:2]:
+    ng += block(6, struct.pack("<IIIII", 0, 0, us, len(frame), orig) + frame)
+open(sys.argv[2] + "/two_types.pcapng", "wb").write(ng)
+PY
+first=$("$FABPROBE" replay --json "$tmp/late.pcap" 2>/dev/null |
+	python3 -c 'import json,sys; print(min(f["first_seen"] for f in json.load(sys.stdin)["flows"]))')
+check "after 2038: times past 2^31 s, not negative ($first)" \
+	python3 -c "import sys; sys.exit(not float('$first') >= 0xF0000000)"
+"$FABPROBE" replay "$tmp/two_types.pcapng" >/dev/null 2>"$tmp/two.err"
+check "a pcapng of two link types: exit 3 (the frames before are reported)" eq "$?" 3
+check "... said as what libpcap cannot read, not as corruption" \
+	grep -q "an interface of another link type starts, which libpcap cannot read in one file" "$tmp/two.err"
 finish linktypes

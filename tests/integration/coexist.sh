@@ -76,5 +76,12 @@ check "... 'other_tool', another tool's" \
 	grep -q "vb already runs the XDP program 'other_tool' (id [0-9]*, another tool's); fabprobe will not replace it: use --hook tc" "$TMP/top3.err"
 check "the other tool's program is still attached" \
 	bash -c "ip -n $NS -d link show vb | grep -q 'prog/xdp id'"
+# The drop is XDP's: with the hook taken it cannot be done, and is refused, not silently off.
+at "$FABPROBE" top -i vb --mirror-port-drop --once -r 0.5 >/dev/null 2>"$TMP/top4.err"
+check "--mirror-port-drop with XDP taken refuses: exit 1" eq "$?" 1
+check "... in one line saying why" \
+	grep -q "vb already runs the XDP program 'other_tool' (id [0-9]*): --mirror-port-drop drops in XDP" "$TMP/top4.err"
+check "the fallback's attached line names tc ingress" \
+	grep -q "attached to 1 interface (xdp ingress + tc egress; tc ingress where XDP is taken)" "$TMP/top2.err"
 
 finish coexist

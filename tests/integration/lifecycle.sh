@@ -5,7 +5,7 @@
 # others, and an interface that comes back is attached again.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-NS=fpz-life
+NS=${FPZ_LIFE_NS:-fpz-life}
 PASS=0 FAIL=0
 TMP=$(mktemp -d /tmp/fpz-life.XXXXXX)
 cleanup() {
@@ -19,6 +19,7 @@ trap cleanup EXIT
 ip netns add "$NS"
 ip -n "$NS" link add va type veth peer name vb
 ip -n "$NS" link add vc type veth peer name vd
+ip -n "$NS" link add ve type veth peer name vg
 for i in va vb vc vd; do ip -n "$NS" link set "$i" up; done
 
 ip netns exec "$NS" "$FABPROBE" top --plain -r 0.3 -i va,vc >"$TMP/out" 2>"$TMP/err" &
@@ -52,4 +53,94 @@ check "each event reported once" test "$(grep -c 'went down' "$TMP/err")" -eq 1
 tables=$(grep -c '^fabprobe top' "$TMP/out")
 sleep 1
 check "the table keeps coming" test "$(grep -c '^fabprobe top' "$TMP/out")" -gt "$tables"
+
+# expect_new PATTERN CMD...: run CMD, then wait for PATTERN reported once more than before.
+expect_new() {
+	local i n pat=$1
+	n=$(grep -c "$pat" "$TMP/err")
+	shift
+	"$@"
+	for i in $(seq 50); do
+		[ "$(grep -c "$pat" "$TMP/err")" -gt "$n" ] && break
+		sleep 0.1
+	done
+	check "reported again: $pat" test "$(grep -c "$pat" "$TMP/err")" -gt "$n"
+}
+
+# links: the probe's open BPF links.
+links() {
+	ls -l "/proc/$probe/fd" 2>/dev/null | grep -c 'bpf_link'
+}
+# Made again and again: the links of a device gone are closed, never piled up.
+before=$(links)
+for i in 1 2 3 4 5 6; do
+	ip -n "$NS" link del va
+	sleep 0.4
+	ip -n "$NS" link add va type veth peer name vb
+	ip -n "$NS" link set va up
+	ip -n "$NS" link set vb up
+	sleep 0.5
+done
+expect_event "interface va is back and attached again"
+check "six times made again: as many links as before ($before)" test "$(links)" -eq "$before"
+check "and some" test "$before" -gt 0
+# A rename takes the device away from the name: its links close.
+ip -n "$NS" link set va down
+expect_new "interface va disappeared" ip -n "$NS" link set va name vz
+check "the renamed device is no longer probed" \
+	sh -c "! ip -n $NS -d link show vz | grep -q prog/xdp"
+ip -n "$NS" link set vz name va
+expect_new "interface va is back and attached again" ip -n "$NS" link set va up
+check "named again, probed again" sh -c "ip -n $NS -d link show va | grep -q prog/xdp"
+kill -INT "$probe"
+wait "$probe"
+
+# An interface down at the start is attached and waited for, not fatal.
+ip netns exec "$NS" "$FABPROBE" top --plain -r 0.3 -i vc,ve >"$TMP/out2" 2>"$TMP/err2" &
+probe=$!
+wait_attached "$TMP/err2"
+check "down at the start: said" grep -q "interface ve is down: attached" "$TMP/err2"
+check "down at the start: attached" sh -c "ip -n $NS -d link show ve | grep -q prog/xdp"
+ip -n "$NS" link set ve up
+ip -n "$NS" link set vg up
+for i in $(seq 50); do
+	grep -q "interface ve is up again" "$TMP/err2" && break
+	sleep 0.1
+done
+check "and up again: said" grep -q "interface ve is up again" "$TMP/err2"
+kill -INT "$probe"
+wait "$probe"
+
+# Nobody reads any more (| head): the probe stops and detaches, one line.
+ip netns exec "$NS" sh -c 'echo $$ >"$1"; exec "$2" top --plain -r 0.2 -i vc' sh \
+	"$TMP/pid3" "$FABPROBE" 2>"$TMP/err3" | head -1 >/dev/null &
+sleep 0.5
+for i in $(seq 50); do
+	kill -0 "$(cat "$TMP/pid3")" 2>/dev/null || break
+	sleep 0.1
+done
+check "a closed pipe stops top --plain" sh -c "! kill -0 $(cat "$TMP/pid3") 2>/dev/null"
+check "and says so" grep -q "cannot write to standard output: Broken pipe" "$TMP/err3"
+check "top --once to /dev/full fails" sh -c \
+	"! ip netns exec $NS $FABPROBE top --once -r 0.2 -i vc >/dev/full 2>/dev/null"
+
+# Stopped before its interval ended: --once reports the time it ran.
+ip netns exec "$NS" "$FABPROBE" top --once --json -r 10 -i vc >"$TMP/once.json" 2>/dev/null &
+probe=$!
+sleep 1.5
+kill -INT "$probe"
+wait "$probe"
+check "--once stopped early: exit 0" test $? -eq 0
+check "--once stopped early: a report" python3 -c \
+	"import json,sys; json.load(open(sys.argv[1]))['totals']" "$TMP/once.json"
+
+# A dropped ssh session (SIGHUP) still writes the capture's bundle.
+ip netns exec "$NS" "$FABPROBE" capture -i vc -d 30 -o "$TMP/hup.tar.gz" 2>"$TMP/err4" &
+probe=$!
+wait_attached "$TMP/err4"
+sleep 0.5
+kill -HUP "$probe"
+wait "$probe"
+check "SIGHUP: the capture exits 0" test $? -eq 0
+check "SIGHUP: the bundle is written" sh -c "tar -tzf $TMP/hup.tar.gz | grep -qx summary.txt"
 finish lifecycle

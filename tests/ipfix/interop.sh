@@ -148,6 +148,17 @@ check "UDP to a port nobody listens on: the emitter finishes" \
 	timeout 60 "$E" --udp "127.0.0.1:$port" -n 2000 --stats "$TMP/nu.stats" 2>/dev/null
 check "UDP with no collector: send errors and lost records counted" \
 	is "$TMP/nu.stats" '.send_errors > 0 and .records_lost > 0'
+# No route to the collector at the start (a namespace with loopback only):
+# not fatal, counted as a collector that is down.
+NOROUTE=fpz-ipfix-noroute$$
+ip netns add "$NOROUTE" && ip -n "$NOROUTE" link set lo up
+check "UDP with no route at the start: the emitter runs and finishes" \
+	timeout 60 ip netns exec "$NOROUTE" "$E" --udp 10.255.255.1:4739 -n 100 \
+	--stats "$TMP/nr.stats" 2>"$TMP/nr.err"
+ip netns del "$NOROUTE"
+check "UDP with no route: one line says so" grep -q "Network is unreachable; records are counted as lost" "$TMP/nr.err"
+check "UDP with no route: send errors and lost records counted" \
+	is "$TMP/nr.stats" '.send_errors > 0 and .records_lost > 0 and .records_sent == 0'
 port=$(free_port tcp)
 check "TCP to a port nobody listens on: the emitter gives up on its own" \
 	timeout 60 "$E" --tcp "127.0.0.1:$port" -n 100 --timeout-ms 2500 --linger-ms 200 \

@@ -315,6 +315,37 @@ static void test_accumulate_monotonic(void **state)
 	fixture_free(&f);
 }
 
+/*
+ * up1 deleted and made again (ifindex 2 -> 7): its series keep their
+ * counts under its name, and what the new device counts adds to them.
+ */
+static void test_interface_made_again(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	fixture_init(&f, 2, 5);
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	metrics_acc_moved(&f.acc, 2, 7);
+	f.names[0].id = 7;
+	f.snap.flows[0].key.ifindex = 7;
+	f.an.flows[0].d = (struct flow_delta){.bytes = 500, .packets = 1};
+	f.an.flows[1].d = (struct flow_delta){};
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	assert_int_equal(f.acc.n_ifaces, 2);
+	text = render(&f.view, METRICS_PROMETHEUS, false);
+	assert_non_null(strstr(text, "fabprobe_interface_roce_bytes_total{interface=\"up1\","
+				     "direction=\"egress\"} 1000500\n"));
+	assert_null(strstr(text, "ifindex"));
+	/* Moved onto a key the accumulators know already: the two are summed. */
+	metrics_acc_moved(&f.acc, 3, 7);
+	assert_int_equal(f.acc.n_ifaces, 1);
+	assert_int_equal(f.acc.ifaces[0].dir[FP_DIR_EGRESS].bytes, 2000501);
+	free(text);
+	fixture_free(&f);
+}
+
 static void test_vni_bound(void **state)
 {
 	struct fixture f;
@@ -362,6 +393,7 @@ int main(void)
 	    cmocka_unit_test(test_openmetrics_eof),
 	    cmocka_unit_test(test_alerts_every_type),
 	    cmocka_unit_test(test_accumulate_monotonic),
+	    cmocka_unit_test(test_interface_made_again),
 	    cmocka_unit_test(test_vni_bound),
 	    cmocka_unit_test(test_accept_negotiation),
 	};

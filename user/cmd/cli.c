@@ -345,3 +345,12 @@ static struct source *nic_only_source(struct cli_source *cs)
 		fp_err("out of memory");
 	return src;
 }
+
+int cli_flush_stdout(const char *cmd)
+{
+	if (fflush(stdout) != EOF && !ferror(stdout))
+		return 0;
+	fp_err("%s: cannot write to standard output: %s", cmd,
+	       errno ? strerror(errno) : "write error");
+	return -EIO;
+}

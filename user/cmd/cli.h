@@ -232,6 +232,12 @@ enum {
 	"      --nic-root DIR       a recorded NIC tree instead (docs/nic.md), re-read at\n"       \
 	"                           every refresh; a bundle's nic/ directory is one\n"
 
+/*
+ * Everything written to stdout reached it: 0, else one line (a closed
+ * pipe, a full disk) and -EIO. The probe stops rather than runs on unread.
+ */
+int cli_flush_stdout(const char *cmd);
+
 /* --nic, --nic-root: 1 handled, 0 not ours, -EINVAL bad value. */
 int cli_parse_nic(struct cli_source *cs, int opt, const char *arg);
 

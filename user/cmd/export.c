@@ -197,10 +197,13 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 	    .self = &self,
 	    .top_flows = e->top_flows,
 	};
+	__u32 ids[SOURCE_MAX_POINTS];
 	int rc = 0, err;
 
 	if (!acc)
 		return -ENOMEM;
+	for (int i = 0; i < ss->desc.n_points && i < SOURCE_MAX_POINTS; i++)
+		ids[i] = ss->desc.points[i].id;
 	while (!fp_stopping) {
 		__u64 t0;
 
@@ -238,6 +241,11 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 		}
 		if (x) {
 			metrics_accumulate(acc, &ss->snap, &ss->an);
+			/* An interface made again: its series go on under its name. */
+			for (int i = 0; i < ss->desc.n_points && i < SOURCE_MAX_POINTS; i++) {
+				metrics_acc_moved(acc, ids[i], ss->desc.points[i].id);
+				ids[i] = ss->desc.points[i].id;
+			}
 			/* A recording's final picture: rates and findings over all of it. */
 			if (ss->ended && session_conclude(ss)) {
 				self.refresh_errors++;

@@ -216,8 +216,10 @@ int cmd_nic(int argc, char **argv)
 		}
 	}
 	err = session_refresh(&ss);
-	if (!err)
+	if (!err) {
 		render(&ss, &o);
+		err = cli_flush_stdout("nic");
+	}
 	session_stop(&ss);
 	return err ? FP_EXIT_FAIL : FP_EXIT_OK;
 }

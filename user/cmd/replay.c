@@ -206,10 +206,7 @@ int cmd_replay(int argc, char **argv)
 			report_json(stdout, &r);
 		else
 			report_text(stdout, &r);
-		if (fflush(stdout) == EOF) {
-			fp_err("replay: cannot write the report: %s", strerror(errno));
-			err = -EIO;
-		}
+		err = cli_flush_stdout("replay");
 	}
 	if (ss.desc.damaged)
 		fp_err("%s; the report covers the frames before it", ss.desc.event);

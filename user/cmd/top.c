@@ -90,6 +90,7 @@ static void print_header(const struct session *ss, FILE *out, bool whole)
 static int run_plain(struct session *ss, const struct top_opts *t)
 {
 	struct report r = report_of(ss);
+	__u64 start = fp_mono_ns();
 	double waited = 0;
 	int rc = 0, err;
 
@@ -103,7 +104,11 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 		rc = session_advance(ss, step);
 		if (rc < 0 || fp_stopping)
 			break;
-		waited += step;
+		/*
+		 * Live, the time that passed (the refreshes and a stopped
+		 * process take some too); a recording's, in its own time.
+		 */
+		waited = ss->desc.finite ? waited + step : (fp_mono_ns() - start) / 1e9;
 		err = session_refresh(ss);
 		/* A recording's last block is the whole of it, as the dashboard's end. */
 		if (!err && rc == 1)
@@ -113,7 +118,9 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 		print_header(ss, stdout, rc == 1);
 		report_text(stdout, &r);
 		fputs("\n", stdout);
-		fflush(stdout);
+		err = cli_flush_stdout("top");
+		if (err)
+			return err;
 		if (t->duration_s > 0 && waited >= t->duration_s)
 			break;
 	}
@@ -132,8 +139,7 @@ static int run_once(struct session *ss, const struct top_opts *t)
 	while (ss->desc.finite && rc == 0 && !fp_stopping);
 	if (rc < 0)
 		return rc;
-	if (fp_stopping && !ss->desc.finite)
-		return 0;
+	/* Stopped before the interval ended (Ctrl-C): the report is of the time it ran. */
 	err = session_refresh(ss);
 	if (err)
 		return err;
@@ -143,7 +149,7 @@ static int run_once(struct session *ss, const struct top_opts *t)
 		print_header(ss, stdout, ss->desc.finite);
 		report_text(stdout, &r);
 	}
-	return 0;
+	return cli_flush_stdout("top");
 }
 
 int cmd_top(int argc, char **argv)

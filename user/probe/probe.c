@@ -503,20 +503,29 @@ static int attach_tcx(struct probe *p, const char *ifname, __u32 ifindex, bool e
 	return add_link(p, fd, ifindex, egress ? PROBE_HOOK_TC_OUT : PROBE_HOOK_TC_IN, false);
 }
 
+void probe_detach(struct probe *p, __u32 ifindex)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->n_links; i++) {
+		if (p->links[i].ifindex == ifindex)
+			close(p->links[i].fd);
+		else
+			p->links[n++] = p->links[i];
+	}
+	p->n_links = n;
+}
+
 int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
 		 enum probe_xdp_mode xdp_mode)
 {
 	__u32 ifindex = if_nametoindex(ifname);
-	int up, err = 0;
+	int err = 0;
 
+	/* A link that is down takes the hooks: it is counted from when it comes up. */
 	if (!ifindex) {
 		fp_err("interface %s does not exist", ifname);
 		return -ENODEV;
-	}
-	up = probe_iface_up(ifname);
-	if (up <= 0) {
-		fp_err("interface %s is %s", ifname, up < 0 ? fp_strerror(up) : "down");
-		return up < 0 ? up : -ENETDOWN;
 	}
 	if (hooks & PROBE_HOOK_XDP)
 		err = attach_xdp(p, ifname, ifindex, xdp_mode);

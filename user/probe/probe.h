@@ -98,11 +98,13 @@ __u32 probe_flow6_entries(const struct probe_opts *opts);
 void probe_destroy(struct probe *p);
 
 /*
- * Attach the hooks to one interface. Refuses an interface that is missing,
- * down, or already runs another XDP program (never takes one over).
+ * Attach the hooks to one interface, up or down. Refuses an interface that
+ * is missing, or already runs another XDP program (never takes one over).
  */
 int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
 		 enum probe_xdp_mode xdp_mode);
+/* Close the links to ifindex: its device left (deleted, moved, renamed). */
+void probe_detach(struct probe *p, __u32 ifindex);
 
 /*
  * The XDP program already attached to an interface: its id (0: none) and

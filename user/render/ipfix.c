@@ -44,7 +44,8 @@ struct ipfix_exporter {
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 	int fd;
-	bool stream; /* TCP or file: templates once per session */
+	bool stream;	      /* TCP or file: templates once per session */
+	bool udp_unconnected; /* connect() failed (no route yet): tried again at each send */
 	enum conn_state state;
 	__u64 next_connect_ms;
 	__u64 connect_started_ms;
@@ -378,6 +379,11 @@ static ssize_t transport_send(struct ipfix_exporter *x, const __u8 *p, size_t le
 	if (x->cfg.transport == IPFIX_FILE) {
 		n = write(x->fd, p, len);
 	} else {
+		if (x->udp_unconnected) {
+			if (connect(x->fd, (struct sockaddr *)&x->addr, x->addr_len))
+				return -errno;
+			x->udp_unconnected = false;
+		}
 		/* MSG_NOSIGNAL: a collector that resets the connection is an error, not SIGPIPE. */
 		n = send(x->fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 	}
@@ -626,11 +632,21 @@ int ipfix_open(struct ipfix_exporter **out, const struct ipfix_config *cfg)
 			 */
 			x->fd =
 			    socket(x->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-			if (x->fd < 0 || connect(x->fd, (struct sockaddr *)&x->addr, x->addr_len)) {
+			if (x->fd < 0) {
 				err = -errno;
 				fp_err("ipfix: UDP socket to %s: %s", cfg->collector,
 				       fp_strerror(err));
 				goto cleanup;
+			}
+			/*
+			 * No route to it yet is not fatal: as a collector that is
+			 * down, it costs counters until a send gets through.
+			 */
+			if (connect(x->fd, (struct sockaddr *)&x->addr, x->addr_len)) {
+				fp_err("ipfix: UDP to %s: %s; records are counted as lost until "
+				       "it can be reached",
+				       cfg->collector, strerror(errno));
+				x->udp_unconnected = true;
 			}
 			x->state = CONN_UP;
 		}

@@ -56,6 +56,27 @@ static struct metrics_iface_acc *iface_acc(struct metrics_acc *acc, __u32 ifinde
 	return &acc->ifaces[acc->n_ifaces++];
 }
 
+void metrics_acc_moved(struct metrics_acc *acc, __u32 from, __u32 to)
+{
+	struct metrics_iface_acc *old = NULL, *now = NULL;
+
+	for (int i = 0; i < acc->n_ifaces; i++) {
+		if (acc->ifaces[i].ifindex == from)
+			old = &acc->ifaces[i];
+		else if (acc->ifaces[i].ifindex == to)
+			now = &acc->ifaces[i];
+	}
+	if (!old || from == to)
+		return;
+	if (!now) {
+		old->ifindex = to;
+		return;
+	}
+	for (int d = 0; d < 2; d++)
+		delta_add(&now->dir[d], &old->dir[d]);
+	*old = acc->ifaces[--acc->n_ifaces];
+}
+
 static struct flow_delta *vni_acc(struct metrics_acc *acc, __u32 vni)
 {
 	for (int i = 0; i < acc->n_vnis; i++)

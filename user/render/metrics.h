@@ -77,6 +77,11 @@ struct metrics_view {
 };
 
 /* Add every flow's counters since the previous refresh to the accumulators. */
+/*
+ * An interface's counts move with its name: one deleted and made again
+ * (a new ifindex) keeps its series, which never go back.
+ */
+void metrics_acc_moved(struct metrics_acc *acc, __u32 from, __u32 to);
 void metrics_accumulate(struct metrics_acc *acc, const struct snapshot *s,
 			const struct analysis *a);
 

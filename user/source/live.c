@@ -24,6 +24,8 @@ struct live_source {
 	struct obs_point points[LIVE_MAX_IFACES];
 	enum iface_state state[LIVE_MAX_IFACES];
 	unsigned int hooks[LIVE_MAX_IFACES]; /* per interface: XDP ingress may fall back to tcx */
+	bool attached[LIVE_MAX_IFACES];	     /* its links are open (on points[].id) */
+	__u32 refused[LIVE_MAX_IFACES];	     /* the ifindex whose XDP hook was taken, once said */
 	bool fallback;			     /* some interface's XDP hook was taken */
 	int n_points;
 	const char *hook_desc;
@@ -160,6 +162,12 @@ static int hooks_for(const struct live_opts *o, const char *ifname, unsigned int
 	id = probe_xdp_owner(ifname, name, sizeof(name));
 	if (!id)
 		return 0;
+	if (o->popts.mirror_drop) {
+		fp_err("%s already runs the XDP program '%s' (id %u): --mirror-port-drop drops in "
+		       "XDP and fabprobe will not replace it",
+		       ifname, name, id);
+		return -EBUSY;
+	}
 	if (o->hooks_given) {
 		fp_err("%s already runs the XDP program '%s' (id %u%s); fabprobe will not replace "
 		       "it: use --hook tc",
@@ -186,8 +194,14 @@ static int live_start(struct source *s)
 
 		for (int j = 0; j < o->n_ifaces; j++)
 			listed |= !strcmp(o->ifaces[j], o->uplinks[i]);
-		if (!listed && o->n_ifaces < LIVE_MAX_IFACES)
-			memcpy(o->ifaces[o->n_ifaces++], o->uplinks[i], IF_NAMESIZE);
+		if (listed)
+			continue;
+		if (o->n_ifaces >= LIVE_MAX_IFACES) {
+			fp_err("--uplinks: -i and --uplinks name more than %d interfaces",
+			       LIVE_MAX_IFACES);
+			return -EINVAL;
+		}
+		memcpy(o->ifaces[o->n_ifaces++], o->uplinks[i], IF_NAMESIZE);
 	}
 	if (!o->n_ifaces) {
 		fp_err("no interface given: use -i IF[,IF...]");
@@ -235,13 +249,22 @@ static int live_start(struct source *s)
 		pt->uplink = is_uplink(o, o->ifaces[i]);
 		pt->interface = true;
 		pt->speed_bps = read_speed_bps(o->ifaces[i]);
+		l->attached[i] = true;
+		if (probe_iface_up(o->ifaces[i]) <= 0) {
+			l->state[i] = IFACE_DOWN;
+			fprintf(stderr,
+				"fabprobe: interface %s is down: attached, counted once it comes "
+				"up\n",
+				o->ifaces[i]);
+		}
 		l->n_points++;
 	}
 	l->hook_desc = hook_desc(o->hooks);
 	l->started_ns = fp_mono_ns();
 	/* Scripts wait for this line before they start traffic. */
-	fprintf(stderr, "fabprobe: attached to %d interface%s (%s)\n", l->n_points,
-		l->n_points == 1 ? "" : "s", l->hook_desc);
+	fprintf(stderr, "fabprobe: attached to %d interface%s (%s%s)\n", l->n_points,
+		l->n_points == 1 ? "" : "s", l->hook_desc,
+		l->fallback ? "; tc ingress where XDP is taken" : "");
 	return 0;
 }
 
@@ -271,7 +294,16 @@ static void check_ifaces(struct live_source *l)
 
 		if (ifindex)
 			state = probe_iface_up(pt->name) > 0 ? IFACE_UP : IFACE_DOWN;
-		if (state == IFACE_UP && ifindex != pt->id) {
+		/*
+		 * The device it named left (deleted, renamed, moved to another
+		 * namespace): its links close, so that they neither pile up
+		 * nor count a device that is not this name's.
+		 */
+		if (l->attached[i] && ifindex != pt->id) {
+			probe_detach(&l->probe, pt->id);
+			l->attached[i] = false;
+		}
+		if (state == IFACE_UP && !l->attached[i] && l->refused[i] != ifindex) {
 			char owners[256] = "";
 			bool ours = true;
 
@@ -284,6 +316,7 @@ static void check_ifaces(struct live_source *l)
 				      &ours) ||
 			    (l->hooks[i] & ~l->o.popts.hooks)) {
 				pt->id = ifindex;
+				l->refused[i] = ifindex;
 				l->state[i] = state;
 				iface_event(l,
 					    "interface %s is back but its XDP hook is taken: "
@@ -293,6 +326,7 @@ static void check_ifaces(struct live_source *l)
 			}
 			if (probe_attach(&l->probe, pt->name, l->hooks[i], l->o.xdp_mode))
 				continue;
+			l->attached[i] = true;
 			pt->id = ifindex;
 			pt->speed_bps = read_speed_bps(pt->name);
 			l->state[i] = state;

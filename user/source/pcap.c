@@ -185,9 +185,19 @@ size_t replay_to_ethernet(int dlt, const __u8 *in, size_t caplen, __u8 *out, siz
 
 static void damaged(struct pcap_source *ps, struct pcap_file *f)
 {
-	snprintf(ps->event, sizeof(ps->event),
-		 "%s: capture cut short or corrupt after frame %llu: %s", f->path,
-		 (unsigned long long)f->index, pcap_geterr(f->pcap));
+	const char *why = pcap_geterr(f->pcap);
+
+	/* A valid pcapng libpcap cannot read on: say what it is, not "corrupt". */
+	if (strstr(why, "different from the type of the first interface"))
+		snprintf(ps->event, sizeof(ps->event),
+			 "%s: after frame %llu an interface of another link type starts, which "
+			 "libpcap cannot read in one file: split the capture by interface "
+			 "(tshark -r FILE -Y 'frame.interface_id == N' -w PART)",
+			 f->path, (unsigned long long)f->index);
+	else
+		snprintf(ps->event, sizeof(ps->event),
+			 "%s: capture cut short or corrupt after frame %llu: %s", f->path,
+			 (unsigned long long)f->index, why);
 	ps->event_seq++;
 	ps->damaged = true;
 }
@@ -199,7 +209,14 @@ static void next_frame(struct pcap_source *ps, struct pcap_file *f)
 
 	f->pending = rc == 1;
 	if (rc == 1) {
-		f->ts_ns = (__u64)f->hdr->ts.tv_sec * 1000000000ULL + f->hdr->ts.tv_usec;
+		/*
+		 * A classic pcap's seconds are unsigned 32 bits, which libpcap
+		 * widens as signed: after 2038 they come out negative.
+		 */
+		__u64 sec =
+		    f->hdr->ts.tv_sec < 0 ? (__u32)f->hdr->ts.tv_sec : (__u64)f->hdr->ts.tv_sec;
+
+		f->ts_ns = sec * 1000000000ULL + f->hdr->ts.tv_usec;
 		f->index++;
 		return;
 	}

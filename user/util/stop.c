@@ -19,6 +19,8 @@ void fp_stop_on_signals(void)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A dropped ssh session: a capture still writes its bundle. */
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
