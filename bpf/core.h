@@ -327,7 +327,8 @@ static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters 
 	fp_add(shared, fs->ecn[p->ecn & 3], 1);
 	if (p->encap & FP_ENCAP_VXLAN)
 		fp_add(shared, fs->inner_ecn[p->inner_ecn & 3], 1);
-	fp_set_bit(&fs->dscp_mask, 1ULL << (p->dscp & 63), shared);
+	fp_set_bit(p->opcode == FP_OPCODE_CNP ? &fs->cnp_dscp_mask : &fs->dscp_mask,
+		   1ULL << (p->dscp & 63), shared);
 	fp_set_bit(&fs->opcodes[p->opcode >> 6], 1ULL << (p->opcode & 63), shared);
 	fs->dscp = p->dscp;
 	fs->vlan = p->vlan;

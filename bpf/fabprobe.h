@@ -391,11 +391,21 @@ struct psn_track {
 /*
  * Counters of one flow: one copy shared by every CPU, so that a flow costs
  * the same on a 2-CPU host and a 128-CPU collector. BPF adds atomically
- * (core.h). packets stays 0 in the map: every packet counts in exactly one
- * of ecn[], and userspace sums them (collect.c).
+ * (core.h). The map keeps no packets: every packet counts in exactly one
+ * of ecn[], and userspace sums them (collect.c); its place holds the CNPs'
+ * DSCPs.
  */
 struct flow_counters {
-	__u64 packets;
+	/*
+	 * In the map the DSCPs the flow's CNPs were sent with (a bitmap: CNPs
+	 * and the other packets of a flow ride in different classes, so each
+	 * has its own), as packets itself is never kept there. Userspace moves
+	 * it to flow_record.cnp_dscp_mask and sets packets (collect.c).
+	 */
+	union {
+		__u64 packets;
+		__u64 cnp_dscp_mask;
+	};
 	__u64 bytes;
 	__u64 ecn[4];	    /* outer IP ECN: Not-ECT, ECT(1), ECT(0), CE */
 	__u64 inner_ecn[4]; /* same, of the inner IP header in VXLAN */
@@ -410,7 +420,7 @@ struct flow_counters {
 	__u64 first_seen_ns;
 	__u64 last_seen_ns;
 	__u64 opcodes[4]; /* bitmap of BTH opcodes seen */
-	__u64 dscp_mask;  /* bitmap of DSCP values seen */
+	__u64 dscp_mask;  /* bitmap of DSCP values seen, CNPs' apart (above) */
 	struct psn_track psn;
 	__u16 vlan; /* outermost VLAN ID, 0 when untagged */
 	__u8 dscp;  /* DSCP of the last packet */

@@ -1278,7 +1278,19 @@ static const struct fixture fixtures[] = {
 		   [FP_CNT_CNP] = 1,
 		   [FP_CNT_FLOW_NEW] = 1},
 	.n_flows = 1,
-	.flows = {{.k = KEY_V4, .c = {C_ONE(CNP, L4(ROCE(S_CNP_RSVD, 0))), .cnp = 1, .becn = 1}}},
+	/* A CNP's DSCP is kept apart from the flow's other packets'. */
+	.flows = {{.k = KEY_V4,
+		   .c = {.packets = 1,
+			 .bytes = L4(ROCE(S_CNP_RSVD, 0)),
+			 .ecn = {[FR_ECT0] = 1},
+			 .opcodes = {[OPW(CNP)] = OPB(CNP)},
+			 .dscp = DSCP,
+			 .last_opcode = CNP,
+			 .first_seen_ns = TS(0),
+			 .last_seen_ns = TS(0),
+			 .cnp = 1,
+			 .becn = 1},
+		   .cnp_dscp_mask = 1ULL << DSCP}},
 	.runs = RUN_TC_INGRESS | RUN_UNMODIFIED,
     },
     {
@@ -1630,13 +1642,14 @@ static void run_opcode(const struct op_case *oc, bool short_by_one)
 			  .ecn = {[FR_ECT0] = 1},
 			  .acks = oc->acks,
 			  .cnp = oc->cnp,
-			  .dscp_mask = 1ULL << DSCP,
+			  .dscp_mask = oc->cnp ? 0 : 1ULL << DSCP,
 			  .dscp = DSCP,
 			  .last_opcode = oc->opcode,
 			  .first_seen_ns = TS(0),
 			  .last_seen_ns = TS(0)},
 		};
 		fx.flows[0].c.opcodes[OPW(oc->opcode)] = OPB(oc->opcode);
+		fx.flows[0].cnp_dscp_mask = oc->cnp ? 1ULL << DSCP : 0;
 	}
 	check_totals(&g_snap, fx.totals);
 	check_flows(&g_snap, &fx, FP_DIR_INGRESS);

@@ -198,6 +198,12 @@ void check_flows(const struct snapshot *s, const struct fixture *fx, __u8 dir)
 			fail_msg("flow %d missing", i);
 		}
 		bad += check_counters(&r->c, &fx->flows[i].c);
+		if (r->cnp_dscp_mask != fx->flows[i].cnp_dscp_mask) {
+			print_message("  cnp_dscp_mask: got 0x%llx, want 0x%llx\n",
+				      (unsigned long long)r->cnp_dscp_mask,
+				      (unsigned long long)fx->flows[i].cnp_dscp_mask);
+			bad++;
+		}
 	}
 	if (bad)
 		fail_msg("%d flow field(s) differ", bad);

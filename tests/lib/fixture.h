@@ -166,6 +166,7 @@ struct exp_key {
 struct exp_flow {
 	struct exp_key k;
 	struct flow_counters c;
+	__u64 cnp_dscp_mask; /* the record's: the DSCPs of its CNPs */
 };
 
 struct fixture {

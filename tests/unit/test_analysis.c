@@ -97,7 +97,9 @@ static struct flow_record *add_reverse(const struct flow_record *r, __u64 acks, 
 	rev->c.opcodes[0] = 1ULL << FP_OP_ACK;
 	if (cnps)
 		rev->c.opcodes[FP_OPCODE_CNP >> 6] |= 1ULL << (FP_OPCODE_CNP & 63);
-	rev->c.dscp_mask = 1ULL << 26 | (cnps ? 1ULL << 48 : 0);
+	/* ACKs in the data class, CNPs in theirs: the map keeps the two apart. */
+	rev->c.dscp_mask = acks ? 1ULL << 26 : 0;
+	rev->cnp_dscp_mask = cnps ? 1ULL << 48 : 0;
 	rev->c.dscp = 26;
 	return rev;
 }
@@ -567,11 +569,27 @@ static void test_traffic_class(void **state)
 	d->c.dscp_mask = 1ULL << 0;
 	d->c.dscp = 0;
 	fx.ao.data_dscp = 0;
-	fx.flows[1].c.dscp_mask = 1ULL << 0 | 1ULL << 48;
+	fx.flows[1].c.dscp_mask = 1ULL << 0;
 	fx.flows[1].c.dscp = 0;
 	analysis_free(&fx.an);
 	analyse(1.0);
 	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	/*
+	 * CNPs in the data class, on the flow that carries the ACKs (the RC
+	 * case): the CNPs' DSCPs are kept apart, so it shows.
+	 */
+	fx.flows[1].cnp_dscp_mask = 1ULL << 0;
+	analysis_free(&fx.an);
+	analyse(1.0);
+	al = find_alert(ALERT_WRONG_TRAFFIC_CLASS);
+	assert_non_null(al);
+	assert_non_null(strstr(al->evidence, "CNPs in DSCP 0"));
+	/* And ACKs in the CNP class: as wrong. */
+	fx.flows[1].cnp_dscp_mask = 1ULL << 48;
+	fx.flows[1].c.dscp_mask = 1ULL << 48;
+	analysis_free(&fx.an);
+	analyse(1.0);
+	assert_non_null(strstr(find_alert(ALERT_WRONG_TRAFFIC_CLASS)->evidence, "DSCP 48"));
 }
 
 /*
@@ -681,7 +699,6 @@ static void test_pcp_audit_cnps(void **state)
 	rev = add_reverse(add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000), 0, 3);
 	rev->c.vlan_tagged = 1;
 	rev->c.pcp = 0;
-	rev->c.dscp_mask = 1ULL << 48;
 	rev->c.dscp = 48;
 	rev->c.opcodes[0] = 0;
 	analyse(1.0);

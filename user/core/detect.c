@@ -208,23 +208,27 @@ static bool has_op(const struct flow_counters *c, __u8 low)
 	return false;
 }
 
-static bool wrong_class(const struct flow_counters *c, const struct analysis_opts *o, bool is_data,
+/*
+ * *seen: the first DSCP outside the plan (64 + it for a CNP's), or -1 -
+ * the PCP. Data and its responses ride in the lossless class, CNPs in
+ * their own: the map keeps the DSCPs of each apart.
+ */
+static bool wrong_class(const struct flow_record *r, const struct analysis_opts *o, bool is_data,
 			bool whole, int *seen)
 {
+	const struct flow_counters *c = &r->c;
 	/* ACKs, NAKs and atomic ACKs answer data: they ride with it. */
 	bool responses = c->acks || c->naks || c->rnr_naks || has_op(c, FP_OP_ATOMIC_ACK);
-	bool lossless = is_data || responses;
-	__u64 allowed = 0, used = whole ? c->dscp_mask : 1ULL << (c->dscp & 63);
+	bool lossless = is_data || responses, last_cnp = c->last_opcode == FP_OPCODE_CNP;
+	__u64 used = whole ? c->dscp_mask : last_cnp ? 0 : 1ULL << (c->dscp & 63);
+	__u64 cnp_used = whole ? r->cnp_dscp_mask : last_cnp ? 1ULL << (c->dscp & 63) : 0;
 
-	/* Data and its responses ride in the lossless class; CNPs in their own. */
-	if (lossless)
-		allowed |= 1ULL << o->data_dscp;
-	if (c->cnp)
-		allowed |= 1ULL << o->cnp_dscp;
-	if (!allowed)
-		return false;
-	if (used & ~allowed) {
-		*seen = __builtin_ctzll(used & ~allowed); /* the lowest DSCP outside */
+	if (lossless && (used & ~(1ULL << o->data_dscp))) {
+		*seen = __builtin_ctzll(used & ~(1ULL << o->data_dscp)); /* the lowest outside */
+		return true;
+	}
+	if (cnp_used & ~(1ULL << o->cnp_dscp)) {
+		*seen = 64 + __builtin_ctzll(cnp_used & ~(1ULL << o->cnp_dscp));
 		return true;
 	}
 	/*
@@ -288,7 +292,7 @@ static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
 			group_add(&f->gaps, a, i);
 		/* Over an interval, only flows it saw: a silent one is no evidence. */
 		if ((a->whole_run || v->d.packets) &&
-		    wrong_class(&v->r->c, o, v->is_data, a->whole_run, &seen)) {
+		    wrong_class(v->r, o, v->is_data, a->whole_run, &seen)) {
 			if (!f->wrong_class.count)
 				f->class_seen = seen;
 			group_add(&f->wrong_class, a, i);
@@ -411,7 +415,10 @@ static int class_alerts(struct analysis *a, const struct analysis_opts *o,
 	if (!al)
 		return -ENOMEM;
 	v = group_first(a, &f->wrong_class);
-	if (f->class_seen >= 0)
+	if (f->class_seen >= 64)
+		say(al->evidence, "%s: CNPs in DSCP %d", flow_name(name, sizeof(name), &v->r->key),
+		    f->class_seen - 64);
+	else if (f->class_seen >= 0)
 		say(al->evidence, "%s: DSCP %d", flow_name(name, sizeof(name), &v->r->key),
 		    f->class_seen);
 	else

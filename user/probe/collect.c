@@ -102,6 +102,7 @@ static void merge_entry(struct snapshot *s, __u32 rec, const struct flow_counter
 {
 	struct flow_counters c;
 
+	s->flows[rec].cnp_dscp_mask |= map->cnp_dscp_mask;
 	flow_counters_read(&c, map);
 	flow_counters_merge(&s->flows[rec].c, &c);
 	s->merged++;
@@ -124,6 +125,7 @@ static struct flow_record *new_record(struct snapshot *s, const struct flow_coun
 	r->samples = 0;
 	r->rate = 0;
 	r->rid = rid;
+	r->cnp_dscp_mask = c->cnp_dscp_mask; /* before packets take its place */
 	flow_counters_read(&r->c, c);
 	return r;
 }

@@ -44,6 +44,8 @@ struct flow_record {
 	 */
 	__u64 samples;
 	__u32 rate;
+	/* The DSCPs of the flow's CNPs (c.dscp_mask: of its other packets); see fp_flows' value. */
+	__u64 cnp_dscp_mask;
 	/*
 	 * Where the flow sits in the table, as collect read it: its slot, or
 	 * past the slots a number collect keeps for it while it stays in a
@@ -129,6 +131,12 @@ void snapshot_flow_totals(struct snapshot *s);
 static inline __u64 snapshot_evictions(const struct snapshot *s)
 {
 	return s->totals[SNAP_CNT_EVICTIONS];
+}
+
+/* Every DSCP a flow's packets used, CNPs' and others'. */
+static inline __u64 flow_dscps(const struct flow_record *r)
+{
+	return r->c.dscp_mask | r->cnp_dscp_mask;
 }
 
 /*

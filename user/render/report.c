@@ -165,7 +165,7 @@ static void json_flow(struct json *j, const struct report *rep, const struct flo
 	json_key(j, "dscps");
 	json_arr_begin(j);
 	for (int d = 0; d < 64; d++)
-		if (c->dscp_mask & (1ULL << d))
+		if (flow_dscps(r) & (1ULL << d))
 			json_u64(j, d);
 	json_arr_end(j);
 	json_key(j, "vlan");

@@ -365,6 +365,7 @@ static void merge_counters(struct flow_record *into, const struct flow_record *f
 	a->fecn += b->fecn;
 	a->becn += b->becn;
 	a->dscp_mask |= b->dscp_mask;
+	into->cnp_dscp_mask |= from->cnp_dscp_mask;
 	if (b->first_seen_ns < a->first_seen_ns)
 		a->first_seen_ns = b->first_seen_ns;
 	if (later) {

@@ -45,13 +45,14 @@ static void ecn_line(struct lines *l, const char *what, const __u64 ecn[4])
 	     fmt_pct(c, sizeof(c), ecn[1], total), fmt_pct(d, sizeof(d), ecn[3], total));
 }
 
-static void class_lines(struct lines *l, const struct flow_counters *c)
+static void class_lines(struct lines *l, const struct flow_record *r)
 {
+	const struct flow_counters *c = &r->c;
 	char dscps[256], ops[LINE_MAX_BYTES], t[2][48];
 	size_t d = 0, o = 0;
 
 	for (int b = 0; b < 64 && d + 8 < sizeof(dscps); b++)
-		if (c->dscp_mask & (1ULL << b))
+		if (flow_dscps(r) & (1ULL << b))
 			d += snprintf(dscps + d, sizeof(dscps) - d, "%s%d", d ? "," : "", b);
 	if (!d)
 		snprintf(dscps, sizeof(dscps), "-");
@@ -102,7 +103,7 @@ static void counter_lines(struct lines *l, int f)
 	ecn_line(l, "ECN", c->ecn);
 	if (v->r->key.flags & FP_FLOW_VXLAN)
 		ecn_line(l, "inner ECN", c->inner_ecn);
-	class_lines(l, c);
+	class_lines(l, v->r);
 	if (c->psn.tracking)
 		line(l, 0, A_NORMAL, "PSN         last 0x%06x  max 0x%06x  next in order <= 0x%06x",
 		     c->psn.last_psn, c->psn.max_psn, c->psn.next_psn_max);
