@@ -84,6 +84,7 @@ struct fp_clock_sample {
 #define FP_IPPROTO_ROUTING  43
 #define FP_IPPROTO_FRAGMENT 44
 #define FP_IPPROTO_DSTOPTS  60
+#define FP_IPPROTO_AH	    51 /* length in 4-byte units, less 2 (RFC 4302) */
 #define FP_IPPROTO_NONE	    59
 #define FP_IP_MF	    0x2000
 #define FP_IP_OFFSET	    0x1FFF

@@ -196,6 +196,13 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 			nexthdr = opt->nexthdr;
 			c->pos += (opt->hdrlen + 1) * 8;
 			break;
+		case FP_IPPROTO_AH:
+			opt = c->pos;
+			if ((void *)(opt + 1) > c->end)
+				return FP_CUT;
+			nexthdr = opt->nexthdr;
+			c->pos += (opt->hdrlen + 2) * 4;
+			break;
 		case FP_IPPROTO_FRAGMENT:
 			frag = c->pos;
 			if ((void *)(frag + 1) > c->end)
@@ -211,7 +218,8 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 	}
 	/* FP_MAX_IPV6_EXT headers were skipped; what follows may still be UDP. */
 	if (nexthdr == FP_IPPROTO_HOPOPTS || nexthdr == FP_IPPROTO_ROUTING ||
-	    nexthdr == FP_IPPROTO_DSTOPTS || nexthdr == FP_IPPROTO_FRAGMENT)
+	    nexthdr == FP_IPPROTO_DSTOPTS || nexthdr == FP_IPPROTO_FRAGMENT ||
+	    nexthdr == FP_IPPROTO_AH)
 		return FP_OTHER;
 	return nexthdr;
 }

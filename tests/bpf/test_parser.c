@@ -250,6 +250,19 @@ static void b_v6_all_ext(struct fx *fx)
 	v6_with(fx, EXT_HBH | EXT_DST | EXT_RT | EXT_FRAG);
 }
 
+/* An authentication header (RFC 4302, 24 bytes with a 96-bit ICV) before UDP. */
+static void b_v6_ah(struct fx *fx)
+{
+	static const __u8 ah[24] = {FP_IPPROTO_UDP, 24 / 4 - 2, 0, 0, 0, 0, 0x10, 0x01, 0, 0, 0, 7};
+	struct frame *f = fx_frame(fx);
+
+	fr_eth(f, FP_ETH_P_IPV6);
+	fr_ipv6(f, &ip_a6, FP_IPPROTO_AH);
+	fr_bytes(f, ah, sizeof(ah));
+	fr_udp(f, SPORT, ROCE_PORT);
+	send_only(f, 100);
+}
+
 static void b_v6_frag_first(struct fx *fx)
 {
 	v6_with(fx, EXT_FRAG | EXT_FRAG_MORE);
@@ -887,6 +900,13 @@ static const struct fixture fixtures[] = {
 	.n_flows = 1,
 	.flows = {{.k = KEY_V6, .c = {C_SEND(L6(ROCE(0, 64)) + 8 + 16 + 40 + 8)}}},
 	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "ipv6_authentication_header",
+	.build = b_v6_ah,
+	.totals = T_ROCE(1, L6(ROCE(0, 64)) + 24, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V6, .c = {C_SEND(L6(ROCE(0, 64)) + 24)}}},
     },
     {
 	/* The first fragment holds UDP and BTH, but RoCEv2 is never fragmented. */
