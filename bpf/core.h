@@ -339,7 +339,11 @@ static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters 
 		fp_add(shared, fs->fecn, 1);
 	if (p->bth_flags & FP_BTH_BECN)
 		fp_add(shared, fs->becn, 1);
-	fs->last_seen_ns = now;
+	/* A capture's time may step back: a flow spans its earliest to its latest packet. */
+	if (now > fs->last_seen_ns)
+		fs->last_seen_ns = now;
+	if (now < fs->first_seen_ns)
+		fs->first_seen_ns = now;
 
 	if (p->opcode == FP_OPCODE_CNP) {
 		fp_add(shared, fs->cnp, 1);

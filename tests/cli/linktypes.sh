@@ -74,6 +74,17 @@ ng += block(1, struct.pack("<HHI", 101, 0, 65535))
 for us, frame, orig in frames[:2]:
     ng += block(6, struct.pack("<IIIII", 0, 0, us, len(frame), orig) + frame)
 open(sys.argv[2] + "/two_types.pcapng", "wb").write(ng)
+
+# The frames in reverse order: the capture's time steps back at every frame.
+rev = bytearray(d[:24])
+off, recs = 24, []
+while off < len(d):
+    incl = struct.unpack("<I", d[off + 8:off + 12])[0]
+    recs.append(d[off:off + 16 + incl])
+    off += 16 + incl
+for r in reversed(recs):
+    rev += r
+open(sys.argv[2] + "/reversed.pcap", "wb").write(rev)
 PY
 first=$("$FABPROBE" replay --json "$tmp/late.pcap" 2>/dev/null |
 	python3 -c 'import json,sys; print(min(f["first_seen"] for f in json.load(sys.stdin)["flows"]))')
@@ -83,4 +94,13 @@ check "after 2038: times past 2^31 s, not negative ($first)" \
 check "a pcapng of two link types: exit 3 (the frames before are reported)" eq "$?" 3
 check "... said as what libpcap cannot read, not as corruption" \
 	grep -q "an interface of another link type starts, which libpcap cannot read in one file" "$tmp/two.err"
+span() {
+	"$FABPROBE" replay --json "$1" 2>/dev/null | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print(r["interval_s"], sorted((f["sport"], f["dest_qp"], f["first_seen"], f["last_seen"]) for f in r["flows"]))'
+}
+want=$(span "$src")
+check "time stepping back: the span and each flow's first and last packet as in order" \
+	eq "$(span "$tmp/reversed.pcap")" "$want"
 finish linktypes

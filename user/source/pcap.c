@@ -329,9 +329,23 @@ static int run_frame(struct pcap_source *ps, struct pcap_file *f)
 	return err ? failed(ps, err) : 0;
 }
 
-static __u64 offset_of(const struct pcap_source *ps, __u64 ts_ns)
+/*
+ * A frame's offset in the capture's time. One earlier than the start (a
+ * capture whose time steps back) moves the start back to it: the span
+ * covers every frame, from the earliest to the latest.
+ */
+static __u64 offset_of(struct pcap_source *ps, __u64 ts_ns)
 {
-	return ts_ns > ps->t0_ns ? ts_ns - ps->t0_ns : 0;
+	if (ts_ns < ps->t0_ns) {
+		__u64 back = ps->t0_ns - ts_ns;
+
+		ps->t0_ns = ts_ns;
+		ps->clock_ns += back;
+		ps->last_ns += back;
+		if (ps->wall0_ns && ps->o.speed > 0)
+			ps->wall0_ns -= (__u64)(back / ps->o.speed);
+	}
+	return ts_ns - ps->t0_ns;
 }
 
 /* Frame f, at capture offset off, is queued: the clock moves on, f reads its next. */
@@ -398,8 +412,10 @@ static void pcap_resume(struct source *s)
 static int pcap_advance(struct source *s, double seconds)
 {
 	struct pcap_source *ps = PCAPS(s);
-	__u64 target =
-	    isinf(seconds) || seconds > 1e9 ? UINT64_MAX : ps->clock_ns + (__u64)(seconds * 1e9);
+	/* In the capture's own time: offsets grow when its start moves back (offset_of()). */
+	__u64 target_ts = isinf(seconds) || seconds > 1e9
+			      ? UINT64_MAX
+			      : ps->t0_ns + ps->clock_ns + (__u64)(seconds * 1e9);
 	__u64 budget_end = fp_mono_ns() + BUDGET_NS, n = 0;
 	struct pcap_file *f;
 	int err;
@@ -411,10 +427,10 @@ static int pcap_advance(struct source *s, double seconds)
 	while ((f = earliest(ps))) {
 		__u64 off = offset_of(ps, f->ts_ns);
 
-		if (off > target) {
-			ps->clock_ns = target;
+		if (f->ts_ns > target_ts) {
+			ps->clock_ns = target_ts - ps->t0_ns;
 			if (ps->o.speed > 0)
-				wait_until_due(ps, target);
+				wait_until_due(ps, ps->clock_ns);
 			return drain(ps);
 		}
 		if (ps->o.speed > 0 && !wait_until_due(ps, off))
