@@ -85,6 +85,16 @@ def check_http(exp):
     expect(status == 200 and "text/html" in ctype and 'href="/metrics"' in body, f"/: {status} {ctype}")
     status, _, _ = get(base + "/nope")
     expect(status == 404, f"/nope: {status}")
+    # The absolute form a proxy sends (RFC 9112 3.2.2) names the same path.
+    host, port = exp.rsplit(":", 1)
+    with socket.create_connection((host.strip("[]"), int(port)), timeout=10) as s:
+        s.sendall(f"GET http://{exp}/metrics HTTP/1.1\r\nHost: {exp}\r\n"
+                  "Connection: close\r\n\r\n".encode())
+        reply = b""
+        while chunk := s.recv(65536):
+            reply += chunk
+    expect(reply.startswith(b"HTTP/1.1 200") and b"fabprobe_roce_frames_total" in reply,
+           f"GET http://{exp}/metrics: {reply[:40]!r}")
     status, _, _ = get(base + "/metrics", method="POST")
     expect(status == 405, f"POST /metrics: {status}")
     status, _, body = get(base + "/metrics", method="HEAD")

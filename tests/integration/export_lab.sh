@@ -46,7 +46,8 @@ bad_listen() {
 
 echo "--- bad --listen values"
 for l in 127.0.0.1 127.0.0.1: 127.0.0.1:0 127.0.0.1:70000 127.0.0.1:http localhost:9469 \
-	'[::1]' '[::1]9469' ::1:9469 '[zz::1]:9469' :9469; do
+	'[::1]' '[::1]9469' ::1:9469 '[zz::1]:9469' :9469 '[fe80::1%lo]:9469' \
+	'[::ffff:127.0.0.1]:9469'; do
 	check "--listen '$l' is a usage error" bad_listen 2 "$l"
 done
 check "--listen on an address not on this host fails to bind" bad_listen 1 10.9.9.9:$PORT

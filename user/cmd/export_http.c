@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -140,9 +141,20 @@ int http_parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *l
 		sin->sin_family = AF_INET;
 		sin->sin_port = htons(p);
 		*len = sizeof(*sin);
+	} else if (v6 && strchr(host, '%')) {
+		fp_err("--listen: '%s': a link-local zone (%%IF) is not supported; use a global or "
+		       "the loopback address",
+		       host);
+		return -EINVAL;
 	} else {
 		fp_err("--listen: '%s' is not an %s address%s", host, v6 ? "IPv6" : "IPv4",
-		       v6 || strchr(host, ':') ? " (IPv6 goes in brackets: [::1]:9469)" : "");
+		       !v6 && strchr(host, ':') ? " (IPv6 goes in brackets: [::1]:9469)" : "");
+		return -EINVAL;
+	}
+	/* The socket is IPv6 only: an IPv4-mapped address cannot be bound. */
+	if (v6 && IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+		fp_err("--listen: '%s' is an IPv4-mapped address: give the IPv4 address itself",
+		       host);
 		return -EINVAL;
 	}
 	return 0;
@@ -377,6 +389,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (*upload_data_size) {
 		*upload_data_size = 0;
 		return MHD_YES;
+	}
+	/* The absolute form (RFC 9112 3.2.2), as a proxy sends it: the path is what counts. */
+	if (!strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8)) {
+		const char *path = strchr(strstr(url, "//") + 2, '/');
+
+		url = path ? path : "/";
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",

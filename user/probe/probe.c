@@ -26,6 +26,7 @@
 
 /* Capability numbers (linux/capability.h): what loading these programs needs. */
 #define FP_CAP_NET_ADMIN 12
+#define FP_CAP_SYS_ADMIN 21
 #define FP_CAP_PERFMON	 38
 #define FP_CAP_BPF	 39
 
@@ -45,14 +46,27 @@ static __u64 effective_caps(void)
 	return caps;
 }
 
+/*
+ * By the capabilities themselves, not the uid: root with its capabilities
+ * dropped cannot load either. CAP_SYS_ADMIN stands in for CAP_BPF and
+ * CAP_PERFMON, as the kernel lets it.
+ */
 static int check_privileges(void)
 {
-	__u64 need = 1ULL << FP_CAP_BPF | 1ULL << FP_CAP_NET_ADMIN | 1ULL << FP_CAP_PERFMON;
+	__u64 caps = effective_caps(), admin = caps & 1ULL << FP_CAP_SYS_ADMIN;
+	char missing[64] = "";
 
-	if (geteuid() == 0 || (effective_caps() & need) == need)
+	if (!admin && !(caps & 1ULL << FP_CAP_BPF))
+		strcat(missing, " CAP_BPF");
+	if (!(caps & 1ULL << FP_CAP_NET_ADMIN))
+		strcat(missing, " CAP_NET_ADMIN");
+	if (!admin && !(caps & 1ULL << FP_CAP_PERFMON))
+		strcat(missing, " CAP_PERFMON");
+	if (!missing[0])
 		return 0;
 	fp_err("must run as root, or with CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON, to load BPF "
-	       "programs");
+	       "programs (missing:%s)",
+	       missing);
 	return -EPERM;
 }
 
@@ -436,6 +450,7 @@ __u32 probe_xdp_owner(const char *ifname, char *name, size_t len)
 			snprintf(name, len, "%s", info.name);
 		close(fd);
 	}
+	/* Its name takes CAP_SYS_ADMIN to read; the id is known. */
 	if (len && !name[0])
 		snprintf(name, len, "?");
 	return id;

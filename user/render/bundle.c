@@ -70,20 +70,19 @@ static void tmp_name(struct bundle *b)
  */
 static int open_target(struct bundle *b)
 {
-	const char *name = b->path;
 	int fd = open(b->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 
 	/* EISDIR: a kernel without O_TMPFILE; EOPNOTSUPP: a filesystem without it. */
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
 		tmp_name(b);
-		name = b->tmp_path;
 		fd = mkostemp(b->tmp_path, O_CLOEXEC);
 		b->named = fd >= 0;
 	}
 	if (fd < 0) {
 		int err = -errno;
 
-		fp_err("cannot create %s: %s", name, strerror(-err));
+		/* The name asked for: a working name of ours would only puzzle. */
+		fp_err("cannot create %s: %s", b->path, strerror(-err));
 		return err;
 	}
 	return fd;
