@@ -64,9 +64,11 @@ enum fp_class {
  * what a capture's snap length kept. The frame is what it shows as far as
  * it goes.
  */
-static __always_inline int bad_header(const struct fp_pkt *p, int err)
+static __always_inline int bad_header(const struct cursor *c, const struct fp_pkt *p, int err,
+				      __u32 end)
 {
-	if (err == FP_CUT && (p->encap & FP_ENCAP_CUT))
+	/* Asked only here, off the path of whole frames: no cost for them. */
+	if (err == FP_CUT && ((p->encap & FP_ENCAP_TRUNC) || end > (__u32)(c->end - c->start)))
 		return FP_CLASS_OTHER;
 	return FP_CLASS_MALFORMED;
 }
@@ -77,18 +79,21 @@ static __always_inline int bad_header(const struct fp_pkt *p, int err)
  * other, and counted as a RoCE packet the cut took (FP_CLASS_ROCE_CUT).
  */
 static __always_inline int classify_roce(struct cursor *c, struct fp_pkt *p, __u32 payload_len,
-					 bool bad_len)
+					 bool bad_len, __u32 end)
 {
 	int err;
 
 	if (bad_len)
 		return FP_CLASS_MALFORMED;
+	/* The packet ends past the bytes here: parse_bth() may find its headers cut. */
+	if (end > (__u32)(c->end - c->start))
+		p->encap |= FP_ENCAP_SHORT;
 	err = parse_bth(c, payload_len, p);
 	if (!err)
 		return FP_CLASS_ROCE;
 	if (err == FP_CUT && (p->encap & FP_ENCAP_CUT))
 		return FP_CLASS_ROCE_CUT;
-	return bad_header(p, err);
+	return bad_header(c, p, err, end);
 }
 
 /* Ethernet and IP: the steps every frame takes, on the wire, mirrored or in VXLAN. */
@@ -208,17 +213,17 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	p->ecn = l3.tclass & 3;
 	p->dscp = l3.tclass >> 2;
 	if (proto == roce_port)
-		return classify_roce(c, p, payload_len, false);
+		return classify_roce(c, p, payload_len, false, end);
 
 	proto = parse_vxlan(c, &p->key.vni);
 	if (proto < 0)
-		return bad_header(p, proto);
+		return bad_header(c, p, proto, end);
 	p->encap |= FP_ENCAP_VXLAN;
 	p->key.flags |= FP_FLOW_VXLAN;
 
 	proto = parse_l2_l3(c, p, &l3, false);
 	if (proto < FP_OTHER)
-		return bad_header(p, proto);
+		return bad_header(c, p, proto, end);
 	if (proto != FP_IPPROTO_UDP)
 		return FP_CLASS_OTHER;
 	cursor_rebase(c);
@@ -229,11 +234,11 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 
 	proto = parse_udp(c, end, &p->key.inner_sport, &payload_len, &bad_len);
 	if (proto < 0)
-		return bad_header(p, proto);
+		return bad_header(c, p, proto, end);
 	if (proto != roce_port)
 		return FP_CLASS_OTHER;
 	p->key.inner_dport = proto;
-	return classify_roce(c, p, payload_len, bad_len);
+	return classify_roce(c, p, payload_len, bad_len, end);
 }
 
 /*
@@ -339,10 +344,14 @@ static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters 
 		fp_add(shared, fs->fecn, 1);
 	if (p->bth_flags & FP_BTH_BECN)
 		fp_add(shared, fs->becn, 1);
-	/* A capture's time may step back: a flow spans its earliest to its latest packet. */
-	if (now > fs->last_seen_ns)
+	/*
+	 * A capture's time may step back: a flow spans its earliest to its
+	 * latest packet. Live the clock only goes on (the verifier drops the
+	 * compares there).
+	 */
+	if (!replay_mode || now > fs->last_seen_ns)
 		fs->last_seen_ns = now;
-	if (now < fs->first_seen_ns)
+	if (replay_mode && now < fs->first_seen_ns)
 		fs->first_seen_ns = now;
 
 	if (p->opcode == FP_OPCODE_CNP) {
@@ -610,8 +619,6 @@ static __always_inline void fp_process(void *ctx, struct fp_pkt *p, void *data, 
 	t->cnt[FP_CNT_BYTES] += frame_len;
 
 	p->len = frame_len;
-	if (frame_len > (__u32)(data_end - data))
-		p->encap = FP_ENCAP_SHORT;
 	class = fp_parse(&c, p);
 	if (p->encap) {
 		if (p->encap & FP_ENCAP_VXLAN)

@@ -18,9 +18,11 @@
 #define FP_ENCAP_MIRROR 0x02 /* a mirror copy: the mirror fields after the key are set */
 #define FP_ENCAP_TRUNC	0x04 /* a mirror copy shorter than the packet it carries */
 /*
- * Fewer of the frame's bytes are readable than it had on the wire: a
+ * Fewer of the packet's bytes are readable than it had on the wire: a
  * capture's snap length cut it (replay), or the rest is past an skb's or
  * XDP buffer's linear part. A header cut there is unseen, not malformed.
+ * Set on the RoCE port only (classify_roce()); elsewhere it is asked when
+ * a header turns out cut (bad_header()), off the path of whole frames.
  */
 #define FP_ENCAP_SHORT 0x08
 /* Either: a header that runs past the bytes here was cut, not sent short. */
