@@ -340,6 +340,56 @@ static void test_predicted_collision_counts_queue_pairs(void **state)
 	assert_int_equal(al->n_flows, 2);
 }
 
+/*
+ * Two paths, two elephants predicted on each: no path has room, so no
+ * collision is predicted (the least-loaded "other" path was the colliding
+ * one itself, or as loaded). One path only: nowhere to move to.
+ */
+static void test_predicted_collision_needs_room(void **state)
+{
+	struct flow_key k = {};
+	int on[2] = {0, 0}, qp = 1;
+
+	(void)state;
+	use_hash_model();
+	fx.ao.hash.n_paths = 2;
+	/* Source ports from 50000 on, kept while their path has fewer than two. */
+	inet_pton(AF_INET, "10.0.0.1", k.src);
+	inet_pton(AF_INET, "10.0.1.1", k.dst);
+	k.dport = 4791;
+	for (k.sport = 50000; on[0] + on[1] < 4; k.sport++) {
+		__u32 p = hash_path(&fx.ao.hash, &k) % 2;
+
+		if (on[p] < 2) {
+			on[p]++;
+			add_flow("10.0.0.1", "10.0.1.1", k.sport, qp++, UP1, 500000);
+		}
+	}
+	analyse(1.0);
+	assert_null(find_alert(ALERT_PREDICTED_COLLISION));
+	fx.ao.hash.n_paths = 1;
+	analysis_free(&fx.an);
+	analyse(1.0);
+	assert_null(find_alert(ALERT_PREDICTED_COLLISION));
+}
+
+/* A model that hashes no source port: no port is suggested, none could move a flow. */
+static void test_predicted_collision_without_port_field(void **state)
+{
+	const struct alert *al;
+
+	(void)state;
+	use_hash_model();
+	fx.ao.hash.fields = HF_SRC_IP | HF_DST_IP | HF_DPORT;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 500000);
+	add_flow("10.0.0.1", "10.0.1.1", 50001, 2, UP2, 500000);
+	analyse(1.0);
+	al = find_alert(ALERT_PREDICTED_COLLISION);
+	assert_non_null(al);
+	assert_non_null(strstr(al->message, "no source port moves"));
+	assert_null(strstr(al->message, "sport 0"));
+}
+
 static void test_ce_without_cnp(void **state)
 {
 	struct flow_record *d;
@@ -1305,6 +1355,8 @@ int main(void)
 	    T(test_no_collision_when_balanced),
 	    T(test_predicted_collision_and_suggestion),
 	    T(test_predicted_collision_counts_queue_pairs),
+	    T(test_predicted_collision_needs_room),
+	    T(test_predicted_collision_without_port_field),
 	    T(test_ce_without_cnp),
 	    T(test_ce_with_cnp_is_fine),
 	    T(test_ce_without_reverse_is_silent),

@@ -152,9 +152,17 @@ int analysis_predict(struct analysis *a, const struct analysis_opts *o)
 			if (!named)
 				c.flows[c.n_flows++] = i;
 		}
+		/*
+		 * The least-loaded other path, and only one with at least two
+		 * elephants fewer: moving one there must not just move the
+		 * collision (as for the observed ones).
+		 */
 		for (__u32 q = 0; q < n; q++)
-			if (c.idle_path < 0 || per_path[q] < per_path[c.idle_path])
+			if (q != p && per_path[q] <= per_path[p] - 2 &&
+			    (c.idle_path < 0 || per_path[q] < per_path[c.idle_path]))
 				c.idle_path = q;
+		if (c.idle_path < 0)
+			continue;
 		err = add_collision(a, &c);
 		if (err)
 			return err;

@@ -56,6 +56,23 @@ static const char *flow_name(char *buf, size_t len, const struct flow_key *k)
 	return buf;
 }
 
+/*
+ * A queue pair's own name: in VXLAN its inner hosts and the source port
+ * its NIC chose (the VNI beside), as the entropy groups count them.
+ */
+static const char *qp_name(char *buf, size_t len, const struct flow_key *k)
+{
+	char src[FP_ENDPOINT_STRLEN], dst[FP_ADDR_STRLEN];
+	bool v6 = k->flags & FP_FLOW_INNER_IPV6;
+
+	if (!(k->flags & FP_FLOW_VXLAN))
+		return flow_name(buf, len, k);
+	snprintf(buf, len, "%s>%s vni %u qp %u",
+		 fmt_endpoint(src, sizeof(src), k->inner_src, v6, k->inner_sport),
+		 fmt_addr(dst, sizeof(dst), k->inner_dst, v6), k->vni, k->dest_qp);
+	return buf;
+}
+
 __u16 hash_nearest_sport(const struct hash_config *c, const struct flow_key *k, __u32 want)
 {
 	struct flow_key probe = *k;
@@ -119,13 +136,28 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 		} else {
 			__u16 sport = hash_nearest_sport(&o->hash, &first->r->key, c->idle_path);
 
+			bool vx = first->r->key.flags & FP_FLOW_VXLAN;
+
 			snprintf(al->subject, sizeof(al->subject), "next-tier path %d", c->path);
-			say(al->message,
-			    "%s predicts %d elephants on next-tier path %d; sport %u would move %s "
-			    "to "
-			    "path %d",
-			    hash_model_name(o->hash.model), c->count, c->path, sport,
-			    flow_name(name, sizeof(name), &first->r->key), c->idle_path);
+			flow_name(name, sizeof(name), &first->r->key);
+			/*
+			 * No port at all when the model hashes no source port; in
+			 * VXLAN the port is the VTEP's, made from the inner headers.
+			 */
+			if (!sport)
+				say(al->message,
+				    "%s predicts %d elephants on next-tier path %d; no source port "
+				    "moves %s to path %d (the model's fields leave the port out)",
+				    hash_model_name(o->hash.model), c->count, c->path, name,
+				    c->idle_path);
+			else
+				say(al->message,
+				    "%s predicts %d elephants on next-tier path %d; %ssport %u "
+				    "would "
+				    "move %s to path %d%s",
+				    hash_model_name(o->hash.model), c->count, c->path,
+				    vx ? "outer " : "", sport, name, c->idle_path,
+				    vx ? " (the VTEP makes it from the inner headers)" : "");
 			say(al->evidence, "model %s over %u paths, seed 0x%x",
 			    hash_model_name(o->hash.model), o->hash.n_paths, o->hash.seed);
 		}
@@ -455,7 +487,7 @@ static int entropy_alerts(struct analysis *a)
 	if (!al)
 		return -ENOMEM;
 	say(al->evidence, "%s: %d queue pairs over %s",
-	    flow_name(name, sizeof(name), &a->flows[first->flow].r->key), first->qps,
+	    qp_name(name, sizeof(name), &a->flows[first->flow].r->key), first->qps,
 	    fmt_count(ports, sizeof(ports), first->sports, "source port"));
 	say(al->message,
 	    "queue pairs share UDP source ports between %s: ECMP cannot spread them "

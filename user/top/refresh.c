@@ -46,10 +46,18 @@ static int mark_flows(struct ui *u)
 		u->cnp_per_s += a->flows[i].cnp_per_s;
 		u->rtx_per_s += a->flows[i].rtx_per_s;
 	}
-	for (size_t c = 0; c < a->n_collisions; c++)
-		for (int f = 0; f < a->collisions[c].n_flows; f++)
-			u->marks[a->collisions[c].flows[f]] |=
-			    a->collisions[c].predicted ? MARK_PREDICTED : MARK_COLLISION;
+	/* Every elephant of a collision's path, not only the eight its alert names. */
+	for (size_t c = 0; c < a->n_collisions; c++) {
+		const struct collision *col = &a->collisions[c];
+
+		for (size_t i = 0; i < a->n_flows; i++) {
+			const struct flow_view *v = &a->flows[i];
+
+			if (v->elephant &&
+			    (col->predicted ? v->predicted_path : v->path) == col->path)
+				u->marks[i] |= col->predicted ? MARK_PREDICTED : MARK_COLLISION;
+		}
+	}
 	return 0;
 }
 

@@ -198,11 +198,11 @@ static int draw_collisions(struct ui *u, int y, int y_end)
 
 		if (c->predicted)
 			putf(u, y++, 2, ui_attr(u, role),
-			     "predicted: %d elephants on path %d, path %d has the fewest",
-			     c->n_flows, c->path, c->idle_path);
+			     "predicted: %d elephants on path %d, path %d has the fewest", c->count,
+			     c->path, c->idle_path);
 		else
 			putf(u, y++, 2, ui_attr(u, role),
-			     "observed: %d elephants on %s while %s has room", c->n_flows,
+			     "observed: %d elephants on %s while %s has room", c->count,
 			     path_name(a, c->path), path_name(a, c->idle_path));
 		for (int f = 0; f < c->n_flows && o + 1 < sizeof(flows); f++) {
 			const struct flow_key *k = &a->flows[c->flows[f]].r->key;
