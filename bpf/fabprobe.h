@@ -236,10 +236,10 @@ enum fp_counter {
 	FP_CNT_SAMPLE_DROPS,	 /* samples lost to a full ring */
 	FP_CNT_MIRRORED,	 /* frames decoded as mirror copies (ERSPAN I/II/III, GRE TEB) */
 	FP_CNT_MIRROR_TRUNCATED, /* mirror copies shorter than the packet they mirror */
-	FP_CNT_MIRROR_ROCE_CUT,	 /* truncated copies cut between the RoCE port and the BTH's end */
+	FP_CNT_MIRROR_ROCE_CUT,	 /* copies cut between the RoCE port and the BTH's end */
 	FP_CNT_MIRROR_NOT_ETH,	 /* ERSPAN III copies of a frame that is not Ethernet (FT != 0) */
 	FP_CNT_MIRROR_DROPPED,	 /* mirror copies XDP dropped (mirror_drop) */
-	FP_CNT_ROCE_CUT, /* frames cut (snap length) between the RoCE port and the BTH's end */
+	FP_CNT_ROCE_CUT, /* frames whose bytes end between the RoCE port and the BTH's end */
 	FP_CNT_MAX,
 };
 

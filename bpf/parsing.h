@@ -516,6 +516,9 @@ static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct
 	__u32 need;
 	__u8 *ext;
 
+	/* Too short for a BTH by its own length is malformed, cut here or not. */
+	if (payload_len < FP_BTH_LEN + FP_ICRC_LEN)
+		return FP_MALFORMED;
 	if ((void *)(bth + FP_BTH_LEN) > c->end)
 		return FP_CUT;
 	if ((bth[1] & FP_BTH_TVER_MASK) != 0)
@@ -546,7 +549,11 @@ static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct
 			p->read_len = FP_READ_LEN_UNKNOWN;
 			return 0;
 		}
-		/* Past 2^31 (IBTA's most) it is no length: as unknown, not a wrap. */
+		/*
+		 * At 2^30 and past (IBTA allows up to 2^31) as unknown: its 2^22
+		 * PSNs are more than any PMTU of 512 or more reserves, and a
+		 * length near 2^32 no longer wraps ceil(len / 256) to 0.
+		 */
 		p->read_len = get_be32(ext + 12);
 		if (p->read_len > FP_READ_LEN_UNKNOWN)
 			p->read_len = FP_READ_LEN_UNKNOWN;

@@ -143,4 +143,13 @@ kill -HUP "$probe"
 wait "$probe"
 check "SIGHUP: the capture exits 0" test $? -eq 0
 check "SIGHUP: the bundle is written" sh -c "tar -tzf $TMP/hup.tar.gz | grep -qx summary.txt"
+# Under nohup SIGHUP stays ignored, as asked.
+nohup ip netns exec "$NS" "$FABPROBE" top --plain -r 0.3 -i vc >/dev/null 2>&1 &
+probe=$!
+sleep 1
+kill -HUP "$probe"
+sleep 0.5
+check "under nohup SIGHUP is ignored" kill -0 "$probe"
+kill -INT "$probe"
+wait "$probe"
 finish lifecycle

@@ -151,6 +151,7 @@ check "UDP with no collector: send errors and lost records counted" \
 # No route to the collector at the start (a namespace with loopback only):
 # not fatal, counted as a collector that is down.
 NOROUTE=fpz-ipfix-noroute$$
+IPFIX_NETNS=$NOROUTE # the cleanup removes it, however the script ends
 ip netns add "$NOROUTE" && ip -n "$NOROUTE" link set lo up
 check "UDP with no route at the start: the emitter runs and finishes" \
 	timeout 60 ip netns exec "$NOROUTE" "$E" --udp 10.255.255.1:4739 -n 100 \

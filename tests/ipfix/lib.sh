@@ -21,6 +21,7 @@ ipfix_cleanup() {
 		kill "$pid" 2>/dev/null
 	done
 	wait 2>/dev/null
+	[ -n "${IPFIX_NETNS:-}" ] && ip netns del "$IPFIX_NETNS" 2>/dev/null
 	[ -n "${KEEP_TMP:-}" ] && echo "kept $TMP" || rm -rf "$TMP"
 }
 

@@ -66,4 +66,21 @@ expect 0 "top --sflow, nothing sent" "$FABPROBE" top --sflow 127.0.0.1:16342 --o
 check "top --sflow, nothing sent: zero datagrams, mode live" python3 -c \
 	'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["totals"]["sflow_datagrams"] != 0 or r["mode"] != "live")' \
 	"$tmp/out"
+# A capture whose time steps back (its frames in reverse order): the span
+# is still from its earliest to its latest datagram.
+python3 - "$PCAPS/ext/sflow_multiple_counter_30_pdus.pcap" "$tmp/reversed.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, recs = 24, []
+while off < len(d):
+    incl = struct.unpack("<I", d[off + 8:off + 12])[0]
+    recs.append(d[off:off + 16 + incl])
+    off += 16 + incl
+open(sys.argv[2], "wb").write(d[:24] + b"".join(reversed(recs)))
+PY
+span() {
+	"$FABPROBE" replay --sflow --json "$1" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["interval_s"])'
+}
+want=$(span "$PCAPS/ext/sflow_multiple_counter_30_pdus.pcap")
+check "sFlow capture stepping back: the same span ($want s)" test "$(span "$tmp/reversed.pcap")" = "$want"
 finish sflow-cli

@@ -742,30 +742,52 @@ static void test_traffic_class_atomic_acks(void **state)
 /* --cnp-pcp is checked on CNPs; a flow with ACKs and CNPs only when both PCPs are given. */
 static void test_pcp_audit_cnps(void **state)
 {
-	struct flow_record *rev;
+	struct flow_record *d, *rev;
 
 	(void)state;
 	fx.ao.cnp_pcp = 6;
-	rev = add_reverse(add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000), 0, 3);
+	d = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	rev = add_reverse(d, 0, 3);
 	rev->c.vlan_tagged = 1;
 	rev->c.pcp = 0;
 	rev->c.dscp = 48;
 	rev->c.opcodes[0] = 0;
+	rev->c.last_opcode = FP_OPCODE_CNP;
 	analyse(1.0);
 	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
-	assert_non_null(strstr(find_alert(ALERT_WRONG_TRAFFIC_CLASS)->evidence, "PCP 0"));
+	assert_non_null(
+	    strstr(find_alert(ALERT_WRONG_TRAFFIC_CLASS)->evidence, "a CNP in PCP 0, expected 6"));
 	analysis_free(&fx.an);
 	rev->c.pcp = 6;
 	analyse(1.0);
 	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
-	/* ACKs too, and no --data-pcp: the last packet may be either, so not judged. */
+	/* ACKs too, the last packet one, and no --data-pcp: not judged. */
 	analysis_free(&fx.an);
 	rev->c.acks = 5;
 	rev->c.opcodes[0] = 1ULL << FP_OP_ACK;
-	rev->c.dscp_mask |= 1ULL << 26;
+	rev->c.dscp_mask = 1ULL << 26;
+	rev->c.last_opcode = FP_OP_ACK;
 	rev->c.pcp = 3;
 	analyse(1.0);
 	assert_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	/*
+	 * A data flow that carries CNPs too (both directions of RC) is still
+	 * judged by --data-pcp when its last packet was data; and data in the
+	 * CNP priority is wrong, though a CNP there would not be.
+	 */
+	analysis_free(&fx.an);
+	fx.ao.data_pcp = 3;
+	d->c.cnp = 2;
+	d->c.vlan_tagged = 1;
+	d->c.pcp = 0;
+	d->c.last_opcode = FP_OP_WRITE_MIDDLE;
+	analyse(1.0);
+	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	analysis_free(&fx.an);
+	d->c.pcp = 6;
+	analyse(1.0);
+	assert_non_null(
+	    strstr(find_alert(ALERT_WRONG_TRAFFIC_CLASS)->evidence, "data in PCP 6, expected 3"));
 }
 
 /* Ten elephants on one uplink are ten, though the alert names eight. */

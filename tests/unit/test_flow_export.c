@@ -337,6 +337,34 @@ static void test_evicted_and_back(void **state)
 }
 
 /*
+ * A replayed capture's time steps back: the flow's first packet moves
+ * earlier (bpf/core.h keeps the earliest). The same flow, not a new one:
+ * its counts go on, never sent twice.
+ */
+static void test_first_seen_back_same_flow(void **state)
+{
+	struct table t = {};
+	struct caught *c = caught_new();
+	struct flow_export fx;
+	struct flow_export_stats st;
+
+	(void)state;
+	flow_export_init(&fx, 10 * S, 10 * S, 0);
+	send_pkts(&t, 0, 10, T0 + 5 * S);
+	assert_int_equal(flow_export_observe(&fx, snap_of(&t, T0 + 6 * S)), 0);
+	send_pkts(&t, 0, 1, T0 + 6 * S);
+	t.rec[0].c.first_seen_ns = T0 + 4 * S;
+	assert_int_equal(flow_export_observe(&fx, snap_of(&t, T0 + 7 * S)), 0);
+	flow_export_get_stats(&fx, &st);
+	assert_int_equal(st.incarnations, 0);
+	flow_export_force(&fx);
+	emit(&fx, c);
+	assert_int_equal(sum_of(c, 0, FX_PACKETS), 11);
+	flow_export_free(&fx);
+	free(c);
+}
+
+/*
  * -ENOBUFS: the refused record's counts stay pending and go out later,
  * with what came in between; the emitter resumes with the refused flow,
  * so none waits behind flows after it.
@@ -524,6 +552,7 @@ int main(void)
 	    cmocka_unit_test(test_idle_timeout),
 	    cmocka_unit_test(test_left_table),
 	    cmocka_unit_test(test_evicted_and_back),
+	    cmocka_unit_test(test_first_seen_back_same_flow),
 	    cmocka_unit_test(test_enobufs_retry),
 	    cmocka_unit_test(test_reason_of_waiting_record),
 	    cmocka_unit_test(test_waiting_is_bounded),

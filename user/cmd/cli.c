@@ -348,6 +348,7 @@ static struct source *nic_only_source(struct cli_source *cs)
 
 int cli_flush_stdout(const char *cmd)
 {
+	errno = 0;
 	if (fflush(stdout) != EOF && !ferror(stdout))
 		return 0;
 	fp_err("%s: cannot write to standard output: %s", cmd,

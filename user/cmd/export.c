@@ -198,12 +198,10 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 	    .top_flows = e->top_flows,
 	};
 	__u32 ids[SOURCE_MAX_POINTS];
-	int rc = 0, err;
+	int rc = 0, err, n_ids = 0;
 
 	if (!acc)
 		return -ENOMEM;
-	for (int i = 0; i < ss->desc.n_points && i < SOURCE_MAX_POINTS; i++)
-		ids[i] = ss->desc.points[i].id;
 	while (!fp_stopping) {
 		__u64 t0;
 
@@ -241,11 +239,18 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 		}
 		if (x) {
 			metrics_accumulate(acc, &ss->snap, &ss->an);
-			/* An interface made again: its series go on under its name. */
+			/*
+			 * An interface made again: its series go on under its name.
+			 * Points new since (sFlow ports as they appear) only start.
+			 */
 			for (int i = 0; i < ss->desc.n_points && i < SOURCE_MAX_POINTS; i++) {
-				metrics_acc_moved(acc, ids[i], ss->desc.points[i].id);
+				if (i < n_ids)
+					metrics_acc_moved(acc, ids[i], ss->desc.points[i].id);
 				ids[i] = ss->desc.points[i].id;
 			}
+			if (ss->desc.n_points > n_ids)
+				n_ids = ss->desc.n_points < SOURCE_MAX_POINTS ? ss->desc.n_points
+									      : SOURCE_MAX_POINTS;
 			/* A recording's final picture: rates and findings over all of it. */
 			if (ss->ended && session_conclude(ss)) {
 				self.refresh_errors++;

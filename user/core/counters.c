@@ -21,7 +21,8 @@ const struct total_def total_defs[] = {
     {FP_CNT_OTHER, "other_packets", "other_frames", "Frames that are not RoCEv2", "other", NULL,
      CK_COUNTER, TF_TEXT | TF_ALWAYS},
     {FP_CNT_ROCE_CUT, "roce_cut", "roce_cut_frames",
-     "Frames a capture's snap length cut between the RoCE port and the end of the BTH (no flow)",
+     "Frames whose bytes end between the RoCE port and the end of the BTH: a snap length, a "
+     "short sFlow header (no flow)",
      "cut before the BTH", NULL, CK_COUNTER, TF_TEXT},
     {SNAP_CNT_SKIPPED, "skipped_frames", NULL,
      "Frames of a recording the kernel would not run (too short or too long)", "skipped", NULL,
@@ -57,7 +58,8 @@ const struct total_def total_defs[] = {
      "Mirror copies shorter than the packet they mirror (counted from its IP length)",
      "truncated copies", NULL, CK_COUNTER, TF_TEXT},
     {FP_CNT_MIRROR_ROCE_CUT, "mirror_roce_cut", "mirror_roce_cut_frames",
-     "Truncated mirror copies cut between the RoCE port and the end of the BTH (no flow)",
+     "Mirror copies cut (by the switch or a snap length) between the RoCE port and the end of "
+     "the BTH (no flow)",
      "copies cut before the BTH", NULL, CK_COUNTER, TF_TEXT},
     {FP_CNT_MIRROR_NOT_ETH, "mirror_not_eth", "mirror_not_ethernet_frames",
      "ERSPAN III copies of a frame that is not Ethernet (frame type not 0)", "non-Ethernet copies",

@@ -264,17 +264,16 @@ static bool wrong_class(const struct flow_record *r, const struct analysis_opts 
 		return true;
 	}
 	/*
-	 * The last packet's PCP, judged only when every kind of packet the
-	 * flow carries has a PCP given: data and responses --data-pcp, CNPs
-	 * --cnp-pcp.
+	 * The last packet's PCP (the map keeps no set of them), against the
+	 * plan for its kind, when given: a CNP's --cnp-pcp, data's and its
+	 * responses' --data-pcp.
 	 */
-	if (!c->vlan_tagged || (lossless && o->data_pcp < 0) || (c->cnp && o->cnp_pcp < 0) ||
-	    (!lossless && !c->cnp))
-		return false;
-	if ((lossless && c->pcp == o->data_pcp) || (c->cnp && c->pcp == o->cnp_pcp))
-		return false;
-	*seen = -1 - c->pcp;
-	return true;
+	if (c->vlan_tagged && (last_cnp ? o->cnp_pcp >= 0 && c->pcp != o->cnp_pcp
+					: lossless && o->data_pcp >= 0 && c->pcp != o->data_pcp)) {
+		*seen = -1 - c->pcp;
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -454,8 +453,11 @@ static int class_alerts(struct analysis *a, const struct analysis_opts *o,
 		say(al->evidence, "%s: DSCP %d", flow_name(name, sizeof(name), &v->r->key),
 		    f->class_seen);
 	else
-		say(al->evidence, "%s: PCP %d, expected %d",
-		    flow_name(name, sizeof(name), &v->r->key), -1 - f->class_seen, o->data_pcp);
+		say(al->evidence, "%s: %s PCP %d, expected %d",
+		    flow_name(name, sizeof(name), &v->r->key),
+		    v->r->c.last_opcode == FP_OPCODE_CNP ? "a CNP in" : "data in",
+		    -1 - f->class_seen,
+		    v->r->c.last_opcode == FP_OPCODE_CNP ? o->cnp_pcp : o->data_pcp);
 	say(al->message,
 	    "%s outside the lossless plan (data DSCP %d, CNP DSCP %d): PFC and the CNP queue do "
 	    "not protect %s",

@@ -130,10 +130,11 @@ static int reindex(struct flow_export *fx, size_t extra)
 
 /*
  * One flow in a new snapshot: what it did since the previous one goes into
- * its pending counts. A flow whose first packet time changed, or whose
+ * its pending counts. A flow whose first packet time moved on, or whose
  * packets went down, was evicted and inserted again in between: the new
  * incarnation counts from zero (what the old one did after the previous
- * snapshot was never seen by any snapshot).
+ * snapshot was never seen by any snapshot). A first time that moved back
+ * is the same flow: a replayed capture's time stepped back (bpf/core.h).
  */
 static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_counters *c,
 		   bool fresh, __u64 now_ns)
@@ -141,7 +142,7 @@ static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_
 	struct flow_export_counts cur, base = {};
 	bool was_zero = counts_zero(&f->pending), grew = false;
 
-	if (!fresh && (c->first_seen_ns != f->last.first_seen_ns || c->packets < f->last.packets)) {
+	if (!fresh && (c->first_seen_ns > f->last.first_seen_ns || c->packets < f->last.packets)) {
 		fresh = true;
 		fx->st.incarnations++;
 	}

@@ -48,8 +48,9 @@ static __u64 effective_caps(void)
 
 /*
  * By the capabilities themselves, not the uid: root with its capabilities
- * dropped cannot load either. CAP_SYS_ADMIN stands in for CAP_BPF and
- * CAP_PERFMON, as the kernel lets it.
+ * dropped cannot load either. CAP_SYS_ADMIN stands in for each of the
+ * three, as the kernel lets it (bpf_capable(), perfmon_capable(),
+ * bpf_net_capable()).
  */
 static int check_privileges(void)
 {
@@ -58,15 +59,20 @@ static int check_privileges(void)
 
 	if (!admin && !(caps & 1ULL << FP_CAP_BPF))
 		strcat(missing, " CAP_BPF");
-	if (!(caps & 1ULL << FP_CAP_NET_ADMIN))
+	if (!admin && !(caps & 1ULL << FP_CAP_NET_ADMIN))
 		strcat(missing, " CAP_NET_ADMIN");
 	if (!admin && !(caps & 1ULL << FP_CAP_PERFMON))
 		strcat(missing, " CAP_PERFMON");
 	if (!missing[0])
 		return 0;
-	fp_err("must run as root, or with CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON, to load BPF "
-	       "programs (missing:%s)",
-	       missing);
+	if (geteuid() == 0)
+		fp_err("root without the capabilities to load BPF programs (missing:%s): run "
+		       "outside the container's or the unit's capability bounds",
+		       missing);
+	else
+		fp_err("must run as root, or with CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON, to load "
+		       "BPF programs (missing:%s)",
+		       missing);
 	return -EPERM;
 }
 
@@ -535,7 +541,7 @@ int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
 		 enum probe_xdp_mode xdp_mode)
 {
 	__u32 ifindex = if_nametoindex(ifname);
-	int err = 0;
+	int err = 0, before = p->n_links;
 
 	/* A link that is down takes the hooks: it is counted from when it comes up. */
 	if (!ifindex) {
@@ -548,5 +554,8 @@ int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
 		err = attach_tcx(p, ifname, ifindex, false);
 	if (!err && (hooks & PROBE_HOOK_TC_OUT))
 		err = attach_tcx(p, ifname, ifindex, true);
+	/* All the hooks or none: a half-attached interface is retried whole, never leaked. */
+	while (err && p->n_links > before)
+		close(p->links[--p->n_links].fd);
 	return err;
 }

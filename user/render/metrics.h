@@ -76,12 +76,12 @@ struct metrics_view {
 	unsigned int top_flows; /* per-flow series for this many flows, 0: none */
 };
 
-/* Add every flow's counters since the previous refresh to the accumulators. */
 /*
  * An interface's counts move with its name: one deleted and made again
  * (a new ifindex) keeps its series, which never go back.
  */
 void metrics_acc_moved(struct metrics_acc *acc, __u32 from, __u32 to);
+/* Add every flow's counters since the previous refresh to the accumulators. */
 void metrics_accumulate(struct metrics_acc *acc, const struct snapshot *s,
 			const struct analysis *a);
 

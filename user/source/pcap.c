@@ -183,21 +183,41 @@ size_t replay_to_ethernet(int dlt, const __u8 *in, size_t caplen, __u8 *out, siz
 	return caplen - hdr + ETH_HLEN_;
 }
 
-static void damaged(struct pcap_source *ps, struct pcap_file *f)
+void capture_damage(char *buf, size_t len, const char *path, unsigned long long index, pcap_t *p)
 {
-	const char *why = pcap_geterr(f->pcap);
+	const char *why = pcap_geterr(p);
 
 	/* A valid pcapng libpcap cannot read on: say what it is, not "corrupt". */
 	if (strstr(why, "different from the type of the first interface"))
-		snprintf(ps->event, sizeof(ps->event),
+		snprintf(buf, len,
 			 "%s: after frame %llu an interface of another link type starts, which "
 			 "libpcap cannot read in one file: split the capture by interface "
 			 "(tshark -r FILE -Y 'frame.interface_id == N' -w PART)",
-			 f->path, (unsigned long long)f->index);
+			 path, index);
 	else
-		snprintf(ps->event, sizeof(ps->event),
-			 "%s: capture cut short or corrupt after frame %llu: %s", f->path,
-			 (unsigned long long)f->index, why);
+		snprintf(buf, len, "%s: capture cut short or corrupt after frame %llu: %s", path,
+			 index, why);
+}
+
+__u64 capture_ts_ns(const struct pcap_pkthdr *h)
+{
+	__u64 sec = h->ts.tv_sec < 0 ? (__u32)h->ts.tv_sec : (__u64)h->ts.tv_sec;
+
+	return sec * 1000000000ULL + h->ts.tv_usec;
+}
+
+__u64 capture_start_back(__u64 *t0_ns, __u64 ts_ns)
+{
+	__u64 back = ts_ns < *t0_ns ? *t0_ns - ts_ns : 0;
+
+	*t0_ns -= back;
+	return back;
+}
+
+static void damaged(struct pcap_source *ps, struct pcap_file *f)
+{
+	capture_damage(ps->event, sizeof(ps->event), f->path, (unsigned long long)f->index,
+		       f->pcap);
 	ps->event_seq++;
 	ps->damaged = true;
 }
@@ -209,14 +229,7 @@ static void next_frame(struct pcap_source *ps, struct pcap_file *f)
 
 	f->pending = rc == 1;
 	if (rc == 1) {
-		/*
-		 * A classic pcap's seconds are unsigned 32 bits, which libpcap
-		 * widens as signed: after 2038 they come out negative.
-		 */
-		__u64 sec =
-		    f->hdr->ts.tv_sec < 0 ? (__u32)f->hdr->ts.tv_sec : (__u64)f->hdr->ts.tv_sec;
-
-		f->ts_ns = sec * 1000000000ULL + f->hdr->ts.tv_usec;
+		f->ts_ns = capture_ts_ns(f->hdr);
 		f->index++;
 		return;
 	}
@@ -336,10 +349,9 @@ static int run_frame(struct pcap_source *ps, struct pcap_file *f)
  */
 static __u64 offset_of(struct pcap_source *ps, __u64 ts_ns)
 {
-	if (ts_ns < ps->t0_ns) {
-		__u64 back = ps->t0_ns - ts_ns;
+	__u64 back = capture_start_back(&ps->t0_ns, ts_ns);
 
-		ps->t0_ns = ts_ns;
+	if (back) {
 		ps->clock_ns += back;
 		ps->last_ns += back;
 		if (ps->wall0_ns && ps->o.speed > 0)

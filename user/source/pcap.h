@@ -51,6 +51,22 @@ struct source *pcap_source_new(const struct pcap_opts *o);
 struct pcap *capture_open(const char *path, char **iobuf, char *errbuf);
 void capture_close(struct pcap *p, char *iobuf);
 
+struct pcap_pkthdr;
+/*
+ * A frame's time in ns. A classic pcap's seconds are unsigned 32 bits,
+ * which libpcap widens as signed: after 2038 they come out negative.
+ */
+__u64 capture_ts_ns(const struct pcap_pkthdr *h);
+/*
+ * A capture's start *t0_ns, moved back to ts_ns when that is earlier (a
+ * capture whose time steps back): returns how far, which every offset
+ * from the start held grows by. 0 when ts_ns is not earlier.
+ */
+__u64 capture_start_back(__u64 *t0_ns, __u64 ts_ns);
+/* Why libpcap stopped reading path after frame index, for the one line said. */
+void capture_damage(char *buf, size_t len, const char *path, unsigned long long index,
+		    struct pcap *p);
+
 /* Re-frame a captured frame of link type dlt as Ethernet; 0 if impossible. */
 size_t replay_to_ethernet(int dlt, const __u8 *in, size_t caplen, __u8 *out, size_t out_len);
 

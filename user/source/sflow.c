@@ -353,8 +353,10 @@ static int open_capture(struct sflow_src *fs)
 /* Read datagrams to the sFlow port up to target ns of capture time; 1 at the end. */
 static int advance_capture(struct sflow_src *fs, double seconds)
 {
-	__u64 target =
-	    isinf(seconds) || seconds > 1e9 ? UINT64_MAX : fs->clock_ns + (__u64)(seconds * 1e9);
+	/* In the capture's own time: offsets grow when its start moves back. */
+	__u64 target_ts = isinf(seconds) || seconds > 1e9
+			      ? UINT64_MAX
+			      : fs->t0_ns + fs->clock_ns + (__u64)(seconds * 1e9);
 	__u64 budget_end = fp_mono_ns() + BUDGET_NS;
 	struct pcap_pkthdr *hdr;
 	const __u8 *data;
@@ -363,14 +365,15 @@ static int advance_capture(struct sflow_src *fs, double seconds)
 	if (fs->ended)
 		return 1;
 	while ((rc = pcap_next_ex(fs->pcap, &hdr, &data)) == 1) {
-		__u64 ts = (__u64)hdr->ts.tv_sec * 1000000000ULL + hdr->ts.tv_usec, off;
+		__u64 ts = capture_ts_ns(hdr), off;
 		struct udp_datagram u;
 
 		if (!fs->have_t0) {
 			fs->t0_ns = ts;
 			fs->have_t0 = true;
 		}
-		off = ts > fs->t0_ns ? ts - fs->t0_ns : 0;
+		fs->clock_ns += capture_start_back(&fs->t0_ns, ts);
+		off = ts - fs->t0_ns;
 		if (off > fs->clock_ns)
 			fs->clock_ns = off;
 		fs->frames++;
@@ -386,7 +389,7 @@ static int advance_capture(struct sflow_src *fs, double seconds)
 		}
 		if (fs->err)
 			return fs->err;
-		if (fs->clock_ns > target || fp_stopping ||
+		if (fs->t0_ns + fs->clock_ns > target_ts || fp_stopping ||
 		    (fs->frames % DRAIN_EVERY == 0 && fp_mono_ns() > budget_end)) {
 			samples_poll(&fs->probe, 0);
 			return 0;
@@ -394,8 +397,11 @@ static int advance_capture(struct sflow_src *fs, double seconds)
 	}
 	samples_poll(&fs->probe, 0);
 	if (rc == PCAP_ERROR) {
-		note(fs, "%s: capture cut short or corrupt after frame %llu: %s", fs->o.capture,
-		     (unsigned long long)fs->frames, pcap_geterr(fs->pcap));
+		char why[sizeof(fs->event)];
+
+		capture_damage(why, sizeof(why), fs->o.capture, (unsigned long long)fs->frames,
+			       fs->pcap);
+		note(fs, "%s", why);
 		fs->damaged = true;
 	} else if (!fs->stats.datagrams && !fs->stats.malformed) {
 		unsigned int most = 0;

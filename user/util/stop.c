@@ -15,12 +15,13 @@ static void on_signal(int sig)
 
 void fp_stop_on_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = {.sa_handler = on_signal}, hup;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	/* A dropped ssh session: a capture still writes its bundle. */
-	sigaction(SIGHUP, &sa, NULL);
+	/* A dropped ssh session: a capture still writes its bundle. Under nohup it is ignored. */
+	if (!sigaction(SIGHUP, NULL, &hup) && hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
