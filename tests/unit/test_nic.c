@@ -719,16 +719,26 @@ static void test_qp_table_json(void **state)
 		struct flow_key k = {.sport = 49730, .dport = 4791, .dest_qp = 0x22};
 		bool out = false;
 
+		memcpy(k.src, src, 16); /* leaving this host: from the port's address */
+		memcpy(k.dst, dst, 16);
 		assert_int_equal(roce_match_flow(&s, &k, &out), 2);
 		assert_true(out);
-		k.dest_qp = 0x11; /* the peer's requests, or its ACKs */
+		/* The peer's requests, or its ACKs: to the port's address. */
+		k.dest_qp = 0x11;
+		memcpy(k.src, dst, 16);
+		memcpy(k.dst, src, 16);
 		assert_int_equal(roce_match_flow(&s, &k, &out), 2);
 		assert_false(out);
+		/* Another host's QP pair with the same numbers and port: not ours. */
+		memcpy(k.dst, dst, 16);
+		assert_int_equal(roce_match_flow(&s, &k, &out), -1);
 		k.dest_qp = 0x33;
 		assert_int_equal(roce_match_flow(&s, &k, &out), -1);
 		k = (struct flow_key){.sport = 49731, .dest_qp = 0x22};
+		memcpy(k.src, src, 16);
 		assert_int_equal(roce_match_flow(&s, &k, &out), -1);
 		k = (struct flow_key){.sport = 49178, .dest_qp = 0x5678};
+		memcpy(k.src, src, 16);
 		assert_int_equal(roce_match_flow(&s, &k, &out), 3);
 		assert_string_equal(s.qps[3].comm, "python3");
 	}

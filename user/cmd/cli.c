@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -99,6 +101,22 @@ int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg)
 		}
 		return 1;
 	case OPT_HASH_SEED:
+		/* As the evidence prints it, in hex too. */
+		if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X') &&
+		    isxdigit((unsigned char)arg[2])) {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(arg + 2, &end, 16);
+			if (errno || *end || v > UINT32_MAX) {
+				fp_err("--hash-seed: '%s' is not a number from 0 to 0xffffffff",
+				       arg);
+				return -EINVAL;
+			}
+			ao->hash.seed = v;
+			return 1;
+		}
 		return opt_parse_u32("--hash-seed", arg, 0, UINT32_MAX, &ao->hash.seed) ?: 1;
 	case OPT_HASH_PATHS:
 		return opt_parse_u32("--hash-paths", arg, 1, AN_MAX_PATHS, &ao->hash.n_paths) ?: 1;

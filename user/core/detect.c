@@ -158,8 +158,16 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 				    hash_model_name(o->hash.model), c->count, c->path,
 				    vx ? "outer " : "", sport, name, c->idle_path,
 				    vx ? " (the VTEP makes it from the inner headers)" : "");
-			say(al->evidence, "model %s over %u paths, seed 0x%x",
-			    hash_model_name(o->hash.model), o->hash.n_paths, o->hash.seed);
+			/* The seed the model really starts from (ecmp_hash.c). */
+			if (o->hash.model == HASH_TOEPLITZ)
+				say(al->evidence, "model %s over %u paths, its key (no seed)",
+				    hash_model_name(o->hash.model), o->hash.n_paths);
+			else
+				say(al->evidence, "model %s over %u paths, seed 0x%x",
+				    hash_model_name(o->hash.model), o->hash.n_paths,
+				    o->hash.model != HASH_CRC16_CCITT ? o->hash.seed
+				    : o->hash.seed & 0xFFFF	      ? o->hash.seed & 0xFFFF
+								      : 0xFFFF);
 		}
 	}
 	return 0;

@@ -170,7 +170,8 @@ __u32 hash_flow(const struct hash_config *c, const struct flow_key *k)
 	case HASH_CRC32_HI:
 		return crc32_ieee(c->seed, buf, len);
 	case HASH_CRC16_CCITT:
-		return crc16_ccitt(c->seed ? c->seed : 0xFFFF, buf, len);
+		/* Its low 16 bits; 0 stands for the standard start, 0xFFFF. */
+		return crc16_ccitt(c->seed & 0xFFFF ? c->seed & 0xFFFF : 0xFFFF, buf, len);
 	case HASH_XOR_FOLD:
 		for (size_t i = 0; i < len; i++)
 			h ^= (__u32)buf[i] << (8 * (i % 4));

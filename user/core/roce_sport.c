@@ -98,15 +98,29 @@ void roce_predict_qps(struct nic_state *s, const struct hash_config *hc, roce_pe
 	}
 }
 
+bool roce_flow_is_local(const struct nic_state *s, const struct nic_qp *q, const struct flow_key *k,
+			bool outgoing)
+{
+	const struct nic_port *p = nic_port_get(s, q->device, q->port);
+	bool vx = k->flags & FP_FLOW_VXLAN;
+	const __u8 *a = outgoing ? (vx ? k->inner_src : k->src) : (vx ? k->inner_dst : k->dst);
+	bool v6 = k->flags & (vx ? FP_FLOW_INNER_IPV6 : FP_FLOW_IPV6);
+
+	if (!p || !p->has_gid_addr)
+		return true;
+	return v6 == p->gid_v6 && !memcmp(a, p->gid_addr, 16);
+}
+
 int roce_match_flow(const struct nic_state *s, const struct flow_key *k, bool *outgoing)
 {
 	for (size_t i = 0; i < s->n_qps; i++) {
 		const struct nic_qp *q = &s->qps[i];
+		bool out = k->dest_qp == q->rqpn;
 
 		if (!q->predicted_sport || q->predicted_sport != k->sport)
 			continue;
-		if (k->dest_qp == q->rqpn || k->dest_qp == q->lqpn) {
-			*outgoing = k->dest_qp == q->rqpn;
+		if ((out || k->dest_qp == q->lqpn) && roce_flow_is_local(s, q, k, out)) {
+			*outgoing = out;
 			return i;
 		}
 	}

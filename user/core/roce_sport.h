@@ -80,4 +80,13 @@ void roce_predict_qps(struct nic_state *s, const struct hash_config *hc, roce_pe
  */
 int roce_match_flow(const struct nic_state *s, const struct flow_key *k, bool *outgoing);
 
+/*
+ * The flow's address on this host's side (its source when it leaves, its
+ * destination when it arrives; the inner one in VXLAN) is the QP's port's
+ * RoCE address: QP numbers repeat across hosts and devices. True when the
+ * port's address is not known (nothing to tell them apart by).
+ */
+bool roce_flow_is_local(const struct nic_state *s, const struct nic_qp *q, const struct flow_key *k,
+			bool outgoing);
+
 #endif /* __FP_ROCE_SPORT_H */

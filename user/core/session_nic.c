@@ -22,6 +22,7 @@
 struct nic_peer {
 	__u8 addr[16];
 	bool v6, known;
+	bool vxlan; /* its flow is in VXLAN: the next tier hashes the VTEPs' headers */
 };
 
 static int picture_init(struct nic_picture *p, const struct nic_opts *o,
@@ -91,10 +92,12 @@ int nic_picture_match(const struct nic_picture *p, const struct flow_key *k, boo
 	for (; lo < p->n_by_sport; lo++) {
 		const struct nic_qp *q = &p->st.qps[p->by_sport[lo]];
 
+		bool out = k->dest_qp == q->rqpn;
+
 		if (q->predicted_sport != sport)
 			break;
-		if (k->dest_qp == q->rqpn || k->dest_qp == q->lqpn) {
-			*outgoing = k->dest_qp == q->rqpn;
+		if ((out || k->dest_qp == q->lqpn) && roce_flow_is_local(&p->st, q, k, out)) {
+			*outgoing = out;
 			return p->by_sport[lo];
 		}
 	}
@@ -155,6 +158,7 @@ static int match_flows(struct nic_picture *p, const struct snapshot *snap)
 		else
 			memcpy(peer->addr, out ? k->dst : k->src, 16);
 		peer->v6 = k->flags & (vxlan ? FP_FLOW_INNER_IPV6 : FP_FLOW_IPV6);
+		peer->vxlan = vxlan;
 		peer->known = true;
 	}
 	p->n_flow_qp = snap->n_flows;
@@ -173,6 +177,12 @@ static bool qp_peer(void *ctx, const struct nic_qp *q, __u8 dst[16], bool *v6)
 	const struct nic_peer *peer = &c->p->peers[q - c->p->st.qps];
 	const struct nic_port *port = nic_port_get(&c->p->st, q->device, q->port);
 
+	/*
+	 * In VXLAN the fabric hashes the outer headers, which the VTEP makes
+	 * and the QP does not show: no path from the QP's own numbers.
+	 */
+	if (peer->known && peer->vxlan)
+		return false;
 	if (!(c->hc->fields & HF_DST_IP) && port) {
 		memset(dst, 0, 16);
 		*v6 = port->gid_v6;
