@@ -145,8 +145,10 @@ expect_error "not root" "must run as root" setpriv --reuid=65534 --regid=65534 -
 # Root with every capability dropped cannot load either: said before trying, and what is missing.
 expect_error "root without capabilities" "root without the capabilities to load BPF programs \\(missing: CAP_BPF CAP_NET_ADMIN CAP_PERFMON\\)" \
 	setpriv --bounding-set=-all "$(realpath "$FABPROBE")" replay "$(realpath "$good")"
-expect_ok "CAP_SYS_ADMIN alone stands in for all three" setpriv --bounding-set=-all,+sys_admin \
+expect_ok "CAP_SYS_ADMIN stands in for CAP_BPF and CAP_PERFMON" setpriv --bounding-set=-all,+sys_admin,+net_admin \
 	--inh-caps=-all "$(realpath "$FABPROBE")" replay "$(realpath "$good")"
+expect_error "CAP_SYS_ADMIN without CAP_NET_ADMIN" "missing: CAP_NET_ADMIN\\)" \
+	setpriv --bounding-set=-all,+sys_admin --inh-caps=-all "$(realpath "$FABPROBE")" replay "$(realpath "$good")"
 # Capabilities instead of root: the same binary with file capabilities, run as nobody.
 cp "$FABPROBE" "$tmp/fabprobe-caps"
 chmod 755 "$tmp" "$tmp/fabprobe-caps"

@@ -741,6 +741,22 @@ static void test_qp_table_json(void **state)
 		memcpy(k.src, src, 16);
 		assert_int_equal(roce_match_flow(&s, &k, &out), 3);
 		assert_string_equal(s.qps[3].comm, "python3");
+		/*
+		 * Both ends with one QP number (hosts started alike): each way is
+		 * told by its own address, the arriving one too.
+		 */
+		s.qps[2].rqpn = s.qps[2].lqpn;
+		roce_predict_qps(&s, &hc, peer_10_0_2_3, NULL);
+		k = (struct flow_key){.sport = s.qps[2].predicted_sport, .dest_qp = s.qps[2].lqpn};
+		memcpy(k.src, src, 16);
+		memcpy(k.dst, dst, 16);
+		assert_int_equal(roce_match_flow(&s, &k, &out), 2);
+		assert_true(out);
+		memcpy(k.src, dst, 16);
+		memcpy(k.dst, src, 16);
+		assert_int_equal(roce_match_flow(&s, &k, &out), 2);
+		assert_false(out);
+		s.qps[2].rqpn = 0x22;
 	}
 	/* without a peer or a model: ports, no paths */
 	roce_predict_qps(&s, NULL, NULL, NULL);

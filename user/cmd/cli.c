@@ -102,14 +102,18 @@ int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg)
 		return 1;
 	case OPT_HASH_SEED:
 		/* As the evidence prints it, in hex too. */
-		if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X') &&
-		    isxdigit((unsigned char)arg[2])) {
-			char *end;
-			unsigned long long v;
+		if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) {
+			unsigned long long v = 0;
+			size_t n = 0;
 
-			errno = 0;
-			v = strtoull(arg + 2, &end, 16);
-			if (errno || *end || v > UINT32_MAX) {
+			/* Hex digits only: no second prefix, no sign, no spaces. */
+			for (const char *d = arg + 2; isxdigit((unsigned char)*d) && n <= 8;
+			     d++, n++)
+				v = v << 4 |
+				    (isdigit((unsigned char)*d)
+					 ? (unsigned)(*d - '0')
+					 : (unsigned)(tolower((unsigned char)*d) - 'a' + 10));
+			if (!n || arg[2 + n] || v > UINT32_MAX) {
 				fp_err("--hash-seed: '%s' is not a number from 0 to 0xffffffff",
 				       arg);
 				return -EINVAL;

@@ -110,7 +110,8 @@ enum {
 	"      --hash-fields LIST    src-ip,dst-ip,sport,dport,vni,qp (default the 4-tuple)\n"     \
 	"      --hash-seed N         the CRC's or XOR fold's start, decimal or 0x hex (default\n"  \
 	"                            0; CRC-16 takes its low 16 bits, 0 standing for its\n"        \
-	"                            standard 0xFFFF; Toeplitz has its key, no seed)\n"            \
+	"                            standard 0xFFFF and 0x10000 for 0; Toeplitz has its\n"        \
+	"                            key, no seed)\n"                                              \
 	"      --hash-paths N        next tier's path count (default 4)\n"                         \
 	"      --mirror-session ID=NAME  name a switch mirror session (ERSPAN session ID, or\n"    \
 	"                            GRE key): its copies are the path NAME (repeatable,\n"        \

@@ -166,8 +166,7 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 				say(al->evidence, "model %s over %u paths, seed 0x%x",
 				    hash_model_name(o->hash.model), o->hash.n_paths,
 				    o->hash.model != HASH_CRC16_CCITT ? o->hash.seed
-				    : o->hash.seed & 0xFFFF	      ? o->hash.seed & 0xFFFF
-								      : 0xFFFF);
+								      : crc16_start(o->hash.seed));
 		}
 	}
 	return 0;
@@ -480,7 +479,7 @@ static int entropy_alerts(struct analysis *a)
 	const struct entropy_group *first = NULL;
 	struct group g = {};
 	struct alert *al;
-	char name[96], ports[48], dests[48];
+	char name[2 * FP_ENDPOINT_STRLEN + 48], ports[48], dests[48];
 
 	for (size_t i = 0; i < a->n_entropy; i++) {
 		const struct entropy_group *eg = &a->entropy[i];

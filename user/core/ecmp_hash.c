@@ -159,6 +159,13 @@ size_t hash_input(const struct hash_config *c, const struct flow_key *k, __u8 *b
 	return n;
 }
 
+__u16 crc16_start(__u32 seed)
+{
+	if (seed & 0xFFFF)
+		return seed & 0xFFFF;
+	return seed ? 0 : 0xFFFF;
+}
+
 __u32 hash_flow(const struct hash_config *c, const struct flow_key *k)
 {
 	__u8 buf[64];
@@ -170,8 +177,7 @@ __u32 hash_flow(const struct hash_config *c, const struct flow_key *k)
 	case HASH_CRC32_HI:
 		return crc32_ieee(c->seed, buf, len);
 	case HASH_CRC16_CCITT:
-		/* Its low 16 bits; 0 stands for the standard start, 0xFFFF. */
-		return crc16_ccitt(c->seed & 0xFFFF ? c->seed & 0xFFFF : 0xFFFF, buf, len);
+		return crc16_ccitt(crc16_start(c->seed), buf, len);
 	case HASH_XOR_FOLD:
 		for (size_t i = 0; i < len; i++)
 			h ^= (__u32)buf[i] << (8 * (i % 4));

@@ -51,6 +51,11 @@ int hash_fields_parse(const char *list, unsigned int *out);
 
 __u32 crc32_ieee(__u32 seed, const __u8 *buf, size_t len);
 __u16 crc16_ccitt(__u16 seed, const __u8 *buf, size_t len);
+/*
+ * --hash-seed's CRC-16 start: its low 16 bits; 0 for the standard 0xFFFF,
+ * and 0x10000 (any seed above 16 bits whose low 16 are 0) for a start of 0.
+ */
+__u16 crc16_start(__u32 seed);
 __u32 toeplitz(const __u8 *key, size_t key_len, const __u8 *buf, size_t len);
 
 /* The bytes a switch would hash for this flow key (outer headers). */

@@ -115,11 +115,14 @@ int roce_match_flow(const struct nic_state *s, const struct flow_key *k, bool *o
 {
 	for (size_t i = 0; i < s->n_qps; i++) {
 		const struct nic_qp *q = &s->qps[i];
-		bool out = k->dest_qp == q->rqpn;
+		bool out, in;
 
 		if (!q->predicted_sport || q->predicted_sport != k->sport)
 			continue;
-		if ((out || k->dest_qp == q->lqpn) && roce_flow_is_local(s, q, k, out)) {
+		/* Each way by its own address: a QP may have its peer's number. */
+		out = k->dest_qp == q->rqpn && roce_flow_is_local(s, q, k, true);
+		in = !out && k->dest_qp == q->lqpn && roce_flow_is_local(s, q, k, false);
+		if (out || in) {
 			*outgoing = out;
 			return i;
 		}

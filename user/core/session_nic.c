@@ -92,11 +92,14 @@ int nic_picture_match(const struct nic_picture *p, const struct flow_key *k, boo
 	for (; lo < p->n_by_sport; lo++) {
 		const struct nic_qp *q = &p->st.qps[p->by_sport[lo]];
 
-		bool out = k->dest_qp == q->rqpn;
+		bool out, in;
 
 		if (q->predicted_sport != sport)
 			break;
-		if ((out || k->dest_qp == q->lqpn) && roce_flow_is_local(&p->st, q, k, out)) {
+		/* Each way by its own address: a QP may have its peer's number. */
+		out = k->dest_qp == q->rqpn && roce_flow_is_local(&p->st, q, k, true);
+		in = !out && k->dest_qp == q->lqpn && roce_flow_is_local(&p->st, q, k, false);
+		if (out || in) {
 			*outgoing = out;
 			return p->by_sport[lo];
 		}
@@ -150,15 +153,18 @@ static int match_flows(struct nic_picture *p, const struct snapshot *snap)
 		struct nic_peer *peer;
 
 		p->flow_qp[i] = q;
-		if (q < 0 || p->peers[q].known)
+		if (q < 0)
 			continue;
 		peer = &p->peers[q];
+		/* Any of its flows in VXLAN, whichever comes first. */
+		peer->vxlan |= vxlan;
+		if (peer->known)
+			continue;
 		if (vxlan)
 			memcpy(peer->addr, out ? k->inner_dst : k->inner_src, 16);
 		else
 			memcpy(peer->addr, out ? k->dst : k->src, 16);
 		peer->v6 = k->flags & (vxlan ? FP_FLOW_INNER_IPV6 : FP_FLOW_IPV6);
-		peer->vxlan = vxlan;
 		peer->known = true;
 	}
 	p->n_flow_qp = snap->n_flows;

@@ -48,9 +48,10 @@ static __u64 effective_caps(void)
 
 /*
  * By the capabilities themselves, not the uid: root with its capabilities
- * dropped cannot load either. CAP_SYS_ADMIN stands in for each of the
- * three, as the kernel lets it (bpf_capable(), perfmon_capable(),
- * bpf_net_capable()).
+ * dropped cannot load either. CAP_SYS_ADMIN stands in for CAP_BPF and
+ * CAP_PERFMON, as the kernel lets it; CAP_NET_ADMIN is needed itself (the
+ * kernel would attach with CAP_SYS_ADMIN, but the sFlow socket's buffer
+ * and other processes' QPs need CAP_NET_ADMIN).
  */
 static int check_privileges(void)
 {
@@ -59,7 +60,7 @@ static int check_privileges(void)
 
 	if (!admin && !(caps & 1ULL << FP_CAP_BPF))
 		strcat(missing, " CAP_BPF");
-	if (!admin && !(caps & 1ULL << FP_CAP_NET_ADMIN))
+	if (!(caps & 1ULL << FP_CAP_NET_ADMIN))
 		strcat(missing, " CAP_NET_ADMIN");
 	if (!admin && !(caps & 1ULL << FP_CAP_PERFMON))
 		strcat(missing, " CAP_PERFMON");
