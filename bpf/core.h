@@ -332,8 +332,6 @@ static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters 
 	fp_add(shared, fs->ecn[p->ecn & 3], 1);
 	if (p->encap & FP_ENCAP_VXLAN)
 		fp_add(shared, fs->inner_ecn[p->inner_ecn & 3], 1);
-	fp_set_bit(p->opcode == FP_OPCODE_CNP ? &fs->cnp_dscp_mask : &fs->dscp_mask,
-		   1ULL << (p->dscp & 63), shared);
 	fp_set_bit(&fs->opcodes[p->opcode >> 6], 1ULL << (p->opcode & 63), shared);
 	fs->dscp = p->dscp;
 	fs->vlan = p->vlan;
@@ -354,9 +352,14 @@ static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters 
 	if (replay_mode && now < fs->first_seen_ns)
 		fs->first_seen_ns = now;
 
+	/* A CNP's DSCP apart from the other packets': they ride in different classes. */
 	if (p->opcode == FP_OPCODE_CNP) {
+		fp_set_bit(&fs->cnp_dscp_mask, 1ULL << (p->dscp & 63), shared);
 		fp_add(shared, fs->cnp, 1);
-	} else if (p->has_aeth && (p->opcode & FP_OP_MASK) == FP_OP_ACK) {
+		return;
+	}
+	fp_set_bit(&fs->dscp_mask, 1ULL << (p->dscp & 63), shared);
+	if (p->has_aeth && (p->opcode & FP_OP_MASK) == FP_OP_ACK) {
 		switch (p->syndrome & FP_AETH_CLASS_MASK) {
 		case FP_AETH_CLASS_ACK:
 			fp_add(shared, fs->acks, 1);
