@@ -143,6 +143,30 @@ kill -HUP "$probe"
 wait "$probe"
 check "SIGHUP: the capture exits 0" test $? -eq 0
 check "SIGHUP: the bundle is written" sh -c "tar -tzf $TMP/hup.tar.gz | grep -qx summary.txt"
+# A device renamed to another watched name (that one deleted first) is
+# probed under its new name, though the point that watched it comes after.
+ip -n "$NS" link add wa type veth peer name wb
+ip -n "$NS" link add wc type veth peer name wd
+for i in wa wb wc wd; do ip -n "$NS" link set "$i" up; done
+ip netns exec "$NS" "$FABPROBE" top --plain -r 0.3 -i wc,wa >/dev/null 2>"$TMP/err5" &
+probe=$!
+wait_attached "$TMP/err5"
+ip -n "$NS" link del wc
+sleep 0.8
+ip -n "$NS" link set wa down
+ip -n "$NS" link set wa name wc
+ip -n "$NS" link set wc up
+for i in $(seq 50); do
+	grep -q "interface wc is back and attached again" "$TMP/err5" && break
+	sleep 0.1
+done
+sleep 1
+check "renamed onto a watched name: attached again" \
+	grep -q "interface wc is back and attached again" "$TMP/err5"
+check "... and still probed after the next refreshes" \
+	sh -c "ip -n $NS -d link show wc | grep -q prog/xdp"
+kill -INT "$probe"
+wait "$probe"
 # Under nohup SIGHUP stays ignored, as asked.
 nohup ip netns exec "$NS" "$FABPROBE" top --plain -r 0.3 -i vc >/dev/null 2>&1 &
 probe=$!

@@ -32,6 +32,7 @@ struct live_source {
 	__u64 started_ns;
 	char event[256];
 	unsigned int event_seq;
+	int events_now; /* events said in this check_ifaces() */
 };
 
 #define LIVE(s) ((struct live_source *)(s))
@@ -268,10 +269,21 @@ static int live_start(struct source *s)
 	return 0;
 }
 
+/*
+ * One more change to say. Several in one refresh (one interface renamed
+ * onto another's name) are said together: the front ends show the last
+ * event, and one would hide the others.
+ */
 static void iface_event(struct live_source *l, const char *fmt, const char *name)
 {
-	snprintf(l->event, sizeof(l->event), fmt, name);
-	l->event_seq++;
+	size_t n = l->events_now ? strlen(l->event) : 0;
+
+	if (n && n + 2 < sizeof(l->event))
+		n += snprintf(l->event + n, sizeof(l->event) - n, "; ");
+	if (n < sizeof(l->event))
+		snprintf(l->event + n, sizeof(l->event) - n, fmt, name);
+	if (!l->events_now++)
+		l->event_seq++;
 }
 
 /*
@@ -287,22 +299,30 @@ static void check_ifaces(struct live_source *l)
 	    [IFACE_GONE] = "interface %s disappeared; probing the others goes on",
 	};
 
+	__u32 now[LIVE_MAX_IFACES];
+
+	l->events_now = 0;
+	/*
+	 * First every device that left its name (deleted, renamed, moved to
+	 * another namespace): its links close, so that they neither pile up
+	 * nor count a device that is not this name's. All before any attach:
+	 * a device renamed to another watched name is attached for that name
+	 * below, and no later detach by ifindex may close those links.
+	 */
+	for (int i = 0; i < l->n_points; i++) {
+		now[i] = if_nametoindex(l->points[i].name);
+		if (l->attached[i] && now[i] != l->points[i].id) {
+			probe_detach(&l->probe, l->points[i].id);
+			l->attached[i] = false;
+		}
+	}
 	for (int i = 0; i < l->n_points; i++) {
 		struct obs_point *pt = &l->points[i];
-		__u32 ifindex = if_nametoindex(pt->name);
+		__u32 ifindex = now[i];
 		enum iface_state state = IFACE_GONE;
 
 		if (ifindex)
 			state = probe_iface_up(pt->name) > 0 ? IFACE_UP : IFACE_DOWN;
-		/*
-		 * The device it named left (deleted, renamed, moved to another
-		 * namespace): its links close, so that they neither pile up
-		 * nor count a device that is not this name's.
-		 */
-		if (l->attached[i] && ifindex != pt->id) {
-			probe_detach(&l->probe, pt->id);
-			l->attached[i] = false;
-		}
 		if (state == IFACE_UP && !l->attached[i] && l->refused[i] != ifindex) {
 			char owners[256] = "";
 			bool ours = true;
