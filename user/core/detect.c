@@ -14,6 +14,7 @@
 #include "util/buf.h"
 #include "core/alert_log.h"
 #include "core/detect.h"
+#include "core/roce_sport.h"
 #include "util/format.h"
 
 /* RoCEv2 source ports live in 0xC000-0xFFFF (IBTA A17.5.1.2 recommends it). */
@@ -63,13 +64,13 @@ static const char *flow_name(char *buf, size_t len, const struct flow_key *k)
 static const char *qp_name(char *buf, size_t len, const struct flow_key *k)
 {
 	char src[FP_ENDPOINT_STRLEN], dst[FP_ADDR_STRLEN];
-	bool v6 = k->flags & FP_FLOW_INNER_IPV6;
+	bool v6 = roce_flow_v6(k);
 
-	if (!(k->flags & FP_FLOW_VXLAN))
+	if (!roce_flow_vxlan(k))
 		return flow_name(buf, len, k);
 	snprintf(buf, len, "%s>%s vni %u qp %u",
-		 fmt_endpoint(src, sizeof(src), k->inner_src, v6, k->inner_sport),
-		 fmt_addr(dst, sizeof(dst), k->inner_dst, v6), k->vni, k->dest_qp);
+		 fmt_endpoint(src, sizeof(src), roce_flow_src(k), v6, roce_flow_sport(k)),
+		 fmt_addr(dst, sizeof(dst), roce_flow_dst(k), v6), k->vni, k->dest_qp);
 	return buf;
 }
 
@@ -135,8 +136,7 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 			    fmt_si(idle_rate, sizeof(idle_rate), idle->bps, "b/s"), window(a));
 		} else {
 			__u16 sport = hash_nearest_sport(&o->hash, &first->r->key, c->idle_path);
-
-			bool vx = first->r->key.flags & FP_FLOW_VXLAN;
+			bool vx = roce_flow_vxlan(&first->r->key);
 
 			snprintf(al->subject, sizeof(al->subject), "next-tier path %d", c->path);
 			flow_name(name, sizeof(name), &first->r->key);
@@ -227,11 +227,6 @@ struct flow_findings {
 	int class_seen; /* the first wrong-class flow's DSCP, or -1 - its PCP */
 };
 
-/*
- * The DSCPs a flow is judged by: over the whole run every one it used;
- * over an interval its last packet's (the map keeps no mask per interval),
- * so that a class put right clears the alert.
- */
 /* The flow carried operation low (FP_OP_*) of any transport. */
 static bool has_op(const struct flow_counters *c, __u8 low)
 {
@@ -248,9 +243,12 @@ static bool has_op(const struct flow_counters *c, __u8 low)
 }
 
 /*
- * *seen: the first DSCP outside the plan (64 + it for a CNP's), or -1 -
- * the PCP. Data and its responses ride in the lossless class, CNPs in
- * their own: the map keeps the DSCPs of each apart.
+ * The DSCPs a flow is judged by: over the whole run every one it used;
+ * over an interval its last packet's (the map keeps no mask per interval),
+ * so that a class put right clears the alert. Data and its responses ride
+ * in the lossless class, CNPs in their own: the map keeps the DSCPs of
+ * each apart. *seen: the first DSCP outside the plan (64 + it for a
+ * CNP's), or -1 - the PCP.
  */
 static bool wrong_class(const struct flow_record *r, const struct analysis_opts *o, bool is_data,
 			bool whole, int *seen)
@@ -314,8 +312,10 @@ static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
 		/* Data sent Not-ECT: DCQCN cannot slow it. */
 		if (v->is_data && data_not_ect(v))
 			group_add(&f->not_ect, a, i);
-		/* DCQCN: CE marks must come back as CNPs from the receiver. */
-		/* Only with the reverse direction in view can missing CNPs be told. */
+		/*
+		 * DCQCN: CE marks must come back as CNPs from the receiver. Only
+		 * with the reverse direction in view can missing CNPs be told.
+		 */
 		if (v->is_data && rev && rev->d.packets) {
 			if (v->d.ce && !rev->d.cnp)
 				group_add(&f->ce_no_cnp, a, i);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/joins.h"
+#include "core/roce_sport.h"
 #include "util/buf.h"
 #include "util/kindex.h"
 #include "util/radix.h"
@@ -37,25 +38,13 @@ struct join {
 	bool qps_differ;   /* and another data flow a different destination QP (port join) */
 };
 
-/*
- * In VXLAN the queue pair's hosts are the inner addresses: the outer ones
- * are VTEPs that many hosts share, and the outer source port is the VTEP's
- * hash of the inner headers, not the NIC's symmetric one.
- */
+/* The queue pair's hosts (the inner ones in VXLAN, roce_sport.h) and VNI. */
 static void host_key_of(struct host_key *h, const struct flow_key *k)
 {
-	bool vx = k->flags & FP_FLOW_VXLAN;
-
 	memset(h, 0, sizeof(*h));
-	memcpy(h->src, vx ? k->inner_src : k->src, 16);
-	memcpy(h->dst, vx ? k->inner_dst : k->dst, 16);
+	memcpy(h->src, roce_flow_src(k), 16);
+	memcpy(h->dst, roce_flow_dst(k), 16);
 	h->vni = k->vni;
-}
-
-/* The source port the queue pair's NIC chose: the inner one in VXLAN. */
-static __u16 roce_sport(const struct flow_key *k)
-{
-	return k->flags & FP_FLOW_VXLAN ? k->inner_sport : k->sport;
 }
 
 /* A rid's flow's joins. */
@@ -79,7 +68,7 @@ static void hash_chunk(const struct analysis *a, const __u32 *flow, size_t i0, s
 	for (size_t c = 0; c < n; c++) {
 		const struct flow_key *k = &a->flows[nth(flow, i0 + c)].r->key;
 
-		pk[c] = (struct port_key){.sport = roce_sport(k)};
+		pk[c] = (struct port_key){.sport = roce_flow_sport(k)};
 		host_key_of(&pk[c].hosts, k);
 		hh[c] = kindex_hash(&pk[c].hosts, sizeof(pk[c].hosts), 0);
 		ph[c] = kindex_hash(&pk[c], sizeof(pk[c]), 0);
@@ -189,6 +178,14 @@ static inline __attribute__((always_inline)) void prefetch_joins(const struct an
 	}
 }
 
+/* A data flow the entropy counts: over an interval, only one that sent in it. */
+static bool entropy_data(const struct analysis *a, size_t i)
+{
+	const struct flow_view *v = &a->flows[i];
+
+	return v->is_data && (a->whole_run || v->d.packets);
+}
+
 /*
  * The queue pairs of source ports more than one QP shares: one QP is
  * counted for each port in join_count(), and every other distinct one
@@ -198,14 +195,6 @@ static inline __attribute__((always_inline)) void prefetch_joins(const struct an
  * sorted, and each run of a port's pairs adds its QPs but the first to
  * the port's hosts. Nothing to do where every port has one QP.
  */
-/* A data flow the entropy counts: over an interval, only one that sent in it. */
-static bool entropy_data(const struct analysis *a, size_t i)
-{
-	const struct flow_view *v = &a->flows[i];
-
-	return v->is_data && (a->whole_run || v->d.packets);
-}
-
 static bool on_shared_port(const struct analysis *a, size_t i)
 {
 	const struct join_ids *id = &a->joins.ids[analysis_rid(a, i)];

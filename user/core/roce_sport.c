@@ -102,13 +102,11 @@ bool roce_flow_is_local(const struct nic_state *s, const struct nic_qp *q, const
 			bool outgoing)
 {
 	const struct nic_port *p = nic_port_get(s, q->device, q->port);
-	bool vx = k->flags & FP_FLOW_VXLAN;
-	const __u8 *a = outgoing ? (vx ? k->inner_src : k->src) : (vx ? k->inner_dst : k->dst);
-	bool v6 = k->flags & (vx ? FP_FLOW_INNER_IPV6 : FP_FLOW_IPV6);
 
 	if (!p || !p->has_gid_addr)
 		return true;
-	return v6 == p->gid_v6 && !memcmp(a, p->gid_addr, 16);
+	return roce_flow_v6(k) == p->gid_v6 &&
+	       !memcmp(outgoing ? roce_flow_src(k) : roce_flow_dst(k), p->gid_addr, 16);
 }
 
 int roce_match_flow(const struct nic_state *s, const struct flow_key *k, bool *outgoing)
@@ -117,7 +115,7 @@ int roce_match_flow(const struct nic_state *s, const struct flow_key *k, bool *o
 		const struct nic_qp *q = &s->qps[i];
 		bool out, in;
 
-		if (!q->predicted_sport || q->predicted_sport != k->sport)
+		if (!q->predicted_sport || q->predicted_sport != roce_flow_sport(k))
 			continue;
 		/* Each way by its own address: a QP may have its peer's number. */
 		out = k->dest_qp == q->rqpn && roce_flow_is_local(s, q, k, true);

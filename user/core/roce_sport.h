@@ -25,6 +25,37 @@
 #include "core/ecmp_hash.h"
 #include "source/nic.h"
 
+/*
+ * A flow's queue pair as its NICs made it: its hosts and the UDP source
+ * port they chose. In VXLAN the inner ones: the outer addresses are VTEPs
+ * that many hosts share, and the outer port is each VTEP's hash of the
+ * inner headers, not the NICs' symmetric one.
+ */
+static inline bool roce_flow_vxlan(const struct flow_key *k)
+{
+	return k->flags & FP_FLOW_VXLAN;
+}
+
+static inline const __u8 *roce_flow_src(const struct flow_key *k)
+{
+	return roce_flow_vxlan(k) ? k->inner_src : k->src;
+}
+
+static inline const __u8 *roce_flow_dst(const struct flow_key *k)
+{
+	return roce_flow_vxlan(k) ? k->inner_dst : k->dst;
+}
+
+static inline bool roce_flow_v6(const struct flow_key *k)
+{
+	return k->flags & (roce_flow_vxlan(k) ? FP_FLOW_INNER_IPV6 : FP_FLOW_IPV6);
+}
+
+static inline __u16 roce_flow_sport(const struct flow_key *k)
+{
+	return roce_flow_vxlan(k) ? k->inner_sport : k->sport;
+}
+
 #define ROCE_UDP_SPORT_MIN   0xC000 /* IB_ROCE_UDP_ENCAP_VALID_PORT_MIN */
 #define ROCE_FLOW_LABEL_MASK 0xFFFFF
 

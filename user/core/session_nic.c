@@ -45,11 +45,6 @@ static void picture_free(struct nic_picture *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static __u16 flow_sport(const struct flow_key *k)
-{
-	return k->flags & FP_FLOW_VXLAN ? k->inner_sport : k->sport;
-}
-
 static int by_sport_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct nic_qp *q = ctx;
@@ -77,7 +72,7 @@ static int index_sports(struct nic_picture *p)
 
 int nic_picture_match(const struct nic_picture *p, const struct flow_key *k, bool *outgoing)
 {
-	__u16 sport = flow_sport(k);
+	__u16 sport = roce_flow_sport(k);
 	size_t lo = 0, hi = p->n_by_sport;
 
 	while (lo < hi) {
@@ -91,7 +86,6 @@ int nic_picture_match(const struct nic_picture *p, const struct flow_key *k, boo
 	/* Several QP pairs can fold to one port: the destination QP tells them apart. */
 	for (; lo < p->n_by_sport; lo++) {
 		const struct nic_qp *q = &p->st.qps[p->by_sport[lo]];
-
 		bool out, in;
 
 		if (q->predicted_sport != sport)
@@ -148,7 +142,7 @@ static int match_flows(struct nic_picture *p, const struct snapshot *snap)
 	memset(p->peers, 0, (p->st.n_qps + 1) * sizeof(*p->peers));
 	for (size_t i = 0; i < snap->n_flows; i++) {
 		const struct flow_key *k = &snap->flows[i].key;
-		bool vxlan = k->flags & FP_FLOW_VXLAN, out = false;
+		bool out = false;
 		int q = nic_picture_match(p, k, &out);
 		struct nic_peer *peer;
 
@@ -157,14 +151,12 @@ static int match_flows(struct nic_picture *p, const struct snapshot *snap)
 			continue;
 		peer = &p->peers[q];
 		/* Any of its flows in VXLAN, whichever comes first. */
-		peer->vxlan |= vxlan;
+		peer->vxlan |= roce_flow_vxlan(k);
 		if (peer->known)
 			continue;
-		if (vxlan)
-			memcpy(peer->addr, out ? k->inner_dst : k->inner_src, 16);
-		else
-			memcpy(peer->addr, out ? k->dst : k->src, 16);
-		peer->v6 = k->flags & (vxlan ? FP_FLOW_INNER_IPV6 : FP_FLOW_IPV6);
+		/* The far end: where it goes when it leaves this host, else where it came from. */
+		memcpy(peer->addr, out ? roce_flow_dst(k) : roce_flow_src(k), 16);
+		peer->v6 = roce_flow_v6(k);
 		peer->known = true;
 	}
 	p->n_flow_qp = snap->n_flows;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/counters.h"
+#include "core/roce_sport.h"
 #include "core/series.h"
 #include "render/report.h"
 #include "render/report_nic.h"
@@ -398,13 +399,11 @@ static void json_entropy(struct json *j, const struct analysis *a)
 	for (size_t i = 0; i < a->n_entropy; i++) {
 		const struct entropy_group *e = &a->entropy[i];
 		const struct flow_key *k = &a->flows[e->flow].r->key;
-		/* In VXLAN the queue pairs' hosts: the inner addresses (joins.c). */
-		bool vx = k->flags & FP_FLOW_VXLAN;
-		bool v6 = k->flags & (vx ? FP_FLOW_INNER_IPV6 : FP_FLOW_IPV6);
 
+		/* The queue pairs' own hosts, as the joins group them (roce_sport.h). */
 		json_obj_begin(j);
-		json_addr(j, "src", vx ? k->inner_src : k->src, v6);
-		json_addr(j, "dst", vx ? k->inner_dst : k->dst, v6);
+		json_addr(j, "src", roce_flow_src(k), roce_flow_v6(k));
+		json_addr(j, "dst", roce_flow_dst(k), roce_flow_v6(k));
 		json_vni(j, k);
 		json_kv_u64(j, "queue_pairs", e->qps);
 		json_kv_u64(j, "source_ports", e->sports);
