@@ -192,18 +192,14 @@ static __always_inline int parse_ipv6(struct cursor *c, struct fp_l3 *l3)
 		case FP_IPPROTO_HOPOPTS:
 		case FP_IPPROTO_ROUTING:
 		case FP_IPPROTO_DSTOPTS:
-			opt = c->pos;
-			if ((void *)(opt + 1) > c->end)
-				return FP_CUT;
-			nexthdr = opt->nexthdr;
-			c->pos += (opt->hdrlen + 1) * 8;
-			break;
 		case FP_IPPROTO_AH:
 			opt = c->pos;
 			if ((void *)(opt + 1) > c->end)
 				return FP_CUT;
+			/* 8-byte units less 1; AH's 4-byte units less 2 (RFC 4302). */
+			c->pos += nexthdr == FP_IPPROTO_AH ? (opt->hdrlen + 2) * 4
+							   : (opt->hdrlen + 1) * 8;
 			nexthdr = opt->nexthdr;
-			c->pos += (opt->hdrlen + 2) * 4;
 			break;
 		case FP_IPPROTO_FRAGMENT:
 			frag = c->pos;
@@ -516,11 +512,9 @@ static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct
 	__u32 need;
 	__u8 *ext;
 
-	/* Too short for a BTH by its own length is malformed, cut here or not. */
-	if (payload_len < FP_BTH_LEN + FP_ICRC_LEN)
-		return FP_MALFORMED;
+	/* Cut here: malformed all the same when its own length is too short for a BTH. */
 	if ((void *)(bth + FP_BTH_LEN) > c->end)
-		return FP_CUT;
+		return payload_len < FP_BTH_LEN + FP_ICRC_LEN ? FP_MALFORMED : FP_CUT;
 	if ((bth[1] & FP_BTH_TVER_MASK) != 0)
 		return FP_MALFORMED;
 	p->opcode = bth[0];

@@ -1934,6 +1934,31 @@ static void test_snaplen_read_no_gap(void **state)
 	assert_int_equal(g_snap.flows[0].c.retransmits, 0);
 }
 
+/*
+ * Cut inside the BTH, but its UDP length cannot hold a BTH and ICRC at
+ * all: malformed, as on the wire, not a RoCE packet the cut took.
+ */
+static void test_snaplen_short_udp_length(void **state)
+{
+	struct frame *f;
+
+	(void)state;
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	g_fx.n = 0;
+	f = v4(&g_fx);
+	send_only(f, 1);
+	fr_udp_len(f, FR_UDP_LEN + S_BTH + S_ICRC - 1);
+	fr_finish(f);
+	f->wire_len = f->len;
+	fr_cut(f, fr_off(f, FR_H_BTH) + 6);
+	assert_int_equal(probe_run_frame(&g_probe, f->data, f->len, f->wire_len, TS(0), FX_PATH),
+			 0);
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.totals[FP_CNT_MALFORMED], 1);
+	assert_int_equal(g_snap.totals[FP_CNT_ROCE_CUT], 0);
+	assert_int_equal(g_snap.totals[FP_CNT_OTHER], 0);
+}
+
 /* ---- LRU pressure ---------------------------------------------------------- */
 
 #define LRU_ENTRIES 64
@@ -2823,6 +2848,7 @@ int main(void)
 		if (!cut_cases[i].refit)
 			fx_add("snaplen/", cut_cases[i].name, test_cut_snaplen, &cut_cases[i]);
 	fx_add("", "snaplen_read_request_cut_in_reth_no_gap", test_snaplen_read_no_gap, NULL);
+	fx_add("", "snaplen_cut_in_bth_udp_length_too_short", test_snaplen_short_udp_length, NULL);
 	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
 	fx_add("", "slot_collisions_one_tag_20_flows", test_slot_collisions, NULL);
 	fx_add("", "table_rids_kept_as_flows_come_and_go", test_table_rids_churn, NULL);
