@@ -138,6 +138,8 @@ expect_error "capture -o DIR --force" "adir is a directory" \
 expect_error "bad --flows" "--flows: '0'" "$FABPROBE" replay --flows 0 "$good"
 expect_error "bad --flows6" "--flows6: '0'" "$FABPROBE" replay --flows6 0 "$good"
 expect_error "--flows6 too large" "--flows6: '99999999'" "$FABPROBE" replay --flows6 99999999 "$good"
+expect_error "--hash-seed with a second 0x" "--hash-seed: '0x0x10'" "$FABPROBE" replay --hash-model crc32-lo --hash-seed 0x0x10 "$good"
+expect_error "--hash-seed past 32 bits" "--hash-seed: '0x100000000'" "$FABPROBE" replay --hash-model crc32-lo --hash-seed 0x100000000 "$good"
 expect_error "bad --roce-port" "--roce-port: '70000'" "$FABPROBE" replay --roce-port 70000 "$good"
 expect_error "bad --path" "--path: 'up1' is not NAME=FILE" "$FABPROBE" replay --path up1
 expect_error "not root" "must run as root" setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cmd/cli.h"
 #include "util/options.h"
 
 static void test_numbers(void **state)
@@ -31,6 +32,28 @@ static void test_numbers(void **state)
 	assert_int_equal(port, 4791);
 	assert_int_not_equal(opt_parse_port("--p", "0", &port), 0);
 	assert_int_not_equal(opt_parse_port("--p", "65536", &port), 0);
+}
+
+/* --hash-seed in decimal or 0x hex, as the evidence prints it; nothing else in hex. */
+static void test_hash_seed(void **state)
+{
+	struct analysis_opts ao;
+
+	(void)state;
+	analysis_opts_default(&ao);
+	assert_int_equal(opt_parse_analysis(&ao, OPT_HASH_SEED, "0x10"), 1);
+	assert_int_equal(ao.hash.seed, 16);
+	assert_int_equal(opt_parse_analysis(&ao, OPT_HASH_SEED, "0XfFfFfFfF"), 1);
+	assert_int_equal(ao.hash.seed, 0xFFFFFFFF);
+	assert_int_equal(opt_parse_analysis(&ao, OPT_HASH_SEED, "17"), 1);
+	assert_int_equal(ao.hash.seed, 17);
+	/* A second prefix, a sign, a space, no digit, past 32 bits: refused, seed kept. */
+	assert_true(opt_parse_analysis(&ao, OPT_HASH_SEED, "0x0x10") < 0);
+	assert_true(opt_parse_analysis(&ao, OPT_HASH_SEED, "0x-1") < 0);
+	assert_true(opt_parse_analysis(&ao, OPT_HASH_SEED, "0x 1") < 0);
+	assert_true(opt_parse_analysis(&ao, OPT_HASH_SEED, "0x") < 0);
+	assert_true(opt_parse_analysis(&ao, OPT_HASH_SEED, "0x100000000") < 0);
+	assert_int_equal(ao.hash.seed, 17);
 }
 
 /* Sizes in bytes, K, M and G powers of 1024, with or without "iB" or "B". */
@@ -86,6 +109,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_numbers),
 	    cmocka_unit_test(test_bytes),
+	    cmocka_unit_test(test_hash_seed),
 	    cmocka_unit_test(test_pairs),
 	};
 

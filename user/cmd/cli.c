@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -103,16 +102,10 @@ int opt_parse_analysis(struct analysis_opts *ao, int opt, const char *arg)
 	case OPT_HASH_SEED:
 		/* As the evidence prints it, in hex too. */
 		if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) {
-			unsigned long long v = 0;
-			size_t n = 0;
+			/* Hex digits only (strtoul alone takes a second prefix, a sign, spaces). */
+			size_t n = strspn(arg + 2, "0123456789abcdefABCDEF");
+			unsigned long long v = n ? strtoull(arg + 2, NULL, 16) : 0;
 
-			/* Hex digits only: no second prefix, no sign, no spaces. */
-			for (const char *d = arg + 2; isxdigit((unsigned char)*d) && n <= 8;
-			     d++, n++)
-				v = v << 4 |
-				    (isdigit((unsigned char)*d)
-					 ? (unsigned)(*d - '0')
-					 : (unsigned)(tolower((unsigned char)*d) - 'a' + 10));
 			if (!n || arg[2 + n] || v > UINT32_MAX) {
 				fp_err("--hash-seed: '%s' is not a number from 0 to 0xffffffff",
 				       arg);

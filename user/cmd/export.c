@@ -247,10 +247,8 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 				if (i < n_ids)
 					metrics_acc_moved(acc, ids[i], ss->desc.points[i].id);
 				ids[i] = ss->desc.points[i].id;
+				n_ids = i + 1; /* points are only ever added */
 			}
-			if (ss->desc.n_points > n_ids)
-				n_ids = ss->desc.n_points < SOURCE_MAX_POINTS ? ss->desc.n_points
-									      : SOURCE_MAX_POINTS;
 			/* A recording's final picture: rates and findings over all of it. */
 			if (ss->ended && session_conclude(ss)) {
 				self.refresh_errors++;

@@ -544,11 +544,11 @@ int probe_attach(struct probe *p, const char *ifname, unsigned int hooks,
 	__u32 ifindex = if_nametoindex(ifname);
 	int err = 0, before = p->n_links;
 
-	/* A link that is down takes the hooks: it is counted from when it comes up. */
 	if (!ifindex) {
 		fp_err("interface %s does not exist", ifname);
 		return -ENODEV;
 	}
+	/* Up or down: a link that is down takes the hooks, counted from when it comes up. */
 	if (hooks & PROBE_HOOK_XDP)
 		err = attach_xdp(p, ifname, ifindex, xdp_mode);
 	if (!err && (hooks & PROBE_HOOK_TC_IN))

@@ -60,13 +60,15 @@ void metrics_acc_moved(struct metrics_acc *acc, __u32 from, __u32 to)
 {
 	struct metrics_iface_acc *old = NULL, *now = NULL;
 
+	if (from == to)
+		return;
 	for (int i = 0; i < acc->n_ifaces; i++) {
 		if (acc->ifaces[i].ifindex == from)
 			old = &acc->ifaces[i];
 		else if (acc->ifaces[i].ifindex == to)
 			now = &acc->ifaces[i];
 	}
-	if (!old || from == to)
+	if (!old)
 		return;
 	if (!now) {
 		old->ifindex = to;

@@ -32,6 +32,35 @@ double cpu_s(void)
 	       ru.ru_stime.tv_usec / 1e6;
 }
 
+static bool on_path(const bool *paths, int p)
+{
+	return p >= 0 && p < AN_MAX_PATHS && paths[p];
+}
+
+/* Every elephant of a collision's path, not only the eight its alert names: one pass. */
+static void mark_collisions(struct ui *u)
+{
+	const struct analysis *a = u->an;
+	bool observed[AN_MAX_PATHS] = {}, predicted[AN_MAX_PATHS] = {};
+
+	if (!a->n_collisions)
+		return;
+	for (size_t c = 0; c < a->n_collisions; c++) {
+		const struct collision *col = &a->collisions[c];
+
+		if (col->path >= 0 && col->path < AN_MAX_PATHS)
+			(col->predicted ? predicted : observed)[col->path] = true;
+	}
+	for (size_t i = 0; i < a->n_flows; i++) {
+		const struct flow_view *v = &a->flows[i];
+
+		if (v->elephant && on_path(observed, v->path))
+			u->marks[i] |= MARK_COLLISION;
+		if (v->elephant && on_path(predicted, v->predicted_path))
+			u->marks[i] |= MARK_PREDICTED;
+	}
+}
+
 static int mark_flows(struct ui *u)
 {
 	const struct analysis *a = u->an;
@@ -46,30 +75,7 @@ static int mark_flows(struct ui *u)
 		u->cnp_per_s += a->flows[i].cnp_per_s;
 		u->rtx_per_s += a->flows[i].rtx_per_s;
 	}
-	/* Every elephant of a collision's path, not only the eight its alert names: one pass. */
-	{
-		bool observed[AN_MAX_PATHS] = {}, predicted[AN_MAX_PATHS] = {}, any = false;
-
-		for (size_t c = 0; c < a->n_collisions; c++) {
-			const struct collision *col = &a->collisions[c];
-
-			if (col->path >= 0 && col->path < AN_MAX_PATHS) {
-				(col->predicted ? predicted : observed)[col->path] = true;
-				any = true;
-			}
-		}
-		for (size_t i = 0; any && i < a->n_flows; i++) {
-			const struct flow_view *v = &a->flows[i];
-
-			if (!v->elephant)
-				continue;
-			if (v->path >= 0 && v->path < AN_MAX_PATHS && observed[v->path])
-				u->marks[i] |= MARK_COLLISION;
-			if (v->predicted_path >= 0 && v->predicted_path < AN_MAX_PATHS &&
-			    predicted[v->predicted_path])
-				u->marks[i] |= MARK_PREDICTED;
-		}
-	}
+	mark_collisions(u);
 	return 0;
 }
 
