@@ -4,11 +4,7 @@
 # opens cleanly in tshark (no Malformed RoCE: whole frames, up to a 4 KB
 # RoCE MTU), with the flows that raised alerts and nothing else.
 set -u
-FABPROBE=${FABPROBE:-build/fabprobe}
-PCAPS=${PCAPS:-../shared/pcaps}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. "$(dirname "$0")/../lib/check.sh"
+. "$(dirname "$0")/../lib/cli.sh"
 
 # A frame of a 4 KB RoCE MTU (4096-byte WRITE payload) in the wrong traffic
 # class (DSCP 0), so that its flow raises an alert and is sampled.

@@ -7,10 +7,7 @@
 # report says so and names --flows6; with room for all, every flow is
 # there whole. Then the sizes the options and their defaults give.
 set -u
-FABPROBE=${FABPROBE:-build/fabprobe}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. "$(dirname "$0")/../lib/check.sh"
+. "$(dirname "$0")/../lib/cli.sh"
 
 python3 - "$tmp/mixed.pcap" <<'PY'
 import socket, struct, sys

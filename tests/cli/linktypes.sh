@@ -5,12 +5,7 @@
 # same capture re-written in each link type gives replay the same frames,
 # RoCE packets and bytes, flow by flow, as the Ethernet original.
 set -u
-FABPROBE=${FABPROBE:-build/fabprobe}
-PCAPS=${PCAPS:-../shared/pcaps}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. "$(dirname "$0")/../lib/check.sh"
-eq() { [ "$1" = "$2" ] || { echo "     '$1' != '$2'"; return 1; }; }
+. "$(dirname "$0")/../lib/cli.sh"
 
 src=$PCAPS/rdma_write_bw.pcap
 # The original's frames without their Ethernet header (101, LINKTYPE_RAW) and with a

@@ -5,11 +5,7 @@
 # then reads the precise clock and measures nothing. Recordings carry
 # their own time: a replay measures no tick.
 set -u
-FABPROBE=${FABPROBE:-build/fabprobe}
-PCAPS=${PCAPS:-../shared/pcaps}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. "$(dirname "$0")/../lib/check.sh"
+. "$(dirname "$0")/../lib/cli.sh"
 
 live() { # stderr file, extra options...
 	local out=$1

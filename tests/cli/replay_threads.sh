@@ -7,11 +7,7 @@
 # order (PSN gaps, go-back-N retransmissions, mirror copies of two
 # switches); then the flag's bad values and where it does not apply.
 set -u
-FABPROBE=${FABPROBE:-build/fabprobe}
-PCAPS=${PCAPS:-../shared/pcaps}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-. "$(dirname "$0")/../lib/check.sh"
+. "$(dirname "$0")/../lib/cli.sh"
 
 # 512 queue pairs between 64 host pairs, their frames interleaved; every
 # 7th QP loses a PSN, every 11th goes back N (a retransmission), and the

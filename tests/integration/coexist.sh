@@ -26,7 +26,6 @@ ip -n "$NS" link set lo up
 ip -n "$NS" link add va type veth peer name vb
 for i in va vb; do ip -n "$NS" link set "$i" up; done
 at() { ip netns exec "$NS" "$@"; }
-eq() { [ "$1" = "$2" ] || { echo "     '$1' != '$2'"; return 1; }; }
 
 # roce_packets of a JSON report.
 roce_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["roce_packets"])' "$1"; }

@@ -19,7 +19,6 @@ cleanup() {
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
-eq() { [ "$1" = "$2" ] || { echo "     '$1' != '$2'"; return 1; }; }
 
 ip netns add "$NS"
 ip -n "$NS" link add va type veth peer name vb

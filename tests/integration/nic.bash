@@ -79,7 +79,6 @@ nic_done() { wait "$NIC_PID"; }
 # q FILE EXPR: a Python expression over the JSON document r of FILE.
 q() { python3 -c "import json, sys; r = json.load(open(sys.argv[1])); print(($2))" "$1"; }
 
-# The assertions of tmux.bash, for tests that do not source it.
-declare -F eq >/dev/null || eq() { [ "$1" = "$2" ] || { echo "     '$1' != '$2'"; return 1; }; }
+# The assertion of tmux.bash, for tests that do not source it (eq is check.sh's).
 declare -F matches >/dev/null ||
 	matches() { grep -qE -- "$2" <<<"$1" || { echo "     no line matches: $2"; return 1; }; }

@@ -65,7 +65,6 @@ type_filter() {
 }
 matches() { grep -qE -- "$2" <<<"$1" || { echo "     no line matches: $2"; return 1; }; }
 not_matches() { ! grep -qE -- "$2" <<<"$1" || { echo "     a line matches: $2"; return 1; }; }
-eq() { [ "$1" = "$2" ] || { echo "     '$1' != '$2'"; return 1; }; }
 ge() { [ "$1" -ge "$2" ] || { echo "     $1 < $2"; return 1; }; }
 one_of() {
 	local want=$1

@@ -18,6 +18,14 @@ check() {
 	fi
 }
 
+# eq GOT WANT: equal, else say both (for check).
+eq() {
+	[ "$1" = "$2" ] || {
+		echo "     '$1' != '$2'"
+		return 1
+	}
+}
+
 finish() {
 	echo "$1: $PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]
