@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <cmocka.h>
@@ -16,7 +18,7 @@
 #include "core/detect.h"
 #include "core/mirror.h"
 
-#define MAX_FLOWS 16
+#define MAX_FLOWS 32
 #define UP1	  101
 #define UP2	  102
 #define UP3	  103
@@ -1083,7 +1085,7 @@ static struct flow_record *add_mirror(__u16 sport, __u32 id, const char *sw)
 
 /*
  * Each mirror session is a path after the uplinks, in the order of its
- * first flow, named by --mirror-session or type and number; two switches
+ * largest flow, named by --mirror-session or type and number; two switches
  * with one number name both sessions with their switch, the first one
  * too once the second is seen.
  */
@@ -1362,6 +1364,150 @@ static void test_refresh_by_rid_as_flows_come_and_go(void **state)
 	assert_int_equal(analysis_find(&fx.an, &fx.flows[fx.snap.n_flows].key), -1);
 }
 
+/* What an analysis answers, each flow by its key: the same whatever order its flows came in. */
+static void put(char **o, size_t *left, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(*o, *left, fmt, ap);
+	va_end(ap);
+	assert_true(n >= 0 && (size_t)n < *left);
+	*o += n;
+	*left -= n;
+}
+
+static void put_key(char **o, size_t *left, const struct flow_key *k)
+{
+	for (size_t b = 0; b < sizeof(*k); b++)
+		put(o, left, "%02x", ((const __u8 *)k)[b]);
+	put(o, left, " ");
+}
+
+static int cmp_keys(const void *x, const void *y)
+{
+	return memcmp(x, y, sizeof(struct flow_key));
+}
+
+static void answers(const struct analysis *a, char *o, size_t left)
+{
+	struct flow_key keys[MAX_FLOWS];
+
+	for (int p = 0; p < a->n_paths; p++)
+		put(&o, &left, "path %s %llu %llu %.6g %d\n", a->paths[p].name,
+		    (unsigned long long)a->paths[p].flows,
+		    (unsigned long long)a->paths[p].elephants, a->paths[p].bps,
+		    a->paths[p].predicted_elephants);
+	for (size_t i = 0; i < a->n_alerts; i++) {
+		const struct alert *al = &a->alerts[i];
+
+		put(&o, &left, "alert %d %d %s|%s|%s|%d:", al->type, al->severity, al->subject,
+		    al->message, al->evidence, al->path);
+		for (int f = 0; f < al->n_flows; f++)
+			put_key(&o, &left, &al->flows[f]);
+		put(&o, &left, "\n");
+	}
+	for (size_t i = 0; i < a->n_collisions; i++) {
+		const struct collision *c = &a->collisions[i];
+
+		put(&o, &left, "collision %d %d %d %d:", c->path, c->idle_path, c->count,
+		    c->predicted);
+		for (int f = 0; f < c->n_flows; f++)
+			put_key(&o, &left, &a->flows[c->flows[f]].r->key);
+		put(&o, &left, "\n");
+	}
+	/* Each flow's answers, and the entropy groups, by key. */
+	for (size_t i = 0; i < a->n_flows; i++)
+		keys[i] = a->flows[i].r->key;
+	qsort(keys, a->n_flows, sizeof(keys[0]), cmp_keys);
+	for (size_t k = 0; k < a->n_flows; k++) {
+		const struct flow_view *v = &a->flows[analysis_find(a, &keys[k])];
+
+		put_key(&o, &left, &keys[k]);
+		put(&o, &left, "%d %d %d %d ", v->elephant, v->path, v->predicted_path, v->is_data);
+		if (v->reverse >= 0)
+			put_key(&o, &left, &a->flows[v->reverse].r->key);
+		for (size_t e = 0; e < a->n_entropy; e++)
+			if (a->entropy[e].flow == v - a->flows)
+				put(&o, &left, "entropy %d %d", a->entropy[e].qps,
+				    a->entropy[e].sports);
+		put(&o, &left, "\n");
+	}
+}
+
+/*
+ * The answers do not depend on the snapshot's order: every "largest"
+ * flow an answer names (the first flows of a grouped alert or a
+ * collision, a join's flow, a mirror session's name and place) is taken
+ * by bytes and key, not by where it sits. Flows sorted by bytes, then
+ * shuffled: the same answers, each time from a fresh analysis.
+ */
+static void test_answers_in_any_order(void **state)
+{
+	static char want[32768], got[32768];
+	struct flow_record *d;
+	__u32 seed = 12345;
+
+	(void)state;
+	use_hash_model();
+	/* Ten elephants on up1, every one resending and outside the plan: more than an alert names.
+	 */
+	for (int i = 0; i < 10; i++) {
+		char src[32];
+
+		snprintf(src, sizeof(src), "10.0.0.%d", 10 + i);
+		/* Two of them tie on bytes: their keys decide. */
+		d = add_flow(src, "10.0.1.1", 50100 + i, 10 + i, UP1, 400000 + (i % 8) * 10000);
+		d->c.retransmits = i + 1;
+		d->c.dscp_mask |= 1ULL << (i + 1);
+	}
+	/* One of them seen at up2 too, smaller there: one queue pair, named by its larger flow. */
+	d = add_flow("10.0.0.12", "10.0.1.1", 50102, 12, UP2, 390000);
+	/* CE marks on one, ACKs back without CNPs. */
+	d = &fx.flows[3];
+	d->c.ecn[3] = 40;
+	add_reverse(d, 5, 0);
+	/* A mouse on up2, and three QPs on one source port between two hosts. */
+	add_flow("10.0.0.50", "10.0.1.50", 50200, 50, UP2, 1000);
+	for (int q = 0; q < 3; q++)
+		add_flow("10.0.0.60", "10.0.1.60", 50300, 60 + q, UP2, 2000 + q * 500);
+	/* Mirror sessions: one number at two switches, and one of its own. */
+	add_mirror(50401, 7, "10.9.0.1")->c.bytes = 900;
+	add_mirror(50402, 7, "10.9.0.2")->c.bytes = 1100;
+	add_mirror(50403, 11, "10.9.0.3")->c.bytes = 1000;
+	add_mirror(50404, 7, "10.9.0.1")->c.bytes = 1200;
+
+	snapshot_sort_by_bytes(&fx.snap);
+	analyse(1.0);
+	answers(&fx.an, want, sizeof(want));
+	/* The fixture reaches what it is for. */
+	assert_non_null(strstr(want, "collision 0 4 10 0")); /* up1's, erspan:11 idle */
+	assert_non_null(find_alert(ALERT_RETRANSMITS));
+	assert_int_equal(find_alert(ALERT_RETRANSMITS)->n_flows, AN_ALERT_FLOWS);
+	assert_non_null(find_alert(ALERT_CE_WITHOUT_CNP));
+	assert_non_null(find_alert(ALERT_LOW_ENTROPY));
+	assert_non_null(find_alert(ALERT_WRONG_TRAFFIC_CLASS));
+	assert_non_null(find_alert(ALERT_PREDICTED_COLLISION));
+	assert_string_equal(fx.an.paths[2].name, "erspan:7@10.9.0.1");
+
+	for (int round = 0; round < 50; round++) {
+		struct analysis fresh = {};
+
+		for (size_t i = fx.snap.n_flows - 1; i > 0; i--) {
+			size_t j;
+
+			seed = seed * 1103515245 + 12345;
+			j = (seed >> 8) % (i + 1);
+			swap_flows(i, j);
+		}
+		assert_int_equal(analysis_update(&fresh, &fx.snap, &fx.ro, &fx.ao, 1.0), 0);
+		answers(&fresh, got, sizeof(got));
+		analysis_free(&fresh);
+		assert_string_equal(got, want);
+	}
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1412,6 +1558,7 @@ int main(void)
 	    T(test_refresh_reuses_joins_while_flows_stay),
 	    T(test_refresh_by_rid_survives_a_new_order),
 	    T(test_refresh_by_rid_as_flows_come_and_go),
+	    T(test_answers_in_any_order),
 	};
 
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);

@@ -272,32 +272,54 @@ static void add_mirror_paths(struct analysis *a, const struct snapshot *s,
 {
 	int first = a->n_paths;
 
-	for (size_t i = 0; i < s->n_flows && a->n_paths < AN_MAX_PATHS; i++) {
+	/* Each session once, with its largest flow (for its name and its place). */
+	for (size_t i = 0; i < s->n_flows; i++) {
 		const struct flow_key *k = &s->flows[i].key;
 		__u32 id = flow_point_id(k);
+		int at = k->mirror ? path_of(a, id) : -1;
 		struct path_view *p;
-		bool shared = false;
 
-		if (!k->mirror || path_of(a, id) >= 0)
+		if (at >= first) {
+			size_t rep = a->paths[at].rep;
+
+			if (flow_record_before(&s->flows[i], i, &s->flows[rep], rep))
+				a->paths[at].rep = i;
 			continue;
-		/* Another switch with the same type and number: both get qualified. */
-		for (int j = first; j < a->n_paths; j++) {
-			const struct flow_key *o = &s->flows[a->paths[j].rep].key;
-
-			if (o->mirror == k->mirror && o->mirror_id == k->mirror_id &&
-			    o->mirror_src != k->mirror_src) {
-				shared = true;
-				mirror_session_name(a->paths[j].name, FP_NAME_LEN, o, names, true);
-			}
 		}
+		if (!k->mirror || at >= 0 || a->n_paths == AN_MAX_PATHS)
+			continue;
 		p = &a->paths[a->n_paths++];
 		memset(p, 0, sizeof(*p));
 		p->ifindex = id;
 		p->rep = i;
-		mirror_session_name(p->name, sizeof(p->name), k, names, shared);
 		/* The sessions are one group, as --uplinks are. */
 		p->group = group_of(a, "");
 		a->groups[p->group].n_paths++;
+	}
+	/* In byte order of their largest flows, whatever the snapshot's order. */
+	for (int j = first + 1; j < a->n_paths; j++) {
+		struct path_view held = a->paths[j];
+		int m = j;
+
+		for (; m > first &&
+		       flow_record_before(&s->flows[held.rep], held.rep,
+					  &s->flows[a->paths[m - 1].rep], a->paths[m - 1].rep);
+		     m--)
+			a->paths[m] = a->paths[m - 1];
+		a->paths[m] = held;
+	}
+	/* Another switch with the same type and number: both get qualified. */
+	for (int j = first; j < a->n_paths; j++) {
+		const struct flow_key *k = &s->flows[a->paths[j].rep].key;
+		bool shared = false;
+
+		for (int o = first; o < a->n_paths && !shared; o++) {
+			const struct flow_key *x = &s->flows[a->paths[o].rep].key;
+
+			shared = x->mirror == k->mirror && x->mirror_id == k->mirror_id &&
+				 x->mirror_src != k->mirror_src;
+		}
+		mirror_session_name(a->paths[j].name, FP_NAME_LEN, k, names, shared);
 	}
 }
 
@@ -600,6 +622,18 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	if (err)
 		a->joins.valid = false; /* they may not be prev[]'s */
 	return err;
+}
+
+void analysis_rank(const struct analysis *a, int list[AN_ALERT_FLOWS], int *n, size_t i)
+{
+	int k = *n < AN_ALERT_FLOWS ? (*n)++ : AN_ALERT_FLOWS;
+
+	/* Move the later ones down a place, the last off the end when full. */
+	for (; k > 0 && analysis_before(a, i, list[k - 1]); k--)
+		if (k < AN_ALERT_FLOWS)
+			list[k] = list[k - 1];
+	if (k < AN_ALERT_FLOWS)
+		list[k] = (int)i;
 }
 
 int analysis_find(const struct analysis *a, const struct flow_key *k)

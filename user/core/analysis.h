@@ -117,7 +117,7 @@ struct path_view {
 	__u64 flows, elephants, packets, bytes;
 	double bps;
 	int predicted_elephants;
-	size_t rep; /* a mirror session's first flow in the snapshot (for its name) */
+	size_t rep; /* a mirror session's largest flow (analysis_before()), for its name */
 	int group;  /* index into analysis.groups; -1: in no group */
 	const struct port_counters *counters; /* the port's own counters (sFlow), or NULL */
 };
@@ -144,7 +144,7 @@ struct collision {
 
 /* RoCE flows between two hosts, and how many UDP source ports they spread over. */
 struct entropy_group {
-	int flow; /* one of the group's flows, for its addresses */
+	int flow; /* the group's largest data flow (analysis_before()), for its addresses */
 	int qps;
 	int sports;
 };
@@ -164,7 +164,7 @@ struct analysis_joins {
 	struct join_ids *ids; /* each rid's joins */
 	size_t cap_ids;
 	size_t room; /* joins of each kind the arrays and indexes hold */
-	int *order;  /* the host joins by their first flow, in byte order */
+	int *order;  /* the host joins by their first flow in the flows' order */
 	size_t n_order, cap_order;
 	struct radix_ent *shared; /* (port, QP) of ports QPs share, and the sort's room */
 	size_t cap_shared;
@@ -280,6 +280,23 @@ static inline __u32 analysis_rid(const struct analysis *a, size_t i)
 {
 	return a->pos_rid[i];
 }
+
+/*
+ * Flow i comes before flow j in byte order: more bytes, ties by key (the
+ * order of snapshot_sort_by_bytes()), then by place. Every answer that
+ * names "the largest" flow takes it by this, so that the answers do not
+ * depend on the order the snapshot holds its flows in.
+ */
+static inline bool analysis_before(const struct analysis *a, size_t i, size_t j)
+{
+	return flow_record_before(a->flows[i].r, i, a->flows[j].r, j);
+}
+
+/*
+ * Flow i into list (at most AN_ALERT_FLOWS, *n of them, in byte order):
+ * the first flows of a set, whatever order they come in.
+ */
+void analysis_rank(const struct analysis *a, int list[AN_ALERT_FLOWS], int *n, size_t i);
 
 /* Look a flow up by key in the last analysed snapshot: index or -1. */
 int analysis_find(const struct analysis *a, const struct flow_key *k);

@@ -44,8 +44,7 @@ int analysis_collisions(struct analysis *a)
 
 			if (v->path != p || !v->elephant)
 				continue;
-			if (c.n_flows < AN_ALERT_FLOWS)
-				c.flows[c.n_flows++] = i;
+			analysis_rank(a, c.flows, &c.n_flows, i);
 			if (v->bps < smallest)
 				smallest = v->bps;
 		}
@@ -77,6 +76,28 @@ static bool same_identity(const struct analysis *a, size_t i, size_t j)
 			y = flow_identity(&a->flows[j].r->key);
 
 	return !memcmp(&x, &y, sizeof(x));
+}
+
+/*
+ * Flow i into c's flows, each queue pair once by its largest flow: the
+ * first queue pairs by bytes, whatever order the flows come in. A pair
+ * named by a smaller flow takes i's place in the order; one not named is
+ * ranked as a flow (any of its flows dropped before ranked below the
+ * list's last, so i does too unless it is larger).
+ */
+static void name_identity(const struct analysis *a, struct collision *c, size_t i)
+{
+	for (int k = 0; k < c->n_flows; k++) {
+		if (!same_identity(a, c->flows[k], i))
+			continue;
+		if (!analysis_before(a, i, c->flows[k]))
+			return;
+		/* The pair's smaller flow out, then i ranked in. */
+		memmove(&c->flows[k], &c->flows[k + 1], (c->n_flows - k - 1) * sizeof(c->flows[0]));
+		c->n_flows--;
+		break;
+	}
+	analysis_rank(a, c->flows, &c->n_flows, i);
 }
 
 /*
@@ -142,16 +163,9 @@ int analysis_predict(struct analysis *a, const struct analysis_opts *o)
 
 		if (per_path[p] < 2)
 			continue;
-		for (size_t i = 0; i < a->n_flows && c.n_flows < AN_ALERT_FLOWS; i++) {
-			bool named = false;
-
-			if (!a->flows[i].elephant || a->flows[i].predicted_path != (int)p)
-				continue;
-			for (int k = 0; k < c.n_flows && !named; k++)
-				named = same_identity(a, c.flows[k], i);
-			if (!named)
-				c.flows[c.n_flows++] = i;
-		}
+		for (size_t i = 0; i < a->n_flows; i++)
+			if (a->flows[i].elephant && a->flows[i].predicted_path == (int)p)
+				name_identity(a, &c, i);
 		/*
 		 * The least-loaded other path, and only one with at least two
 		 * elephants fewer: moving one there must not just move the

@@ -174,14 +174,15 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 
 /*
  * A grouped alert's flows, found in one pass over the flows: how many,
- * the first AN_ALERT_FLOWS of them (flows come sorted by bytes, so the
- * first is the largest: its numbers are the evidence), and their path
- * while they share one. The alert is made after the pass.
+ * the largest AN_ALERT_FLOWS of them in byte order (the first's numbers
+ * are the evidence), and their path while they share one. The alert is
+ * made after the pass.
  */
 struct group {
 	int count;
 	int path;		   /* the first flow's; -1 once another's differs */
 	int flows[AN_ALERT_FLOWS]; /* indices into analysis.flows */
+	int n_flows;
 };
 
 static void group_add(struct group *g, const struct analysis *a, size_t i)
@@ -192,8 +193,7 @@ static void group_add(struct group *g, const struct analysis *a, size_t i)
 		g->path = path;
 	else if (g->path != path)
 		g->path = -1; /* flows on several paths */
-	if (g->count < AN_ALERT_FLOWS)
-		g->flows[g->count] = (int)i;
+	analysis_rank(a, g->flows, &g->n_flows, i);
 	g->count++;
 }
 
@@ -203,12 +203,12 @@ static struct alert *group_alert(struct analysis *a, const struct group *g, enum
 {
 	struct alert *al = alert_new(a, t, sev, g->path);
 
-	for (int k = 0; al && k < g->count && k < AN_ALERT_FLOWS; k++)
+	for (int k = 0; al && k < g->n_flows; k++)
 		alert_flow(al, &a->flows[g->flows[k]].r->key);
 	return al;
 }
 
-/* The first flow of a group that found flows. */
+/* The largest flow of a group that found flows. */
 static const struct flow_view *group_first(const struct analysis *a, const struct group *g)
 {
 	return &a->flows[g->flows[0]];
@@ -224,7 +224,6 @@ struct flow_findings {
 	struct group not_ect, ce_no_cnp, cnp_no_ce; /* ECN and DCQCN */
 	struct group rtx, rnr, gaps;		    /* loss */
 	struct group wrong_class;
-	int class_seen; /* the first wrong-class flow's DSCP, or -1 - its PCP */
 };
 
 /* The flow carried operation low (FP_OP_*) of any transport. */
@@ -330,11 +329,8 @@ static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
 			group_add(&f->gaps, a, i);
 		/* Over an interval, only flows it saw: a silent one is no evidence. */
 		if ((a->whole_run || v->d.packets) &&
-		    wrong_class(v->r, o, v->is_data, a->whole_run, &seen)) {
-			if (!f->wrong_class.count)
-				f->class_seen = seen;
+		    wrong_class(v->r, o, v->is_data, a->whole_run, &seen))
 			group_add(&f->wrong_class, a, i);
-		}
 	}
 }
 
@@ -446,24 +442,25 @@ static int class_alerts(struct analysis *a, const struct analysis_opts *o,
 	const struct flow_view *v;
 	struct alert *al;
 	char name[96], c1[48];
+	int seen = 0;
 
 	if (!f->wrong_class.count)
 		return 0;
 	al = group_alert(a, &f->wrong_class, ALERT_WRONG_TRAFFIC_CLASS, SEV_CRITICAL);
 	if (!al)
 		return -ENOMEM;
+	/* The evidence: what put the largest flow outside the plan. */
 	v = group_first(a, &f->wrong_class);
-	if (f->class_seen >= 64)
+	wrong_class(v->r, o, v->is_data, a->whole_run, &seen);
+	if (seen >= 64)
 		say(al->evidence, "%s: CNPs in DSCP %d", flow_name(name, sizeof(name), &v->r->key),
-		    f->class_seen - 64);
-	else if (f->class_seen >= 0)
-		say(al->evidence, "%s: DSCP %d", flow_name(name, sizeof(name), &v->r->key),
-		    f->class_seen);
+		    seen - 64);
+	else if (seen >= 0)
+		say(al->evidence, "%s: DSCP %d", flow_name(name, sizeof(name), &v->r->key), seen);
 	else
 		say(al->evidence, "%s: %s PCP %d, expected %d",
 		    flow_name(name, sizeof(name), &v->r->key),
-		    v->r->c.last_opcode == FP_OPCODE_CNP ? "a CNP in" : "data in",
-		    -1 - f->class_seen,
+		    v->r->c.last_opcode == FP_OPCODE_CNP ? "a CNP in" : "data in", -1 - seen,
 		    v->r->c.last_opcode == FP_OPCODE_CNP ? o->cnp_pcp : o->data_pcp);
 	say(al->message,
 	    "%s outside the lossless plan (data DSCP %d, CNP DSCP %d): PFC and the CNP queue do "
@@ -486,7 +483,8 @@ static int entropy_alerts(struct analysis *a)
 
 		if (eg->qps < 2 || eg->sports >= eg->qps)
 			continue;
-		if (!first)
+		/* The evidence: the group of the largest flow. */
+		if (!first || analysis_before(a, eg->flow, first->flow))
 			first = eg;
 		group_add(&g, a, eg->flow);
 	}

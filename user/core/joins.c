@@ -29,11 +29,11 @@ struct port_key {
 struct join {
 	struct port_key k; /* at offset 0, for kindex */
 	int rev;	   /* the join of the reverse direction's key, -1: none yet */
-	int flow;	   /* first flow with this key, -1: none this refresh */
+	int flow;	   /* largest flow with this key, -1: none this refresh */
 	int count;	   /* flows with these hosts (host join) */
 	int data_qps;	   /* distinct queue pairs among those carrying data (host join) */
 	int data_sports;   /* distinct source ports among those (host join) */
-	__u32 qp;	   /* the first data flow's destination QP (port join) */
+	__u32 qp;	   /* a data flow's destination QP (port join) */
 	bool data_seen;	   /* a data flow has this port (port join) */
 	bool qps_differ;   /* and another data flow a different destination QP (port join) */
 };
@@ -232,11 +232,20 @@ static int join_count_shared(struct analysis *a)
 	return 0;
 }
 
+/* Flow i (data: entropy_data()) takes a join's place as its flow from flow j. */
+static bool better_flow(const struct analysis *a, size_t i, bool data, size_t j)
+{
+	bool was = entropy_data(a, j);
+
+	return data != was ? data : analysis_before(a, i, j);
+}
+
 /*
- * Count the joins over this refresh's flows, in byte order: flows, data
- * flows' distinct queue pairs and source ports per hosts, and the first
- * flow (the first data flow, if any) of each join. Joins no flow is in
- * now count none and have no flow.
+ * Count the joins over this refresh's flows: flows, data flows' distinct
+ * queue pairs and source ports per hosts, and the largest flow (the
+ * largest data flow, if any) of each join, in any order of the flows.
+ * The host joins' order is the flows': their first flow's. Joins no flow
+ * is in now count none and have no flow.
  */
 static int join_count(struct analysis *a)
 {
@@ -265,9 +274,9 @@ static int join_count(struct analysis *a)
 		prefetch_joins(a, i);
 		if (!h->count++)
 			j->order[j->n_order++] = id->host;
-		if (h->flow < 0 || (data && !entropy_data(a, (size_t)h->flow)))
-			h->flow = i; /* the first flow; the first data flow if any */
-		if (p->flow < 0)
+		if (h->flow < 0 || better_flow(a, i, data, (size_t)h->flow))
+			h->flow = i; /* the largest flow; the largest data flow if any */
+		if (p->flow < 0 || analysis_before(a, i, (size_t)p->flow))
 			p->flow = i;
 		if (data && !p->data_seen) {
 			h->data_qps++;
@@ -317,7 +326,8 @@ static void pair_reverse(struct analysis *a)
 /*
  * ECMP spreads queue pairs only by what differs between them: between two
  * hosts that is the UDP source port. Groups of data flows per hosts+VNI,
- * with their distinct source ports, in order of the first flow's bytes.
+ * with their distinct source ports, in the order of the flows (their first
+ * flow's): by bytes when the snapshot is.
  */
 int analysis_entropy(struct analysis *a)
 {

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <linux/types.h>
 
 #include "fabprobe.h"
@@ -151,5 +152,20 @@ void flow_counters_merge(struct flow_counters *into, const struct flow_counters 
 
 /* Sort flows by bytes, largest first. */
 void snapshot_sort_by_bytes(struct snapshot *s);
+
+/*
+ * Record x (at place i) comes before record y (at place j) in byte order:
+ * more bytes, ties by key (snapshot_sort_by_bytes()'s order), then by place.
+ */
+static inline bool flow_record_before(const struct flow_record *x, size_t i,
+				      const struct flow_record *y, size_t j)
+{
+	int c;
+
+	if (x->c.bytes != y->c.bytes)
+		return x->c.bytes > y->c.bytes;
+	c = memcmp(&x->key, &y->key, sizeof(x->key));
+	return c ? c < 0 : i < j;
+}
 
 #endif /* __FP_COLLECT_H */
