@@ -180,4 +180,19 @@ echo "--- --view"
 check "--view with an unknown name is a usage error (2)" eq "$?" 2
 check "... that lists the views" matches "$(cat "$TMP/view.err")" "flows\|paths\|qps\|vnis\|alerts"
 
+echo "--- QPs: a READ's requester on the left"
+# rdma_read_bw.pcap: 10.1.16.62 reads from 10.1.16.61 (requests to QP 28,
+# responses back to QP 30; tshark agrees). The responses are data too, and
+# the larger flow: the row must still put the requester first.
+READ=$PCAPS/rdma_read_bw.pcap
+start 160 30 --pcap "$READ" --speed 0 --view qps
+check "the READ capture ends" wait_screen "end of capture at [0-9]+s" 20
+check "the requester first, its requests' QP, the responses' QP as PEER" \
+	wait_screen "^10\.1\.16\.62 > 10\.1\.16\.61 +- +28 +30 " 1
+maybe_show "READ, QPs"
+check "... and no row the other way round" \
+	not_matches "$(screen)" "^10\.1\.16\.61 > 10\.1\.16\.62 "
+keys q
+check "q exits 0" eq "$(quit_rc)" 0
+
 finish top-pcap

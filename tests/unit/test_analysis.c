@@ -1508,6 +1508,23 @@ static void test_answers_in_any_order(void **state)
 	}
 }
 
+/* A READ's responses are data, but the responder's: only its requests make a flow a requester's. */
+static void test_read_responses_are_not_requests(void **state)
+{
+	struct flow_record *req, *resp;
+
+	(void)state;
+	req = add_flow("10.0.0.2", "10.0.0.1", 50000, 28, UP1, 370);
+	req->c.opcodes[0] = 1ULL << FP_OP_READ_REQ;
+	resp = add_flow("10.0.0.1", "10.0.0.2", 50000, 30, UP1, 15900);
+	resp->c.opcodes[0] = 1ULL << FP_OP_READ_RESP_FIRST | 1ULL << FP_OP_READ_RESP_LAST;
+	add_reverse(req, 5, 0)->key.dest_qp = 40; /* ACKs only */
+	analyse(1.0);
+	assert_true(fx.an.flows[0].is_data && fx.an.flows[0].is_request);
+	assert_true(fx.an.flows[1].is_data && !fx.an.flows[1].is_request);
+	assert_true(!fx.an.flows[2].is_data && !fx.an.flows[2].is_request);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1559,6 +1576,7 @@ int main(void)
 	    T(test_refresh_by_rid_survives_a_new_order),
 	    T(test_refresh_by_rid_as_flows_come_and_go),
 	    T(test_answers_in_any_order),
+	    T(test_read_responses_are_not_requests),
 	};
 
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);

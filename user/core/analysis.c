@@ -193,26 +193,34 @@ static const struct prev_flow *find_prev(const struct analysis *a, const struct 
 }
 
 /*
- * Requests or read responses: the packets DCQCN and the lossless class are
- * for. Everything of the RC/UC/RD/UD/XRC transports but ACKs, atomic ACKs
- * and CNPs (opcode 0x81, the whole 0x80 transport), as an opcode bitmap.
+ * Opcode bitmaps of what a flow carried: data are requests or read
+ * responses, the packets DCQCN and the lossless class are for: everything
+ * of the RC/UC/RD/UD/XRC transports but ACKs, atomic ACKs and CNPs (opcode
+ * 0x81, the whole 0x80 transport). Requests are data but read responses:
+ * what a requester sends.
  */
-static bool carries_data(const struct flow_counters *c)
+static __u64 data_ops[4], request_ops[4];
+
+static void op_masks(void)
 {
-	static __u64 data_ops[4];
+	static bool made;
 
-	if (!data_ops[0]) {
-		for (int op = 0; op < 256; op++) {
-			int low = op & FP_OP_MASK, transport = op & FP_TRANSPORT_MASK;
+	for (int op = 0; op < 256 && !made; op++) {
+		int low = op & FP_OP_MASK, transport = op & FP_TRANSPORT_MASK;
 
-			if (transport == FP_TRANSPORT_CNP || low == FP_OP_ACK ||
-			    low == FP_OP_ATOMIC_ACK)
-				continue;
-			data_ops[op >> 6] |= 1ULL << (op & 63);
-		}
+		if (transport == FP_TRANSPORT_CNP || low == FP_OP_ACK || low == FP_OP_ATOMIC_ACK)
+			continue;
+		data_ops[op >> 6] |= 1ULL << (op & 63);
+		if (low < FP_OP_READ_RESP_FIRST || low > FP_OP_READ_RESP_ONLY)
+			request_ops[op >> 6] |= 1ULL << (op & 63);
 	}
-	return (c->opcodes[0] & data_ops[0]) | (c->opcodes[1] & data_ops[1]) |
-	       (c->opcodes[2] & data_ops[2]) | (c->opcodes[3] & data_ops[3]);
+	made = true;
+}
+
+static bool carries(const struct flow_counters *c, const __u64 ops[4])
+{
+	return (c->opcodes[0] & ops[0]) | (c->opcodes[1] & ops[1]) | (c->opcodes[2] & ops[2]) |
+	       (c->opcodes[3] & ops[3]);
 }
 
 static int path_of(const struct analysis *a, __u32 ifindex)
@@ -400,6 +408,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		err = place_rids(a, s);
 	if (err)
 		return err;
+	op_masks();
 	a->n_flows = s->n_flows;
 	a->n_fresh = 0;
 	*group_bps = 0;
@@ -432,7 +441,8 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		v->path = path_of(a, flow_point_id(&r->key));
 		v->reverse = -1;
 		v->predicted_path = -1;
-		v->is_data = carries_data(&r->c);
+		v->is_data = carries(&r->c, data_ops);
+		v->is_request = v->is_data && carries(&r->c, request_ops);
 	}
 	/* rids are unique, so as many flows each at its old rid are the same flows. */
 	a->same_flows = a->have_prev && a->n_prev == s->n_flows && !a->n_fresh;

@@ -107,7 +107,9 @@ struct flow_view {
 	int reverse;	    /* index of the opposite direction's flow, -1 unknown */
 	int predicted_path; /* hash model's choice, -1 when not predicted */
 	bool elephant;
-	bool is_data; /* carries requests or read responses, not only ACK/CNP */
+	bool is_data;	 /* carries requests or read responses, not only ACK/CNP */
+	bool is_request; /* carries requests: its QP's requester sends it (not only read responses)
+			  */
 };
 
 struct path_view {

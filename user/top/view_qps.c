@@ -51,7 +51,7 @@ static const struct column cols[QC_MAX] = {
 
 struct qp_row {
 	int data; /* the requester's flow, -1 when only the other side is seen */
-	int ack;  /* its reverse: ACKs, NAKs, CNPs; -1 unknown */
+	int ack;  /* its reverse: ACKs, NAKs, CNPs, read responses; -1 unknown */
 };
 
 static int order_rows(struct ui *u, struct vstate *vs);
@@ -70,15 +70,26 @@ static int build(struct ui *u, struct vstate *vs)
 	used = u->scratch;
 	memset(used, 0, n + 1);
 	vs->n_rows = 0;
-	/* Data flows first, so that each takes its reverse into its row. */
+	/*
+	 * Requesters' flows first, so that each takes its reverse into its
+	 * row: its ACKs, NAKs and CNPs, and a READ's responses (data, but the
+	 * responder's). Of two requesters each the other's reverse, the
+	 * larger flow leads, in any order of the flows.
+	 */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < n; i++) {
 			const struct flow_view *v = &a->flows[i];
 			struct qp_row r = {.data = -1, .ack = -1};
+			int rev = v->reverse >= 0 ? u->rep_of[v->reverse] : -1;
 
-			if (u->rep_of[i] != (int)i || used[i] || (!pass && !v->is_data))
+			if (u->rep_of[i] != (int)i || used[i] || (!pass && !v->is_request))
 				continue;
-			if (v->is_data) {
+			if (!pass && rev >= 0 && !used[rev] && a->flows[rev].is_request &&
+			    a->flows[rev].reverse >= 0 &&
+			    u->rep_of[a->flows[rev].reverse] == (int)i &&
+			    analysis_before(a, rev, i))
+				continue;
+			if (v->is_request) {
 				r.data = i;
 				if (v->reverse >= 0)
 					r.ack = u->rep_of[v->reverse];
