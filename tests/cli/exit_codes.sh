@@ -60,6 +60,9 @@ expect 1 "capture into a missing directory" "$FABPROBE" capture --pcap "$good" -
 # Done: 0.
 expect 0 "replay" "$FABPROBE" replay "$good"
 expect 0 "top --once over a capture" "$FABPROBE" top --pcap "$good" --once
+# One report of a whole recording reads it as fast as it can, not at its recorded pace.
+grep -q '^fabprobe top: .*(capture, as fast as it reads, ended)' "$tmp/out" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL top --once reads a capture as fast as it can"; }
 expect 0 "nic over a recorded tree" "$FABPROBE" nic --nic-root tests/fixtures/nic/mlx5 -r 0.2
 expect 0 "capture from a capture" "$FABPROBE" capture --pcap "$good" -o "$tmp/ok.tar.gz"
 for c in top capture export replay nic; do

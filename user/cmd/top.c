@@ -44,7 +44,8 @@ static void usage(FILE *out)
 		"      --view NAME         the dashboard's first view: %s\n"
 		"  -n, --rows N            flows per table (default 20, 0 = all)\n"
 		"  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
-		"With --pcap the default --speed is 1 (the recorded pace).\n"
+		"With --pcap the default --speed is 1 (the recorded pace); with --once it is 0\n"
+		"(the whole capture as fast as it reads).\n"
 		"Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short.\n",
 		top_view_names());
 }
@@ -221,6 +222,9 @@ int cmd_top(int argc, char **argv)
 	}
 	if (opt_no_args("top", argc, argv))
 		return FP_EXIT_USAGE;
+	/* One report of a whole recording: no one watches it play. */
+	if (t.once)
+		cs.default_speed = 0;
 	if (t.json && !t.once) {
 		fp_err("top: --json needs --once (for a stream of reports use 'fabprobe export')");
 		return FP_EXIT_USAGE;
