@@ -47,5 +47,8 @@ if make -s install DESTDIR="$tmp" PREFIX=/usr/local BUILD="$(dirname "$FABPROBE"
 else
 	bad "make install DESTDIR=$tmp failed"
 fi
+# An option with a default is optional on the usage lines (capture showed -d SECONDS as required).
+"$FABPROBE" capture --help | sed -n '/^Usage:/,/^$/p' | grep -- '-d SECONDS' | grep -qv -- '\[-d SECONDS\]' &&
+	bad "capture --help's usage shows -d SECONDS as required; it defaults to 30" || ok
 echo "help: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

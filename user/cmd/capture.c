@@ -34,9 +34,9 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "Usage: fabprobe capture -i IF[,IF...] [--uplinks IF,...] -d SECONDS -o FILE.tar.gz\n"
-	    "       fabprobe capture --pcap FILE -o FILE.tar.gz\n"
-	    "       fabprobe capture --nic | --nic-root DIR -d SECONDS -o FILE.tar.gz\n"
+	    "Usage: fabprobe capture -i IF[,IF...] [--uplinks IF,...] [-d SECONDS] -o FILE.tar.gz\n"
+	    "       fabprobe capture --pcap [NAME=]FILE [-d SECONDS] -o FILE.tar.gz\n"
+	    "       fabprobe capture --nic | --nic-root DIR [-d SECONDS] -o FILE.tar.gz\n"
 	    "\n"
 	    "Watch the interfaces for a while (or read a capture) and write a diagnostic\n"
 	    "bundle for a ticket, a gzip'ed tar (mode 0600) holding:\n"
