@@ -225,6 +225,34 @@ static int write_bundle(struct bundle *b, const struct final_report *f)
 	return err;
 }
 
+/*
+ * --nic or --nic-root where there is no RDMA device, known at the start
+ * (as `fabprobe nic` knows it) rather than after the run: the whole input,
+ * nothing to capture, 1; beside interfaces, a capture or sFlow, one line and
+ * the run goes on without them. 0 to go on.
+ */
+static int check_nic(const struct session *ss, const struct cli_source *cs)
+{
+	const struct nic_state *st = ss->nic ? &ss->nic->now.st : NULL;
+	const char *opt = cs->nic.root ? "--nic-root" : "--nic";
+	char where[4200] = "";
+
+	if (!st || !st->info[0])
+		return 0;
+	if (cs->nic.root)
+		snprintf(where, sizeof(where), " in %s", cs->nic.root);
+	if (!strcmp(ss->desc.mode, "nic") && !st->n_ports && !st->n_netdevs) {
+		fp_err("capture: %s: %s%s: nothing to capture (give -i, --pcap or --sflow to "
+		       "capture packets)",
+		       opt, st->info, where);
+		return -ENODEV;
+	}
+	fprintf(stderr,
+		"capture: %s: %s%s; capturing %s without RDMA counters (nic.json says so)\n", opt,
+		st->info, where, ss->desc.what);
+	return 0;
+}
+
 /* Watch until the duration has passed, the recording ends, or Ctrl-C. */
 static int watch(struct session *ss, struct series *series, const struct capture_opts *c, bool tty)
 {
@@ -276,6 +304,11 @@ int cmd_capture(int argc, char **argv)
 		bundle_abort(&b);
 		return FP_EXIT_FAIL;
 	}
+	if (check_nic(&ss, &cs)) {
+		session_stop(&ss);
+		bundle_abort(&b);
+		return FP_EXIT_FAIL;
+	}
 	hostinfo_begin(&host, ss.desc.points, ss.desc.n_points);
 	err = watch(&ss, &series, &c, tty);
 	if (tty)
@@ -315,11 +348,6 @@ int cmd_capture(int argc, char **argv)
 		bundle_abort(&b);
 	else
 		err = bundle_commit(&b);
-	/* --nic on a host without RDMA: nic.json says so, and there is no nic/ tree. */
-	if (!err && ss.nic && ss.nic->whole.st.info[0])
-		fprintf(stderr,
-			"capture: --nic: %s; nic.json says so, and the bundle has no nic/\n",
-			ss.nic->whole.st.info);
 	if (!err)
 		fprintf(stderr, "capture: wrote %s (%.0f s, %s, %s over the whole run)\n", c.output,
 			ss.desc.clock_s, fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"),
