@@ -57,6 +57,17 @@ check "summary.txt: when the RoCE in it was sent, by the capture's clock (tshark
 check "report.html: its title names the capture" grep -q '<title>fabprobe capture: .*nccl_nccl_node0.pcap</title>' "$tmp/b/report.html"
 check "host.txt: says it describes the host that made the bundle, not the capture's" \
 	sh -c "head -1 $tmp/b/host.txt | grep -q 'host that made the bundle; the input, .*nccl_nccl_node0.pcap'"
+# No paths in a capture not named for an uplink: the hint is --pcap's NAME=FILE
+# (it said --uplinks, which --pcap refuses).
+check "report.html: no paths, and how --pcap names them" \
+	sh -c "grep -q '>no uplink captures named (--pcap NAME=FILE, one per uplink)<' $tmp/b/report.html &&
+	       ! grep -q -- '--uplinks' $tmp/b/report.html"
+check "summary.txt: the same" grep -qx 'PATHS: none: no uplink captures named (--pcap NAME=FILE, one per uplink)' "$tmp/b/summary.txt"
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap up1="$PCAPS/nccl_nccl_node0.pcap" -o "$tmp/named.tar.gz" 2>/dev/null
+tar -xzf "$tmp/named.tar.gz" -C "$tmp/b"
+check "a capture named for an uplink: its path, and no hint" \
+	sh -c "grep -q 'up1 (' $tmp/b/report.html && ! grep -q 'PATHS: none' $tmp/b/summary.txt"
 
 # 300 flows: summary.txt shows the busiest 100 and says where the rest are;
 # report.json has them all.

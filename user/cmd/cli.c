@@ -361,6 +361,17 @@ static struct source *nic_only_source(struct cli_source *cs)
 	return src;
 }
 
+const char *cli_no_paths(const struct cli_source *cs)
+{
+	if (cs->pcap.n_files)
+		return "no uplink captures named (--pcap NAME=FILE, one per uplink)";
+	if (cs->sflow.listen)
+		return "no sFlow samples with an output port";
+	if (cs->live_given)
+		return "no uplinks given (--uplinks)";
+	return "no packets watched (NIC counters only)";
+}
+
 int cli_flush_stdout(const char *cmd)
 {
 	errno = 0;

@@ -238,6 +238,12 @@ enum {
 	"                           every refresh; a bundle's nic/ directory is one\n"
 
 /*
+ * Why an input has no paths, and how its own options name some: "no
+ * uplinks given (--uplinks)" live, --pcap NAME=FILE for a capture, ...
+ */
+const char *cli_no_paths(const struct cli_source *cs);
+
+/*
  * Everything written to stdout reached it: 0, else one line (a closed
  * pipe, a full disk) and -EIO. The probe stops rather than runs on unread.
  */

@@ -99,7 +99,7 @@ static double ecn_value(const struct series *s, size_t i, int k)
 	return k == 0 ? x->ce_per_s : k == 1 ? x->cnp_per_s : x->rtx_per_s;
 }
 
-static void flows_chart(FILE *out, const struct analysis *a)
+static void flows_chart(FILE *out, const struct analysis *a, const char *no_paths)
 {
 	__u64 most = 1;
 	int bar_w;
@@ -123,9 +123,11 @@ static void flows_chart(FILE *out, const struct analysis *a)
 		fprintf(out, " (%llu, %llu elephants)</text>", (unsigned long long)pv->flows,
 			(unsigned long long)pv->elephants);
 	}
-	if (!a->n_paths)
-		fprintf(out, "<text x='%d' y='%d'>no uplinks given (--uplinks)</text>", MARGIN_L,
-			CHART_H / 2);
+	if (!a->n_paths) {
+		fprintf(out, "<text x='%d' y='%d'>", MARGIN_L, CHART_H / 2);
+		fmt_markup(out, no_paths ? no_paths : "no paths");
+		fprintf(out, "</text>");
+	}
 	fprintf(out, "</svg>\n");
 }
 
@@ -270,7 +272,7 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 	fprintf(out, "<h2>Over time</h2>\n");
 	line_chart(out, series, &load);
 	line_chart(out, series, &ecn);
-	flows_chart(out, a);
+	flows_chart(out, a, r->no_paths);
 	paths_table(out, a);
 	flows_table(out, r);
 	if (r->nic)

@@ -25,6 +25,7 @@ struct report {
 	size_t max_flows;	       /* text: flow rows, 0 = all */
 	const char *all_flows;	       /* text: the file with every flow (NULL: "--json") */
 	const struct nic_picture *nic; /* NIC counters beside the flows, or NULL */
+	const char *no_paths;	       /* bundle: why there are no paths, how to name some */
 };
 
 /* The session's current picture. */

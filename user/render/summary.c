@@ -135,5 +135,8 @@ void summary_text(FILE *out, const struct report *r, double duration_s)
 			fprintf(out, "   check next: %s\n\n", alert_advice(al->type));
 		}
 	}
+	/* Balance and collisions are per path: say why there are none, and how to name them. */
+	if (!a->n_paths && r->no_paths)
+		fprintf(out, "PATHS: none: %s\n\n", r->no_paths);
 	report_text(out, r);
 }
