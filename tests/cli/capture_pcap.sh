@@ -69,6 +69,37 @@ tar -xzf "$tmp/named.tar.gz" -C "$tmp/b"
 check "a capture named for an uplink: its path, and no hint" \
 	sh -c "grep -q 'up1 (' $tmp/b/report.html && ! grep -q 'PATHS: none' $tmp/b/summary.txt"
 
+# Where a bundle came from: host, version, command, start (UTC), in
+# summary.txt, report.json and nic.json; none of it in replay's JSON.
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+t0=$(date -u +%s)
+"$FABPROBE" capture --pcap "$PCAPS/rdma_write_bw.pcap" --nic-root tests/fixtures/nic/mlx5 \
+	-o "$tmp/from here.tar.gz" 2>/dev/null
+t1=$(date -u +%s)
+tar -xzf "$tmp/from here.tar.gz" -C "$tmp/b"
+version=$("$FABPROBE" --version | cut -d' ' -f2)
+check "report.json: provenance names the host, the version, the command and its UTC start" \
+	python3 - "$tmp/b/report.json" "$(hostname)" "$version" "$t0" "$t1" "$PCAPS/rdma_write_bw.pcap" "$tmp/from here.tar.gz" <<'PY'
+import calendar, json, sys, time
+path, host, version, t0, t1, pcap, out = sys.argv[1:]
+p = json.load(open(path))["provenance"]
+started = calendar.timegm(time.strptime(p["started"], "%Y-%m-%dT%H:%M:%SZ"))
+want = ["fabprobe", "capture", "--pcap", pcap, "--nic-root", "tests/fixtures/nic/mlx5", "-o", out]
+ok = p["host"] == host and p["fabprobe_version"] == version and p["command"] == want
+ok = ok and int(t0) <= started <= int(t1)
+print(p) if not ok else None
+sys.exit(0 if ok else 1)
+PY
+check "nic.json: the same provenance" \
+	python3 -c 'import json,sys; a,b=(json.load(open(f))["provenance"] for f in sys.argv[1:]); sys.exit(a != b)' \
+	"$tmp/b/report.json" "$tmp/b/nic.json"
+check "summary.txt: the host, the version and the start, then the command as a shell takes it" \
+	sh -c "grep -qx 'host: $(hostname), fabprobe $version, started [0-9-]*T[0-9:]*Z' '$tmp/b/summary.txt' &&
+	       grep -qxF \"command: fabprobe capture --pcap $PCAPS/rdma_write_bw.pcap --nic-root tests/fixtures/nic/mlx5 -o '$tmp/from here.tar.gz'\" '$tmp/b/summary.txt'"
+check "report.html: the same lines" grep -q "^command: fabprobe capture --pcap " "$tmp/b/report.html"
+check "replay --json has no provenance (its report stays the same run after run)" \
+	sh -c "! '$FABPROBE' replay --json '$PCAPS/rdma_write_bw.pcap' 2>/dev/null | grep -q provenance"
+
 # 300 flows: summary.txt shows the busiest 100 and says where the rest are;
 # report.json has them all.
 python3 tests/ipfix/mkpcap.py many 300 "$tmp/many.pcap"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cli.h"
@@ -147,6 +148,18 @@ struct final_report {
 	double duration_s;
 };
 
+/* What the bundle says of where it came from; started: when the watch starts. */
+static void provenance_begin(struct provenance *p, int argc, char **argv)
+{
+	memset(p, 0, sizeof(*p));
+	if (gethostname(p->host, sizeof(p->host) - 1))
+		snprintf(p->host, sizeof(p->host), "?");
+	p->version = FABPROBE_VERSION;
+	p->argc = argc;
+	p->argv = argv;
+	p->started = time(NULL);
+}
+
 static void render_json(FILE *out, const void *arg)
 {
 	const struct final_report *f = arg;
@@ -278,6 +291,7 @@ int cmd_capture(int argc, char **argv)
 	struct analysis_opts aopts;
 	struct series series = {};
 	struct hostinfo host = {};
+	struct provenance prov;
 	struct cli_source cs;
 	struct session ss;
 	struct source *src;
@@ -310,6 +324,7 @@ int cmd_capture(int argc, char **argv)
 		return FP_EXIT_FAIL;
 	}
 	hostinfo_begin(&host, ss.desc.points, ss.desc.n_points);
+	provenance_begin(&prov, argc, argv);
 	err = watch(&ss, &series, &c, tty);
 	if (tty)
 		fputc('\n', stderr);
@@ -332,6 +347,7 @@ int cmd_capture(int argc, char **argv)
 		f.r.max_flows = SUMMARY_FLOWS;
 		f.r.all_flows = "report.json";
 		f.r.no_paths = cli_no_paths(&cs);
+		f.r.prov = &prov;
 		/* The NIC over the whole run, read again by session_whole(). */
 		f.r.nic = ss.nic ? &ss.nic->whole : NULL;
 		f.duration_s = ss.desc.clock_s;

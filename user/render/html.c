@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "util/format.h"
@@ -228,6 +229,24 @@ static void paths_table(FILE *out, const struct analysis *a)
 		fprintf(out, "</table>\n<p>imbalance: n/a (balance needs two or more paths)</p>\n");
 }
 
+/* Where the bundle came from, as summary.txt says it. */
+static void provenance(FILE *out, const struct provenance *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	summary_provenance(mem, p);
+	if (!fclose(mem)) {
+		fprintf(out, "<pre class='provenance'>");
+		fmt_markup(out, text);
+		fprintf(out, "</pre>\n");
+	}
+	free(text);
+}
+
 void html_report(FILE *out, const struct report *r, double duration_s)
 {
 	const struct snapshot *s = r->snap;
@@ -268,6 +287,8 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 		(unsigned long long)s->totals[FP_CNT_FRAMES],
 		(unsigned long long)s->totals[FP_CNT_ROCE], s->n_flows,
 		(unsigned long long)s->totals[FP_CNT_MALFORMED]);
+	if (r->prov)
+		provenance(out, r->prov);
 	findings(out, a);
 	fprintf(out, "<h2>Over time</h2>\n");
 	line_chart(out, series, &load);

@@ -412,6 +412,33 @@ static void json_entropy(struct json *j, const struct analysis *a)
 	json_arr_end(j);
 }
 
+const char *provenance_started(char *buf, size_t len, const struct provenance *p)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&p->started, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+void report_json_provenance(struct json *j, const struct provenance *p)
+{
+	char started[32];
+
+	json_key(j, "provenance");
+	json_obj_begin(j);
+	json_kv_str(j, "host", p->host);
+	json_kv_str(j, "fabprobe_version", p->version);
+	json_key(j, "command");
+	json_arr_begin(j);
+	json_str(j, "fabprobe");
+	for (int i = 0; i < p->argc; i++)
+		json_str(j, p->argv[i]);
+	json_arr_end(j);
+	json_kv_str(j, "started", provenance_started(started, sizeof(started), p));
+	json_obj_end(j);
+}
+
 void report_json_alerts(struct json *j, const struct analysis *a)
 {
 	json_key(j, "alerts");
@@ -454,6 +481,8 @@ void report_json(FILE *out, const struct report *r)
 	json_obj_begin(&j);
 	json_kv_u64(&j, "version", REPORT_VERSION);
 	json_kv_str(&j, "mode", r->src->mode);
+	if (r->prov)
+		report_json_provenance(&j, r->prov);
 	json_totals(&j, s);
 	json_key(&j, "flows");
 	json_arr_begin(&j);

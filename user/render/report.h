@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 #include <linux/types.h>
 
 #include "core/session.h"
@@ -15,6 +16,18 @@
 struct json;
 struct nic_picture;
 struct series;
+
+/*
+ * Where a bundle came from. A capture's only: replay's reports stay the same
+ * from run to run, and tests compare them byte for byte.
+ */
+struct provenance {
+	char host[256];	     /* the hostname of the host that made it */
+	const char *version; /* fabprobe's */
+	int argc;
+	char *const *argv; /* the command from its name on ("capture", ...) */
+	time_t started;	   /* when the capture started */
+};
 
 /* One picture to render: what a session holds, or a capture's whole-run analysis. */
 struct report {
@@ -26,6 +39,7 @@ struct report {
 	const char *all_flows;	       /* text: the file with every flow (NULL: "--json") */
 	const struct nic_picture *nic; /* NIC counters beside the flows, or NULL */
 	const char *no_paths;	       /* bundle: why there are no paths, how to name some */
+	const struct provenance *prov; /* bundle: where it came from, or NULL */
 };
 
 /* The session's current picture. */
@@ -33,6 +47,10 @@ struct report report_of(const struct session *ss);
 
 void report_json(FILE *out, const struct report *r);
 void report_text(FILE *out, const struct report *r);
+/* "2026-11-30T00:10:39Z": a provenance's start, RFC 3339 in UTC. */
+const char *provenance_started(char *buf, size_t len, const struct provenance *p);
+/* The "provenance" key, for the bundle's documents (report.json, nic.json). */
+void report_json_provenance(struct json *j, const struct provenance *p);
 /* The "alerts" key of the JSON report, for documents that embed it (render/report_nic.h). */
 void report_json_alerts(struct json *j, const struct analysis *a);
 

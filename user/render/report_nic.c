@@ -294,6 +294,8 @@ void report_nic_doc(FILE *out, const struct report *r)
 	json_obj_begin(&j);
 	json_kv_u64(&j, "version", REPORT_VERSION);
 	json_kv_str(&j, "mode", r->src->mode);
+	if (r->prov)
+		report_json_provenance(&j, r->prov);
 	if (r->nic)
 		report_nic_json(&j, r->nic);
 	if (r->an)

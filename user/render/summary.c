@@ -113,6 +113,36 @@ const char *report_span(const struct report *r, char *buf, size_t len)
 	return buf;
 }
 
+/* A word as a shell reads it back: bare when safe, else in single quotes. */
+static void shell_word(FILE *out, const char *w)
+{
+	if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			      "_-+=.,:/@%") == strlen(w)) {
+		fputs(w, out);
+		return;
+	}
+	fputc('\'', out);
+	for (; *w; w++)
+		if (*w == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*w, out);
+	fputc('\'', out);
+}
+
+void summary_provenance(FILE *out, const struct provenance *p)
+{
+	char started[32];
+
+	fprintf(out, "host: %s, fabprobe %s, started %s\ncommand: fabprobe", p->host, p->version,
+		provenance_started(started, sizeof(started), p));
+	for (int i = 0; i < p->argc; i++) {
+		fputc(' ', out);
+		shell_word(out, p->argv[i]);
+	}
+	fputc('\n', out);
+}
+
 void summary_text(FILE *out, const struct report *r, double duration_s)
 {
 	const struct analysis *a = r->an;
@@ -121,7 +151,10 @@ void summary_text(FILE *out, const struct report *r, double duration_s)
 	fprintf(out, "fabprobe capture summary, made %s, %.0f s observed\n",
 		report_made(made, sizeof(made)), duration_s);
 	fprintf(out, "input: %s (%s)\n", r->src->what, r->src->how);
-	fprintf(out, "RoCE traffic: %s\n\n", report_span(r, span, sizeof(span)));
+	fprintf(out, "RoCE traffic: %s\n", report_span(r, span, sizeof(span)));
+	if (r->prov)
+		summary_provenance(out, r->prov);
+	fputc('\n', out);
 	if (!a->n_alerts) {
 		fprintf(out, "FINDINGS: nothing wrong was seen.\n\n");
 	} else {

@@ -11,6 +11,11 @@
 const char *alert_advice(enum alert_type t);
 
 void summary_text(FILE *out, const struct report *r, double duration_s);
+/*
+ * Two lines: "host: gpu7, fabprobe 71254ba, started 2026-11-30T00:10:39Z",
+ * then the command as a shell would take it back.
+ */
+void summary_provenance(FILE *out, const struct provenance *p);
 /* Now, as a bundle's files say when they were made: "2026-11-29 18:08:43 UTC". */
 const char *report_made(char *buf, size_t len);
 /*
