@@ -44,6 +44,32 @@ rm -rf "$tmp/b" && mkdir "$tmp/b"
 tar -xzf "$tmp/noroce.tar.gz" -C "$tmp/b"
 check "a bundle without samples: its samples.pcapng opens in tcpdump" \
 	tcpdump -r "$tmp/b/samples.pcapng" -w /dev/null -Z root
+# Nothing observed is no clean bill of health (it said "nothing wrong was
+# seen"): the findings say what was not seen and point at the README's
+# section on where RoCE can be seen; so do report.html and stderr.
+readme_section='Where fabprobe can see RoCE, and where it cannot'
+grep -q "^## $readme_section\$" README.md
+check "the README has the section the bundles point at" test $? -eq 0
+check "no RoCE: summary.txt says none was seen, not that nothing was wrong" \
+	sh -c "grep -qx 'FINDINGS: none, as nothing was observed: no RoCE traffic: 5 frames from .*noroce.pcap, none of them RoCEv2.' '$tmp/b/summary.txt' &&
+	       grep -qF '\"$readme_section\" in fabprobe'\\''s README.md' '$tmp/b/summary.txt' &&
+	       ! grep -q 'nothing wrong' '$tmp/b/summary.txt'"
+check "no RoCE: report.html says so too" \
+	sh -c "grep -q 'None, as nothing was observed</b>: no RoCE traffic: 5 frames' '$tmp/b/report.html' &&
+	       grep -qF '&quot;$readme_section&quot;' '$tmp/b/report.html' && ! grep -qi 'nothing wrong' '$tmp/b/report.html'"
+python3 -c 'import struct, sys; open(sys.argv[1], "wb").write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))' "$tmp/empty.pcap"
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap "$tmp/empty.pcap" -o "$tmp/empty.tar.gz" 2>"$tmp/err"
+check "no frames: capture exits 0" test $? -eq 0
+tar -xzf "$tmp/empty.tar.gz" -C "$tmp/b"
+check "no frames: summary.txt says no frame came, and where RoCE can be seen" \
+	sh -c "grep -qx 'FINDINGS: none, as nothing was observed: no frames at all came from .*empty.pcap.' '$tmp/b/summary.txt' &&
+	       grep -qF '$readme_section' '$tmp/b/summary.txt'"
+check "no frames: one line on stderr says so" grep -qx 'capture: no frames at all came from .*empty.pcap: the findings judge nothing (summary.txt says why)' "$tmp/err"
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --nic-root tests/fixtures/nic/mlx5 -d 1 -o "$tmp/nic-only.tar.gz" 2>/dev/null
+tar -xzf "$tmp/nic-only.tar.gz" -C "$tmp/b"
+check "NIC counters alone, read: their findings stand" grep -qx 'FINDINGS: nothing wrong was seen.' "$tmp/b/summary.txt"
 
 # What a bundle says of its input: the capture, when its RoCE sent, that host.txt is not its host.
 rm -rf "$tmp/b" && mkdir "$tmp/b"

@@ -297,7 +297,8 @@ int cmd_capture(int argc, char **argv)
 	struct source *src;
 	struct bundle b;
 	bool tty = isatty(STDERR_FILENO);
-	char fl[48], al[48];
+	char fl[48], al[48], unseen[512];
+	bool blind = false;
 	int err, code;
 
 	cli_source_init(&cs, "capture", 0);
@@ -358,6 +359,7 @@ int cmd_capture(int argc, char **argv)
 		else if (cs.nic.root && !ss.desc.n_points)
 			f.elsewhere = cs.nic.root;
 		hostinfo_end(&host);
+		blind = report_unseen(&f.r, unseen, sizeof(unseen));
 		if (!err)
 			err = write_bundle(&b, &f);
 	}
@@ -365,6 +367,9 @@ int cmd_capture(int argc, char **argv)
 		bundle_abort(&b);
 	else
 		err = bundle_commit(&b);
+	if (!err && blind)
+		fprintf(stderr, "capture: %s: the findings judge nothing (summary.txt says why)\n",
+			unseen);
 	if (!err)
 		fprintf(stderr, "capture: wrote %s (%.0f s, %s, %s over the whole run)\n", c.output,
 			ss.desc.clock_s, fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"),

@@ -132,9 +132,23 @@ static void flows_chart(FILE *out, const struct analysis *a, const char *no_path
 	fprintf(out, "</svg>\n");
 }
 
-static void findings(FILE *out, const struct analysis *a)
+static void findings(FILE *out, const struct report *r)
 {
+	const struct analysis *a = r->an;
+	char unseen[512];
+
 	fprintf(out, "<h2>Findings</h2>\n");
+	/* No alert over nothing seen is no verdict (summary.h). */
+	if (report_unseen(r, unseen, sizeof(unseen))) {
+		fprintf(out, "<p class='warning'><b>%s</b>: ",
+			a->n_alerts ? "Note" : "None, as nothing was observed");
+		fmt_markup(out, unseen);
+		fprintf(out, ".<br>");
+		fmt_markup(out, REPORT_UNSEEN_HINT);
+		fprintf(out, "</p>\n");
+		if (!a->n_alerts)
+			return;
+	}
 	if (!a->n_alerts) {
 		fprintf(out, "<p class='ok'>Nothing wrong was seen.</p>\n");
 		return;
@@ -289,7 +303,7 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 		(unsigned long long)s->totals[FP_CNT_MALFORMED]);
 	if (r->prov)
 		provenance(out, r->prov);
-	findings(out, a);
+	findings(out, r);
 	fprintf(out, "<h2>Over time</h2>\n");
 	line_chart(out, series, &load);
 	line_chart(out, series, &ecn);

@@ -143,10 +143,34 @@ void summary_provenance(FILE *out, const struct provenance *p)
 	fputc('\n', out);
 }
 
+const char *report_unseen(const struct report *r, char *buf, size_t len)
+{
+	const __u64 *t = r->snap->totals;
+	bool nic_read = r->nic && (r->nic->st.n_ports || r->nic->st.n_netdevs);
+
+	if (!strcmp(r->src->mode, "nic")) {
+		if (nic_read)
+			return NULL;
+		snprintf(buf, len, "%s, and no packets were watched",
+			 r->nic && r->nic->st.info[0] ? r->nic->st.info
+						      : "no NIC counters were read");
+	} else if (t[FP_CNT_ROCE]) {
+		return NULL;
+	} else if (!t[FP_CNT_FRAMES]) {
+		snprintf(buf, len, "no frames at all came from %s", r->src->what);
+	} else {
+		snprintf(buf, len, "no RoCE traffic: %llu frames from %s, none of them RoCEv2%s",
+			 (unsigned long long)t[FP_CNT_FRAMES], r->src->what,
+			 nic_read ? " (the NIC counters beside them were read)" : "");
+	}
+	return buf;
+}
+
 void summary_text(FILE *out, const struct report *r, double duration_s)
 {
 	const struct analysis *a = r->an;
-	char made[64], span[96];
+	char made[64], span[96], unseen[512];
+	bool blind = report_unseen(r, unseen, sizeof(unseen));
 
 	fprintf(out, "fabprobe capture summary, made %s, %.0f s observed\n",
 		report_made(made, sizeof(made)), duration_s);
@@ -155,9 +179,14 @@ void summary_text(FILE *out, const struct report *r, double duration_s)
 	if (r->prov)
 		summary_provenance(out, r->prov);
 	fputc('\n', out);
-	if (!a->n_alerts) {
+	/* No alert over nothing seen is no verdict: say what was not seen, and why that can be. */
+	if (blind)
+		fprintf(out, "%s: %s.\n%s\n\n",
+			a->n_alerts ? "NOTE" : "FINDINGS: none, as nothing was observed", unseen,
+			REPORT_UNSEEN_HINT);
+	if (!a->n_alerts && !blind) {
 		fprintf(out, "FINDINGS: nothing wrong was seen.\n\n");
-	} else {
+	} else if (a->n_alerts) {
 		fprintf(out, "FINDINGS (%zu, worst first)\n\n", a->n_alerts);
 		for (size_t i = 0; i < a->n_alerts; i++) {
 			const struct alert *al = &a->alerts[i];

@@ -12,6 +12,19 @@ const char *alert_advice(enum alert_type t);
 
 void summary_text(FILE *out, const struct report *r, double duration_s);
 /*
+ * Nothing observed, so no alert is no verdict: no RoCE packet (no frame at
+ * all, or none RoCE), or NIC counters alone with no RDMA device. What was
+ * not seen, "no RoCE traffic: 812 frames from eth2, none of them RoCEv2",
+ * or NULL when something was.
+ */
+const char *report_unseen(const struct report *r, char *buf, size_t len);
+/* Why that can be, and where the README says so. */
+#define REPORT_UNSEEN_HINT                                                                         \
+	"This is not a clean bill of health. RoCE offloaded to the NIC (ConnectX, BlueField, "     \
+	"Broadcom, ...) never passes through the host kernel, so XDP and tc on that host "         \
+	"do not see it: see \"Where fabprobe can see RoCE, and where it cannot\" in "              \
+	"fabprobe's README.md (switch mirrors, sFlow, --nic for the NIC's own counters)."
+/*
  * Two lines: "host: gpu7, fabprobe 71254ba, started 2026-11-30T00:10:39Z",
  * then the command as a shell would take it back.
  */
