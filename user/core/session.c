@@ -105,7 +105,8 @@ int session_refresh(struct session *ss)
 	describe(ss);
 	seq = ss->desc.event_seq;
 	report_event(ss, seq);
-	snapshot_sort_by_bytes(&ss->snap);
+	if (!ss->unordered)
+		snapshot_sort_by_bytes(&ss->snap);
 	/* Before a previous refresh, rates are over the source's time so far. */
 	err = analysis_update(&ss->an, &ss->snap, &ss->desc, &ss->aopts, ss->desc.clock_s);
 	if (err) {

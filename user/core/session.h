@@ -33,8 +33,14 @@ struct session {
 	struct alert_log *log;
 	struct sample_store samples; /* when started with samples */
 	bool quiet;		     /* source events only in desc.event, not on stderr */
-	bool ended;		     /* a finite source has been read to its end */
-	unsigned int event_seq;	     /* of the last event printed */
+	/*
+	 * The front end shows no order by bytes (export): refreshes leave
+	 * the flows in the source's order, unsorted. The analysis' answers
+	 * are the same either way (analysis_before()).
+	 */
+	bool unordered;
+	bool ended;		/* a finite source has been read to its end */
+	unsigned int event_seq; /* of the last event printed */
 	__u64 refreshes;
 	struct session_nic *nic; /* NIC counters beside the flows (src->nic), or NULL */
 };
@@ -54,7 +60,7 @@ int session_start(struct session *ss, struct source *src, const struct analysis_
 int session_advance(struct session *ss, double seconds);
 /* After a pause: a recording played at a pace goes on from where it stands. */
 void session_resume(struct session *ss);
-/* Collect, sort by bytes, analyse, note alerts: the new picture. */
+/* Collect, sort by bytes (unless unordered), analyse, note alerts: the new picture. */
 int session_refresh(struct session *ss);
 /*
  * An analysis of the whole run so far in one interval (a bundle's

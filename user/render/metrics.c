@@ -457,20 +457,25 @@ struct pick {
 	size_t idx;
 };
 
-static bool pick_less(const struct pick *a, const struct pick *b)
+/* x ranks below y: a lower rate, then fewer bytes in the interval, then analysis_before(). */
+static bool pick_less(const struct analysis *an, const struct pick *x, const struct pick *y)
 {
-	return a->bps < b->bps || (a->bps == b->bps && a->bytes < b->bytes);
+	if (x->bps != y->bps)
+		return x->bps < y->bps;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes;
+	return analysis_before(an, y->idx, x->idx);
 }
 
-static void sift_down(struct pick *h, size_t n, size_t i)
+static void sift_down(const struct analysis *an, struct pick *h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
 		struct pick t;
 
-		if (l < n && pick_less(&h[l], &h[m]))
+		if (l < n && pick_less(an, &h[l], &h[m]))
 			m = l;
-		if (r < n && pick_less(&h[r], &h[m]))
+		if (r < n && pick_less(an, &h[r], &h[m]))
 			m = r;
 		if (m == i)
 			return;
@@ -481,15 +486,14 @@ static void sift_down(struct pick *h, size_t n, size_t i)
 	}
 }
 
-static int pick_cmp_desc(const void *x, const void *y)
+static int pick_cmp_desc(const void *x, const void *y, void *an)
 {
-	const struct pick *a = x, *b = y;
-
-	return pick_less(a, b) ? 1 : pick_less(b, a) ? -1 : 0;
+	return pick_less(an, x, y) ? 1 : pick_less(an, y, x) ? -1 : 0;
 }
 
 /*
- * The K flows with the highest rate (bytes break ties), largest first:
+ * The K flows with the highest rate (bytes, then analysis_before() break
+ * ties: the same flows in any order of the snapshot), largest first:
  * a min-heap of K, so 100k flows cost n log K, not a sort of all of them.
  * Flows idle over the interval are left out.
  */
@@ -507,14 +511,14 @@ static size_t top_flows(const struct analysis *a, unsigned int k, struct pick *h
 			h[n++] = p;
 			if (n == k)
 				for (size_t j = k / 2 + 1; j-- > 0;)
-					sift_down(h, n, j);
-		} else if (pick_less(&h[0], &p)) {
+					sift_down(a, h, n, j);
+		} else if (pick_less(a, &h[0], &p)) {
 			h[0] = p;
-			sift_down(h, n, 0);
+			sift_down(a, h, n, 0);
 		}
 	}
 	if (n > 1)
-		qsort(h, n, sizeof(*h), pick_cmp_desc);
+		qsort_r(h, n, sizeof(*h), pick_cmp_desc, (void *)a);
 	return n;
 }
 
