@@ -126,6 +126,32 @@ check "report.html: the same lines" grep -q "^command: fabprobe capture --pcap "
 check "replay --json has no provenance (its report stays the same run after run)" \
 	sh -c "! '$FABPROBE' replay --json '$PCAPS/rdma_write_bw.pcap' 2>/dev/null | grep -q provenance"
 
+# What refreshes raised and the whole run does not: nccl_nccl_node0.pcap's
+# RoCE is two bursts (19.8 s and 29.8 s, tshark) in 56 s of other frames,
+# so RoCE stops twice for longer than 2 s. The findings over the whole run
+# cannot say so; the log of the refreshes does.
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap "$PCAPS/nccl_nccl_node0.pcap" -o "$tmp/stop.tar.gz" 2>/dev/null
+tar -xzf "$tmp/stop.tar.gz" -C "$tmp/b"
+check "report.json: alert_log has roce_stopped, raised from 22 s, cleared by the end" \
+	python3 - "$tmp/b/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+log = {e["type"]: e for e in r["alert_log"]}
+e = log.get("roce_stopped")
+ok = e is not None and not e["active"] and e["first_s"] == 22.0 and 56 <= e["last_s"] < 57
+ok = ok and e["severity"] == "warning" and "no RoCE packet for" in e["message"]
+# The whole run's findings are in the log too, active, and roce_stopped is not among them.
+ok = ok and all(log[a["type"]]["active"] for a in r["alerts"])
+ok = ok and "roce_stopped" not in [a["type"] for a in r["alerts"]]
+print(e) if not ok else None
+sys.exit(0 if ok else 1)
+PY
+check "summary.txt: roce_stopped under ALSO RAISED DURING THE RUN" \
+	sh -c "sed -n '/^ALSO RAISED DURING THE RUN/,/^PATHS/p' '$tmp/b/summary.txt' | grep -q '^- \[warning\] roce_stopped at 22-56 s'"
+check "replay --json has no alert log (one analysis, no refreshes)" \
+	sh -c "! '$FABPROBE' replay --json '$PCAPS/nccl_nccl_node0.pcap' 2>/dev/null | grep -q alert_log"
+
 # 300 flows: summary.txt shows the busiest 100 and says where the rest are;
 # report.json has them all.
 python3 tests/ipfix/mkpcap.py many 300 "$tmp/many.pcap"

@@ -1525,6 +1525,59 @@ static void test_read_responses_are_not_requests(void **state)
 	assert_true(!fx.an.flows[2].is_data && !fx.an.flows[2].is_request);
 }
 
+/* One refresh a second later, ROCE more RoCE packets counted in it. */
+static void refresh_after(__u64 roce)
+{
+	fx.snap.taken_ns += 1000000000ULL;
+	fx.snap.totals[FP_CNT_ROCE] += roce;
+	analyse(0);
+}
+
+/*
+ * RoCE seen, then none for 2 s of the source's time: roce_stopped, until
+ * it flows again. Never before any RoCE, never over the whole run, never
+ * from a sampled source (a quiet interval may just have drawn no sample).
+ */
+static void test_roce_stopped(void **state)
+{
+	const struct alert *al;
+
+	(void)state;
+	analyse(1.0); /* nothing yet: silence before traffic is no stall */
+	refresh_after(0);
+	refresh_after(0);
+	refresh_after(0);
+	assert_null(find_alert(ALERT_ROCE_STOPPED));
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 300000)->c.last_seen_ns =
+	    fx.snap.taken_ns + 500000000ULL;
+	refresh_after(300);
+	assert_null(find_alert(ALERT_ROCE_STOPPED));
+	refresh_after(0);
+	assert_null(find_alert(ALERT_ROCE_STOPPED)); /* 1 s: a pause between collectives */
+	refresh_after(0);
+	al = find_alert(ALERT_ROCE_STOPPED);
+	assert_non_null(al);
+	assert_int_equal(al->severity, SEV_WARNING);
+	assert_non_null(strstr(al->message, "no RoCE packet for 2.0 s"));
+	assert_non_null(strstr(al->evidence, "1 flow in the table, the last seen 2.5 s ago"));
+	refresh_after(0);
+	assert_non_null(strstr(find_alert(ALERT_ROCE_STOPPED)->message, "for 3.0 s"));
+	refresh_after(1);
+	assert_null(find_alert(ALERT_ROCE_STOPPED));
+
+	/* The same silence from a sampled source: no alert. */
+	fx.ro.every_packet = false;
+	refresh_after(0);
+	refresh_after(0);
+	refresh_after(0);
+	assert_null(find_alert(ALERT_ROCE_STOPPED));
+	/* Over the whole run: no alert, whatever came before. */
+	fx.ro.every_packet = true;
+	analysis_free(&fx.an);
+	analyse(10.0);
+	assert_null(find_alert(ALERT_ROCE_STOPPED));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1577,6 +1630,7 @@ int main(void)
 	    T(test_refresh_by_rid_as_flows_come_and_go),
 	    T(test_answers_in_any_order),
 	    T(test_read_responses_are_not_requests),
+	    T(test_roce_stopped),
 	};
 
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);

@@ -349,6 +349,7 @@ int cmd_capture(int argc, char **argv)
 		f.r.all_flows = "report.json";
 		f.r.no_paths = cli_no_paths(&cs);
 		f.r.prov = &prov;
+		f.r.log = ss.log;
 		/* The NIC over the whole run, read again by session_whole(). */
 		f.r.nic = ss.nic ? &ss.nic->whole : NULL;
 		f.duration_s = ss.desc.clock_s;

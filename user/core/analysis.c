@@ -55,6 +55,7 @@ static const char *const type_names[ALERT_TYPE_MAX] = {
     [ALERT_PATH_IMBALANCE] = "path_imbalance",
     [ALERT_MALFORMED] = "malformed",
     [ALERT_FLOW_TABLE_PRESSURE] = "flow_table_pressure",
+    [ALERT_ROCE_STOPPED] = "roce_stopped",
     [ALERT_PFC_STORM] = "pfc_storm",
     [ALERT_PFC_WRONG_PRIORITY] = "pfc_wrong_priority",
     [ALERT_LOSSLESS_DISCARDS] = "lossless_discards",
@@ -607,6 +608,16 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	a->indexed = false;
 	for (int i = 0; i < SNAP_CNT_MAX; i++)
 		a->totals_delta[i] = s->totals[i] - (a->have_prev ? a->prev_totals[i] : 0);
+	/*
+	 * Silence counts where every packet is seen (a sampled source may
+	 * just draw none), by the time the snapshots moved on: dt is longer
+	 * than that where they did not.
+	 */
+	if (a->totals_delta[FP_CNT_ROCE] || !d->every_packet)
+		a->roce_quiet_s = 0;
+	else if (a->roce_seen && !a->whole_run && s->taken_ns > a->prev_taken_ns)
+		a->roce_quiet_s += (s->taken_ns - a->prev_taken_ns) / 1e9;
+	a->roce_seen |= a->totals_delta[FP_CNT_ROCE] && d->every_packet;
 
 	init_paths(a, d);
 	add_mirror_paths(a, s, &o->mirror_names);

@@ -36,6 +36,7 @@ enum alert_type {
 	ALERT_PATH_IMBALANCE,
 	ALERT_MALFORMED,
 	ALERT_FLOW_TABLE_PRESSURE,
+	ALERT_ROCE_STOPPED,
 	/* NIC counters (core/nic_detect.c) */
 	ALERT_PFC_STORM,
 	ALERT_PFC_WRONG_PRIORITY,
@@ -205,6 +206,12 @@ struct analysis {
 	double group_peak_bps;
 	double interval_s;
 	bool whole_run; /* no previous refresh: interval_s is the whole run so far */
+	/*
+	 * Seconds of the source's time without a RoCE packet since RoCE was
+	 * last seen (sources that see every packet; 0 while it flows).
+	 */
+	double roce_quiet_s;
+	bool roce_seen; /* a refresh of this run counted RoCE packets */
 	struct collision *collisions;
 	size_t n_collisions, cap_collisions;
 	struct alert *alerts;

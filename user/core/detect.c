@@ -590,6 +590,43 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 	return 0;
 }
 
+/*
+ * RoCE counted earlier in the run and none for this long (the source's
+ * time): a job stalled, a path down, or the job over. Long enough that a
+ * job's compute phase between collectives at a short -r is not one.
+ */
+#define ROCE_STOPPED_S 2.0
+
+static int stopped_alert(struct analysis *a, const struct snapshot *s)
+{
+	char fl[48];
+	__u64 last = 0;
+	struct alert *al;
+
+	if (a->roce_quiet_s < ROCE_STOPPED_S)
+		return 0;
+	for (size_t i = 0; i < s->n_flows; i++)
+		if (s->flows[i].c.last_seen_ns > last)
+			last = s->flows[i].c.last_seen_ns;
+	al = alert_new(a, ALERT_ROCE_STOPPED, SEV_WARNING, -1);
+	if (!al)
+		return -ENOMEM;
+	say(al->message,
+	    "RoCE traffic stopped: no RoCE packet for %.1f s after traffic was seen (a stalled "
+	    "job, a path down, or the job ended)",
+	    a->roce_quiet_s);
+	fmt_count(fl, sizeof(fl), s->n_flows, "flow");
+	if (last && s->taken_ns > last)
+		say(al->evidence,
+		    "0 RoCE packets in the last %.1f s; %s in the table, the last seen "
+		    "%.1f s ago",
+		    a->roce_quiet_s, fl, (s->taken_ns - last) / 1e9);
+	else
+		say(al->evidence, "0 RoCE packets in the last %.1f s; %s in the table",
+		    a->roce_quiet_s, fl);
+	return 0;
+}
+
 static int cmp_severity(const void *pa, const void *pb)
 {
 	return alert_cmp(pa, pb);
@@ -611,6 +648,8 @@ int detect_all(struct analysis *a, const struct snapshot *s, const struct analys
 		err = entropy_alerts(a);
 	if (!err)
 		err = group_alerts(a, s, o);
+	if (!err)
+		err = stopped_alert(a, s);
 	/* Worst first. */
 	if (!err && a->n_alerts > 1)
 		qsort(a->alerts, a->n_alerts, sizeof(*a->alerts), cmp_severity);

@@ -462,6 +462,29 @@ void report_json_alerts(struct json *j, const struct analysis *a)
 	json_arr_end(j);
 }
 
+/* A bundle's alerts as the refreshes raised them, in the log's display order. */
+static void json_alert_log(struct json *j, const struct alert_log *log)
+{
+	json_key(j, "alert_log");
+	json_arr_begin(j);
+	for (size_t i = 0; i < log->n; i++) {
+		const struct alert_entry *e = &log->e[log->order[i]];
+
+		json_obj_begin(j);
+		json_kv_str(j, "type", alert_type_name(e->last.type));
+		json_kv_str(j, "severity", severity_name(e->last.severity));
+		json_kv_str(j, "subject", e->last.subject);
+		json_kv_str(j, "message", e->last.message);
+		json_kv_str(j, "evidence", e->last.evidence);
+		json_kv_double(j, "first_s", e->first_s, 3);
+		json_kv_double(j, "last_s", e->last_s, 3);
+		json_kv_u64(j, "refreshes", e->count);
+		json_kv_bool(j, "active", e->active);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void json_totals(struct json *j, const struct snapshot *s)
 {
 	json_key(j, "totals");
@@ -496,6 +519,8 @@ void report_json(FILE *out, const struct report *r)
 		json_entropy(&j, a);
 		report_json_alerts(&j, a);
 	}
+	if (r->log)
+		json_alert_log(&j, r->log);
 	if (r->nic)
 		report_nic_json(&j, r->nic);
 	if (r->series)

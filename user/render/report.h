@@ -40,6 +40,7 @@ struct report {
 	const struct nic_picture *nic; /* NIC counters beside the flows, or NULL */
 	const char *no_paths;	       /* bundle: why there are no paths, how to name some */
 	const struct provenance *prov; /* bundle: where it came from, or NULL */
+	const struct alert_log *log;   /* bundle: the alerts refresh by refresh, or NULL */
 };
 
 /* The session's current picture. */

@@ -41,6 +41,10 @@ static const char *const advice[ALERT_TYPE_MAX] = {
 			"(ERSPAN/VXLAN) the collector receives.",
     [ALERT_FLOW_TABLE_PRESSURE] =
 	"Raise --flows, or narrow what the probe sees (interfaces, mirror filters).",
+    [ALERT_ROCE_STOPPED] =
+	"Ask whether the job ended; else check the uplinks' links and routes (a path "
+	"down blackholes every QP hashed onto it), PFC pause holding the lossless "
+	"class (--nic), and the job's processes.",
     [ALERT_PFC_STORM] =
 	"When this NIC sends the pause, look at the host first (PCIe, memory, a stuck "
 	"process not draining its receive queues); when it receives it, at the congested "
@@ -166,6 +170,33 @@ const char *report_unseen(const struct report *r, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * What refreshes raised and the whole run does not: a stall, a collision
+ * that came and went. The log's entries not active at its end (the whole
+ * run's analysis is its last word, session_whole()).
+ */
+static void summary_cleared(FILE *out, const struct alert_log *log)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; log && i < log->n; i++) {
+		const struct alert_entry *e = &log->e[log->order[i]];
+
+		if (e->active)
+			continue;
+		if (!shown++)
+			fprintf(out,
+				"ALSO RAISED DURING THE RUN (cleared before its end; times from "
+				"its start)\n\n");
+		fprintf(out, "- [%s] %s at %.0f-%.0f s (%llu refresh%s): %s\n",
+			severity_name(e->last.severity), alert_type_name(e->last.type), e->first_s,
+			e->last_s, (unsigned long long)e->count, e->count == 1 ? "" : "es",
+			e->last.message);
+		fprintf(out, "   evidence, when last raised: %s\n", e->last.evidence);
+		fprintf(out, "   check next: %s\n\n", alert_advice(e->last.type));
+	}
+}
+
 void summary_text(FILE *out, const struct report *r, double duration_s)
 {
 	const struct analysis *a = r->an;
@@ -197,6 +228,7 @@ void summary_text(FILE *out, const struct report *r, double duration_s)
 			fprintf(out, "   check next: %s\n\n", alert_advice(al->type));
 		}
 	}
+	summary_cleared(out, r->log);
 	/* Balance and collisions are per path: say why there are none, and how to name them. */
 	if (!a->n_paths && r->no_paths)
 		fprintf(out, "PATHS: none: %s\n\n", r->no_paths);
