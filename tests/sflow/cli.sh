@@ -83,4 +83,19 @@ span() {
 }
 want=$(span "$PCAPS/ext/sflow_multiple_counter_30_pdus.pcap")
 check "sFlow capture stepping back: the same span ($want s)" test "$(span "$tmp/reversed.pcap")" = "$want"
+# 18 leaves of 4 uplinks in the map: 72 uplinks, more than the 64 paths an
+# analysis holds. The first 64 are paths; the rest are said, once, not lost
+# without a word.
+for l in $(seq 1 18); do
+	for u in 1 2 3 4; do
+		echo "192.0.2.$l $((48 + u)) leaf$l:spine$u leaf$l-up"
+	done
+done >"$tmp/map72"
+expect 0 "replay --sflow, 72 mapped uplinks" "$FABPROBE" replay --sflow --sflow-port-map "$tmp/map72" \
+	--json "$PCAPS/ext/sflow_expanded.pcap"
+check "... 64 paths in 16 groups" python3 -c \
+	'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(len(r["paths"]) != 64 or len(r["groups"]) != 16)' \
+	"$tmp/out"
+check "... and one line says the rest are not paths" \
+	grep -qE '^fabprobe: [0-9]+ uplinks beyond the first 64 are not paths' "$tmp/err"
 finish sflow-cli

@@ -251,13 +251,18 @@ static void init_paths(struct analysis *a, const struct source_desc *d)
 {
 	a->n_paths = 0;
 	a->n_groups = 0;
+	a->paths_dropped = 0;
 	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < d->n_points && a->n_paths < AN_MAX_PATHS; i++) {
+		for (int i = 0; i < d->n_points; i++) {
 			const struct obs_point *pt = &d->points[i];
 			struct path_view *p = &a->paths[a->n_paths];
 
 			if (!pt->uplink || pt->solo != (pass == 1))
 				continue;
+			if (a->n_paths == AN_MAX_PATHS) {
+				a->paths_dropped++;
+				continue;
+			}
 			memset(p, 0, sizeof(*p));
 			snprintf(p->name, sizeof(p->name), "%s", pt->name);
 			p->ifindex = pt->id;
@@ -281,6 +286,7 @@ static void add_mirror_paths(struct analysis *a, const struct snapshot *s,
 {
 	int first = a->n_paths;
 
+	a->mirror_dropped = false;
 	/* Each session once, with its largest flow (for its name and its place). */
 	for (size_t i = 0; i < s->n_flows; i++) {
 		const struct flow_key *k = &s->flows[i].key;
@@ -295,8 +301,12 @@ static void add_mirror_paths(struct analysis *a, const struct snapshot *s,
 				a->paths[at].rep = i;
 			continue;
 		}
-		if (!k->mirror || at >= 0 || a->n_paths == AN_MAX_PATHS)
+		if (!k->mirror || at >= 0)
 			continue;
+		if (a->n_paths == AN_MAX_PATHS) {
+			a->mirror_dropped = true;
+			continue;
+		}
 		p = &a->paths[a->n_paths++];
 		memset(p, 0, sizeof(*p));
 		p->ifindex = id;

@@ -199,6 +199,13 @@ struct analysis {
 	int n_paths;
 	struct path_group groups[AN_MAX_PATHS];
 	int n_groups;
+	/*
+	 * Past AN_MAX_PATHS: the source's uplinks that are no path, and
+	 * whether a mirror session is none. Their flows count in the totals,
+	 * on no path.
+	 */
+	int paths_dropped;
+	bool mirror_dropped;
 	/* Of the least balanced group of two paths or more (imbalance_group, -1: none). */
 	double imbalance_bytes, imbalance_flows; /* max/mean */
 	int imbalance_group;

@@ -93,6 +93,27 @@ void session_resume(struct session *ss)
 		ss->src->ops->resume(ss->src);
 }
 
+/* Uplinks or mirror sessions past the paths an analysis holds: said once each time more are. */
+static void say_paths_dropped(struct session *ss)
+{
+	const struct analysis *a = &ss->an;
+	int dropped = a->paths_dropped + a->mirror_dropped;
+
+	if (dropped <= ss->paths_dropped_said)
+		return;
+	ss->paths_dropped_said = dropped;
+	if (a->paths_dropped)
+		fp_err(
+		    "%d uplink%s beyond the first %d are not paths (at most %d an analysis): their "
+		    "flows count in the totals, on no path, in no balance%s",
+		    a->paths_dropped, a->paths_dropped == 1 ? "" : "s", AN_MAX_PATHS, AN_MAX_PATHS,
+		    a->mirror_dropped ? "; mirror sessions too" : "");
+	else
+		fp_err("mirror sessions beyond %d paths are not paths: their flows count in the "
+		       "totals, on no path",
+		       AN_MAX_PATHS);
+}
+
 int session_refresh(struct session *ss)
 {
 	struct source *src = ss->src;
@@ -113,6 +134,7 @@ int session_refresh(struct session *ss)
 		fp_err("analysis failed: %s", fp_strerror(err));
 		return err;
 	}
+	say_paths_dropped(ss);
 	if (ss->nic) {
 		err = session_nic_refresh(ss->nic, &ss->snap, &ss->an);
 		if (err)

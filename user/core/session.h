@@ -39,6 +39,7 @@ struct session {
 	 * are the same either way (analysis_before()).
 	 */
 	bool unordered;
+	int paths_dropped_said; /* uplinks and mirror sessions past the paths, as last said */
 	bool ended;		/* a finite source has been read to its end */
 	unsigned int event_seq; /* of the last event printed */
 	__u64 refreshes;
