@@ -82,13 +82,14 @@ static void test_map_bad_lines(void **state)
 				  "192.0.2.1 5 e f g\n"	     /* 5 too many */
 				  "192.0.2.1 49 again\n"     /* 6 duplicate */
 				  "192.0.2.1 1073741823 i\n" /* 7 the internal value */
-				  "# 192.0.2.1 8 fine\n"),
+				  "# 192.0.2.1 8 fine\n"
+				  "192.0.2.2 49 a\n"), /* 9 another port's name */
 			 -EINVAL);
 	fp_log_to(stderr);
 	rewind(err);
 	fread(buf, 1, sizeof(buf) - 1, err);
 	fclose(err);
-	for (int line = 2; line <= 7; line++) {
+	for (int line = 2; line <= 9; line += line == 7 ? 2 : 1) {
 		char want[16];
 
 		snprintf(want, sizeof(want), "map:%d:", line);
@@ -96,6 +97,7 @@ static void test_map_bad_lines(void **state)
 	}
 	assert_null(strstr(buf, "map:1:"));
 	assert_null(strstr(buf, "map:8:"));
+	assert_non_null(strstr(buf, "map:9: NAME is already another port's"));
 }
 
 static void test_points_and_names(void **state)

@@ -275,6 +275,12 @@ static int map_line(struct sflow_ports *t, char *line, const char **why)
 		*why = "this AGENT IFINDEX is already mapped";
 		return -EINVAL;
 	}
+	/* A name is a path's, a metric's label and an IPFIX interfaceName: one port's. */
+	for (size_t i = 0; i < t->n_points; i++)
+		if (!strcmp(t->points[i].name, f[2])) {
+			*why = "NAME is already another port's";
+			return -EINVAL;
+		}
 	e = port_get(t, &k);
 	if (!e) {
 		*why = "too many ports";
