@@ -129,6 +129,13 @@ def main():
             report = json.loads(r.stdout)
             check_counts("replay", report, truth)
             check_analysis("replay", report, truth)
+            # One flow at two rates is two table entries: the text says both counts, as the JSON.
+            t = subprocess.run([fabprobe, "replay", "--sflow", "--sflow-port-map", port_map,
+                                "--elephant-rate", "1G", pcap], capture_output=True, text=True)
+            want = f"flows {len(report['flows'])} in {report['totals']['flows']} of "
+            check("replay --sflow text: flows, and the table entries they are in",
+                  len(report["flows"]) < report["totals"]["flows"] and
+                  any(l.startswith(want) for l in t.stdout.splitlines()), want)
 
         # The listener: a free port, the generator sends while top listens.
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

@@ -541,11 +541,14 @@ static void text_totals(FILE *out, const struct snapshot *s)
 		if ((d->flags & TF_TEXT) && ((d->flags & TF_ALWAYS) || t[d->id]))
 			fprintf(out, ", %s %llu", d->label, (unsigned long long)t[d->id]);
 	}
+	fprintf(out, "\nflows %zu", s->n_flows);
+	/* sFlow: a flow sampled at two rates is two entries, one flow (totals.flows: entries). */
+	if (t[SNAP_CNT_FLOWS] != s->n_flows)
+		fprintf(out, " in %llu", (unsigned long long)t[SNAP_CNT_FLOWS]);
 	fprintf(out,
-		"\nflows %zu of %u table entries (IPv4 %u + IPv6 %u), %llu evicted, %llu insert "
-		"failures\n\n",
-		s->n_flows, s->flow_capacity, s->flow_capacity - s->flow_capacity6,
-		s->flow_capacity6, (unsigned long long)snapshot_evictions(s),
+		" of %u table entries (IPv4 %u + IPv6 %u), %llu evicted, %llu insert failures\n\n",
+		s->flow_capacity, s->flow_capacity - s->flow_capacity6, s->flow_capacity6,
+		(unsigned long long)snapshot_evictions(s),
 		(unsigned long long)t[FP_CNT_FLOW_INSERT_FAIL]);
 }
 
