@@ -55,10 +55,14 @@ wait_listen() {
 	return 1
 }
 
-# start_nfcapd DIR PORT: nfcapd on 127.0.0.1:PORT writing into DIR; sets NFCAPD_PID.
+# start_nfcapd DIR PORT [default]: nfcapd on 127.0.0.1:PORT writing into DIR;
+# sets NFCAPD_PID. Its receive buffer is 8 MiB, or with "default" the
+# kernel's (net.core.rmem_default), as docs/ipfix.md starts it.
 start_nfcapd() {
+	local rcvbuf="-B 8388608"
+	[ "${3:-}" = default ] && rcvbuf=
 	mkdir -p "$1"
-	nfcapd -w "$1" -p "$2" -b 127.0.0.1 -B 8388608 >"$1.log" 2>&1 &
+	nfcapd -w "$1" -p "$2" -b 127.0.0.1 $rcvbuf >"$1.log" 2>&1 &
 	NFCAPD_PID=$!
 	IPFIX_PIDS+=("$NFCAPD_PID")
 	wait_listen udp "$2"

@@ -331,6 +331,8 @@ static struct ipfix_exporter *open_sink(struct coll *c, enum ipfix_transport t, 
 	cfg.domain_id = DOMAIN;
 	cfg.max_msg_bytes = max_msg;
 	cfg.budget_msgs = budget;
+	/* Unpaced: these tests tick at one instant; the pacing has its own tests. */
+	cfg.rate_bytes_per_s = 0;
 	cfg.sink = sink;
 	cfg.sink_ctx = c;
 	assert_int_equal(ipfix_open(&x, &cfg), 0);
@@ -886,6 +888,105 @@ static void test_pacing_budget_resume(void **state)
 	coll_free(&c);
 }
 
+/*
+ * UDP is paced by bytes: a tick sends what the rate allowed since the
+ * previous one, never more than the burst at once, so that a collector's
+ * receive buffer (about 90 datagrams of 1400 bytes at Linux's default) is
+ * not overrun; the queue still drains at the rate, in order.
+ */
+static void pacing_run(__u32 max_msg, __u32 rate, __u32 burst, unsigned int n_flows, __u64 step_ms)
+{
+	struct coll c = {};
+	struct parse p = {};
+	const struct rec **recs = calloc(n_flows, sizeof(*recs));
+	struct ipfix_config cfg;
+	struct ipfix_exporter *x;
+	size_t depth = burst > max_msg ? burst : max_msg, sent_before = 0;
+	__u64 now = T0_MS, last_ms = T0_MS, eff, ideal_ms;
+
+	ipfix_config_init(&cfg);
+	cfg.pen = PEN;
+	cfg.domain_id = DOMAIN;
+	cfg.max_msg_bytes = max_msg;
+	cfg.rate_bytes_per_s = rate;
+	cfg.burst_bytes = burst;
+	cfg.sink = sink;
+	cfg.sink_ctx = &c;
+	assert_int_equal(ipfix_open(&x, &cfg), 0);
+	for (unsigned int i = 0; i < n_flows; i++) {
+		struct ipfix_flow f;
+
+		make_flow(&f, i, "up1");
+		assert_int_equal(ipfix_add(x, &f), 0);
+	}
+	while (!ipfix_idle(x)) {
+		ipfix_tick(x, now);
+		/* Never more than the bucket at once, nor than the rate over the run. */
+		assert_true(c.len - sent_before <= depth);
+		assert_true(c.len <= depth + (now - T0_MS) * rate / 1000);
+		if (c.len > sent_before)
+			last_ms = now;
+		sent_before = c.len;
+		now += step_ms;
+		assert_true(now - T0_MS < 3600 * 1000);
+	}
+	/*
+	 * ... and not much slower than the rate, or than a bucket per tick
+	 * when ticks are further apart than a bucket takes to fill (whole
+	 * messages waste a little of each).
+	 */
+	eff = depth * 1000 / step_ms < rate ? depth * 1000 / step_ms : rate;
+	ideal_ms = (c.len - depth) * 1000 / eff;
+	assert_true(last_ms - T0_MS <= ideal_ms + ideal_ms / 4 + step_ms);
+	parse_all(&p, &c, 0);
+	assert_int_equal(flow_records(&p, recs, n_flows), n_flows);
+	for (unsigned int i = 0; i < n_flows; i++)
+		assert_int_equal(get_uint(recs[i], 1, PEN), 0x100 + i);
+	ipfix_close(x, 0, NULL);
+	free(recs);
+	parse_free(&p);
+	coll_free(&c);
+}
+
+static void test_pacing_udp_bytes(void **state)
+{
+	(void)state;
+	/* The defaults, ticked every 10 ms as fabprobe export does. */
+	pacing_run(1400, IPFIX_RATE_BYTES_DEFAULT, IPFIX_BURST_BYTES_DEFAULT, 20000, 10);
+	/* Ticks far apart: still one burst at a time, not the backlog. */
+	pacing_run(1400, 1000000, 20000, 5000, 250);
+	/* Messages larger than the burst go one at a time. */
+	pacing_run(65535, 1000000, 8192, 5000, 7);
+}
+
+/* TCP has its own flow control: its ticks are bounded by the budget in messages only. */
+static void test_pacing_tcp_unpaced(void **state)
+{
+	struct coll c = {};
+	struct ipfix_config cfg;
+	struct ipfix_exporter *x;
+
+	(void)state;
+	ipfix_config_init(&cfg);
+	cfg.transport = IPFIX_TCP;
+	cfg.rate_bytes_per_s = 1000;
+	cfg.burst_bytes = 1000;
+	cfg.budget_msgs = 50;
+	cfg.sink = sink;
+	cfg.sink_ctx = &c;
+	assert_int_equal(ipfix_open(&x, &cfg), 0);
+	for (unsigned int i = 0; i < 3000; i++) {
+		struct ipfix_flow f;
+
+		make_flow(&f, i, "up1");
+		assert_int_equal(ipfix_add(x, &f), 0);
+	}
+	assert_int_equal(ipfix_tick(x, T0_MS), 50);
+	assert_true(c.len > 50 * 1000);
+	ipfix_close(x, 0, NULL);
+	coll_free(&c);
+}
+
 /* A full queue drops and counts; what was accepted goes out intact, across wraps. */
 static void test_queue_overflow_counted(void **state)
 {
@@ -904,6 +1005,7 @@ static void test_queue_overflow_counted(void **state)
 	cfg.domain_id = DOMAIN;
 	cfg.queue_bytes = 8192;
 	cfg.budget_msgs = 2;
+	cfg.rate_bytes_per_s = 0;
 	cfg.sink = sink;
 	cfg.sink_ctx = &c;
 	assert_int_equal(ipfix_open(&x, &cfg), 0);
@@ -1277,6 +1379,8 @@ int main(void)
 	    cmocka_unit_test(test_tcp_templates_and_withdrawal),
 	    cmocka_unit_test(test_udp_close_no_withdrawal),
 	    cmocka_unit_test(test_pacing_budget_resume),
+	    cmocka_unit_test(test_pacing_udp_bytes),
+	    cmocka_unit_test(test_pacing_tcp_unpaced),
 	    cmocka_unit_test(test_queue_overflow_counted),
 	    cmocka_unit_test(test_would_block_retries),
 	    cmocka_unit_test(test_udp_no_listener),

@@ -152,7 +152,7 @@ static void wait_pumping(struct export_ipfix *xi, double seconds)
 
 /*
  * Let e->refresh_s of the source's time pass. Without IPFIX in one call to
- * the source; with it, in slices of at most 100 ms of wall time, pumping
+ * the source; with it, in slices (e->slice_s), pumping
  * the exporter after each. A recording read more slowly than its own time
  * (--speed 0 on a large capture) is refreshed after refresh_s of wall time
  * anyway, so /healthz stays fresh. 0, 1 once the input has ended, or a
@@ -325,10 +325,15 @@ int cmd_export(int argc, char **argv)
 	e.refresh_s = e.interval_s;
 	if (e.ipfix.collector && e.ipfix.interval_s < e.refresh_s)
 		e.refresh_s = e.ipfix.interval_s;
-	/* A slice of the source's time that passes in about 100 ms of wall time. */
+	/*
+	 * A slice of the source's time that passes in about EXPORT_IPFIX_SLICE_S
+	 * of wall time; a recording read at full speed in larger slices, each
+	 * of them bounded in wall time by the source (pcap.c).
+	 */
 	e.slice_s = EXPORT_IPFIX_SLICE_S;
-	if (cs.pcap.n_files && cs.pcap.speed > 0)
-		e.slice_s *= cs.pcap.speed;
+	if (cs.pcap.n_files)
+		e.slice_s = cs.pcap.speed > 0 ? EXPORT_IPFIX_SLICE_S * cs.pcap.speed
+					      : EXPORT_IPFIX_FAST_SLICE_S;
 	x.stale_ns = (__u64)(EXPORT_STALE_INTERVALS * e.refresh_s * 1e9);
 
 	/* Bind and open before attaching anything: a taken port fails fast and leaves nothing. */

@@ -20,8 +20,14 @@
 #define EXPORT_IPFIX_INTERVAL_DEFAULT 10.0
 /* At exit or stop, what is due and queued gets this long to go out. */
 #define EXPORT_IPFIX_CLOSE_MS 3000
-/* The export loop's pace while it waits: at most this long between two pumps. */
-#define EXPORT_IPFIX_SLICE_S 0.1
+/*
+ * The export loop's pace while it waits: at most this long between two
+ * pumps. The UDP pacing sends what its rate allowed since the last pump
+ * (render/ipfix.h), so pumps far apart would make fewer, larger bursts.
+ */
+#define EXPORT_IPFIX_SLICE_S 0.01
+/* A recording read as fast as it goes (--speed 0): of its time between two pumps. */
+#define EXPORT_IPFIX_FAST_SLICE_S 0.1
 
 struct export_ipfix_opts {
 	const char *collector; /* "HOST:PORT", "[IPv6]:PORT"; NULL: no IPFIX */

@@ -9,6 +9,10 @@
  * them into messages, one set per run of records of one template, and
  * sends at most budget_msgs messages; a message the socket refuses for now
  * (EAGAIN, a partial TCP write) stays pending and goes first next time.
+ * Over UDP a token bucket paces the bytes (rate_bytes_per_s, at most
+ * burst_bytes at once): a datagram has no flow control, and one the
+ * collector's receive buffer has no room for is dropped by its kernel,
+ * unseen here. TCP and files have their own back pressure.
  *
  * Templates (RFC 7011 section 8): over UDP, at start and again every
  * template_refresh_ms (and template_refresh_msgs messages); over TCP, at
@@ -64,6 +68,10 @@ struct ipfix_exporter {
 	__u64 templates_ms;	    /* when the last control phase started */
 	__u32 msgs_since_templates; /* data messages since */
 	__u32 sequence;
+	/* UDP pacing: bytes that may go now, refilled at rate_bytes_per_s since pace_ms. */
+	__s64 pace_tokens;
+	__s64 pace_depth; /* the most they reach: burst_bytes, or one largest message */
+	__u64 pace_ms;
 	const struct ipfix_element *enterprise[64];
 	int n_enterprise;
 	struct ipfix_stats st;
@@ -78,6 +86,8 @@ void ipfix_config_init(struct ipfix_config *cfg)
 	    .max_msg_bytes = IPFIX_MAX_MSG_DEFAULT,
 	    .template_refresh_ms = IPFIX_REFRESH_MS_DEFAULT,
 	    .budget_msgs = IPFIX_BUDGET_MSGS_DEFAULT,
+	    .rate_bytes_per_s = IPFIX_RATE_BYTES_DEFAULT,
+	    .burst_bytes = IPFIX_BURST_BYTES_DEFAULT,
 	    .queue_bytes = IPFIX_QUEUE_BYTES_DEFAULT,
 	    .backoff_min_ms = IPFIX_BACKOFF_MIN_MS_DEFAULT,
 	    .backoff_max_ms = IPFIX_BACKOFF_MAX_MS_DEFAULT,
@@ -434,6 +444,27 @@ static bool templates_due(const struct ipfix_exporter *x, __u64 now_ms)
 	       x->msgs_since_templates >= x->cfg.template_refresh_msgs;
 }
 
+static bool paced(const struct ipfix_exporter *x)
+{
+	return x->cfg.transport == IPFIX_UDP && x->cfg.rate_bytes_per_s;
+}
+
+/* The bytes the time since the previous call allows, up to the bucket's depth. */
+static void pace_refill(struct ipfix_exporter *x, __u64 now_ms)
+{
+	/* A clock stepped back restarts the count from now, adding nothing. */
+	if (now_ms > x->pace_ms) {
+		__u64 ms = now_ms - x->pace_ms;
+
+		/* Bounded, so that the product cannot wrap: 1000 s fill any bucket. */
+		x->pace_tokens +=
+		    (__s64)((ms < 1000000 ? ms : 1000000) * x->cfg.rate_bytes_per_s / 1000);
+	}
+	if (x->pace_tokens > x->pace_depth)
+		x->pace_tokens = x->pace_depth;
+	x->pace_ms = now_ms;
+}
+
 int ipfix_tick(struct ipfix_exporter *x, __u64 now_ms)
 {
 	int sent = 0;
@@ -442,7 +473,12 @@ int ipfix_tick(struct ipfix_exporter *x, __u64 now_ms)
 		tcp_maintain(x, now_ms);
 	if (x->state != CONN_UP)
 		return 0;
+	if (paced(x))
+		pace_refill(x, now_ms);
 	while (sent < (int)x->cfg.budget_msgs) {
+		size_t len;
+		int err;
+
 		if (!x->out_len) {
 			if (!x->stream && templates_due(x, now_ms))
 				start_templates(x, now_ms);
@@ -453,8 +489,16 @@ int ipfix_tick(struct ipfix_exporter *x, __u64 now_ms)
 			else
 				break;
 		}
+		/* Built, it waits whole for the tokens: the next message is the same. */
+		len = x->out_len;
+		if (paced(x) && x->pace_tokens < (__s64)len)
+			break;
+		err = flush_out(x, now_ms);
+		/* A datagram the kernel took, or lost with an error, spent its bytes. */
+		if (paced(x) && err != -EAGAIN)
+			x->pace_tokens -= (__s64)len;
 		/* An error ends the tick: a dead collector costs one try per call. */
-		if (flush_out(x, now_ms))
+		if (err)
 			break;
 		sent++;
 	}
@@ -601,6 +645,10 @@ int ipfix_open(struct ipfix_exporter **out, const struct ipfix_config *cfg)
 	x->ctl_next = -1;
 	x->stream = cfg->transport != IPFIX_UDP;
 	x->backoff_ms = cfg->backoff_min_ms;
+	/* The bucket starts full; it always holds a whole largest message. */
+	x->pace_depth =
+	    cfg->burst_bytes > cfg->max_msg_bytes ? cfg->burst_bytes : cfg->max_msg_bytes;
+	x->pace_tokens = x->pace_depth;
 	x->max_record = cfg->max_msg_bytes - IPFIX_MSG_HDR_LEN - IPFIX_SET_HDR_LEN;
 	for (size_t i = 0; i < ipfix_n_elements; i++)
 		if (ipfix_elements[i].enterprise &&

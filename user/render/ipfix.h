@@ -5,11 +5,13 @@
  * file is the messages one after another).
  *
  * The caller adds records (ipfix_add: encoded at once into a bounded
- * queue, never any I/O) and calls ipfix_tick often, say every 50-100 ms:
- * each call sends at most cfg.budget_msgs messages on a non-blocking
- * socket and leaves the rest for the next call. Nothing here ever waits
- * on the network; a collector that is down, slow or unreachable shows up
- * in the counters (struct ipfix_stats) and nowhere else.
+ * queue, never any I/O) and calls ipfix_tick often, say every 10 ms: each
+ * call sends at most cfg.budget_msgs messages on a non-blocking socket
+ * and, over UDP, no more bytes than the pacing allows (cfg.rate_bytes_per_s,
+ * in bursts of at most cfg.burst_bytes), and leaves the rest for the next
+ * call. Nothing here ever waits on the network; a collector that is down,
+ * slow or unreachable shows up in the counters (struct ipfix_stats) and
+ * nowhere else.
  *
  * One exporter is used from one thread. The elements, the templates, the
  * transports and the bounds are in docs/ipfix.md.
@@ -33,6 +35,17 @@
 #define IPFIX_QUEUE_BYTES_DEFAULT    (16u << 20)
 #define IPFIX_BACKOFF_MIN_MS_DEFAULT 1000
 #define IPFIX_BACKOFF_MAX_MS_DEFAULT 60000
+/*
+ * UDP has no flow control: what a collector has not read yet waits in its
+ * socket's receive buffer, and past that the kernel drops it. Linux gives
+ * a socket net.core.rmem_default (212992 bytes, commonly), counted with
+ * each datagram's overhead: about 90 datagrams of 1400 bytes. A burst of
+ * 64 KiB (46 such datagrams) leaves half of that to spare; at 4 MB/s,
+ * nfcapd on a shared 2-core VM read each burst before the next one
+ * (docs/ipfix.md, "Pacing").
+ */
+#define IPFIX_RATE_BYTES_DEFAULT  4000000
+#define IPFIX_BURST_BYTES_DEFAULT 65536
 
 /* flowEndReason (IANA element 136). */
 enum ipfix_end_reason {
@@ -110,6 +123,8 @@ struct ipfix_config {
 	__u32 template_refresh_ms;   /* UDP: resend templates this often */
 	__u32 template_refresh_msgs; /* UDP: ... and after this many messages (0: off) */
 	__u32 budget_msgs;	     /* messages per ipfix_tick */
+	__u32 rate_bytes_per_s;	     /* UDP: bytes a second on average (0: unpaced) */
+	__u32 burst_bytes;	     /* UDP: ... sent back to back at most (one message at least) */
 	__u32 queue_bytes;	     /* records waiting beyond this are dropped */
 	__u32 backoff_min_ms;	     /* TCP reconnect, doubled up to backoff_max_ms */
 	__u32 backoff_max_ms;
@@ -172,8 +187,10 @@ bool ipfix_room(const struct ipfix_exporter *x);
 /*
  * Do the transport's work, never waiting: connect or reconnect (TCP), send
  * templates when due, then queued records, at most cfg.budget_msgs
- * messages. now_ms is UNIX time in ms (ipfix_now_ms()): it stamps the
- * messages and runs the timers. Returns the messages sent.
+ * messages and, over UDP, as many bytes as the pacing has allowed since the
+ * previous call (at most cfg.burst_bytes). now_ms is UNIX time in ms
+ * (ipfix_now_ms()): it stamps the messages, runs the timers and the
+ * pacing. Returns the messages sent.
  */
 int ipfix_tick(struct ipfix_exporter *x, __u64 now_ms);
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# IPFIX over UDP is paced so that a collector with the kernel's default
+# receive buffer (net.core.rmem_default, no nfcapd -B) gets every record:
+# a burst of flows, all due at once, from `fabprobe export --ipfix` into
+# nfcapd as docs/ipfix.md starts it. Ground truth: the generator's flow
+# count, and nfcapd's own count of records and sequence errors.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+ipfix_init
+FABPROBE=${FABPROBE:-$IPFIX_TOP/build/fabprobe}
+N=${N:-30000}
+
+python3 "$IPFIX_TOP/tests/ipfix/mkpcap.py" many "$N" "$TMP/many.pcap"
+echo "     (net.core.rmem_default is $(sysctl -n net.core.rmem_default 2>/dev/null))"
+for mtu in 1400 65535; do
+	port=$(free_port udp)
+	check "nfcapd (default receive buffer) listens" start_nfcapd "$TMP/nf$mtu" "$port" default
+	"$FABPROBE" export --pcap "$TMP/many.pcap" --speed 0 --flows 262144 --listen none \
+		--ipfix "127.0.0.1:$port" --ipfix-mtu "$mtu" 2>"$TMP/exp$mtu.err"
+	check "--ipfix-mtu $mtu: export sent all $N records, none dropped or lost" \
+		grep -q "ipfix: $N records in .* 0 dropped, 0 lost" "$TMP/exp$mtu.err"
+	check "nfcapd writes its file" stop_nfcapd "$TMP/nf$mtu"
+	check "--ipfix-mtu $mtu: nfcapd stored $N flows, $((2 * N)) packets, no sequence errors" \
+		grep -q "Flows: $N, Packets: $((2 * N)), .*Sequence Errors: 0," "$TMP/nf$mtu.log"
+	grep -h "Flows:" "$TMP/nf$mtu.log" | sed 's/^/     /'
+done
+finish ipfix-pacing
