@@ -146,6 +146,89 @@ static struct caught *caught_new(void)
 	return c;
 }
 
+/*
+ * Flow i, fed by sFlow: n samples at one in rate, counted as the sFlow
+ * source does (sflow_ports_scale): estimates of samples x rate, the
+ * samples seen, and the flow's mean rate over its life.
+ */
+static void send_sampled(struct table *t, int i, int n, __u32 rate, __u64 at_ns)
+{
+	struct flow_record *r;
+
+	send_pkts(t, i, n * rate, at_ns);
+	r = &t->rec[i];
+	r->samples += n;
+	r->rate = (__u32)((r->c.packets + r->samples / 2) / r->samples);
+}
+
+/* Record j's sampling (flow_export_sampling) is rate and samples. */
+static void assert_sampling(const struct caught *c, int j, __u32 rate, __u64 samples)
+{
+	__u32 got_rate;
+	__u64 got_samples;
+
+	flow_export_sampling(&c->r[j], &got_rate, &got_samples);
+	assert_int_equal(got_samples, samples);
+	assert_int_equal(got_rate, rate);
+}
+
+/*
+ * A sampled flow's records carry the samples behind each of them and that
+ * record's own rate, not the flow's lifetime mean: a rate that dropped
+ * between records, rates 1 to 10 within one record, and a flow that left
+ * the table (and so is in no analysis) before its idle timeout.
+ */
+static void test_sampled_records(void **state)
+{
+	struct table t = {};
+	struct caught *c = caught_new();
+	struct flow_export fx;
+
+	(void)state;
+	flow_export_init(&fx, 10 * S, 10 * S, 0);
+	/* 11 samples at 1000, then 5 at 10: the flow's mean rate is 691. */
+	send_sampled(&t, 0, 10, 1000, T0);
+	assert_int_equal(flow_export_observe(&fx, snap_of(&t, T0 + 5 * S)), 0);
+	send_sampled(&t, 0, 1, 1000, T0 + 9 * S);
+	assert_int_equal(flow_export_observe(&fx, snap_of(&t, T0 + 10 * S)), 0);
+	assert_int_equal(emit(&fx, c), 1);
+	assert_int_equal(c->r[0].delta.v[FX_PACKETS], 11000);
+	assert_sampling(c, 0, 1000, 11);
+	send_sampled(&t, 0, 5, 10, T0 + 19 * S);
+	assert_int_equal(flow_export_observe(&fx, snap_of(&t, T0 + 20 * S)), 0);
+	assert_int_equal(emit(&fx, c), 1);
+	assert_int_equal(c->r[1].delta.v[FX_PACKETS], 50);
+	assert_int_equal(t.rec[0].rate, 691);
+	assert_sampling(c, 1, 10, 5);
+
+	/* One sample at each rate from 1 to 10: 55 packets, 10 samples, mean 5.5. */
+	for (int k = 1; k <= 10; k++)
+		send_sampled(&t, 1, 1, k, T0 + 20 * S + k * MS);
+	/* Flow 2 leaves the table before its idle timeout: 10 samples at 10. */
+	send_sampled(&t, 2, 10, 10, T0 + 20 * S);
+	assert_int_equal(flow_export_observe(&fx, snap_of(&t, T0 + 21 * S)), 0);
+	evict(&t, 2);
+	assert_int_equal(flow_export_observe(&fx, snap_of(&t, T0 + 22 * S)), 0);
+	assert_int_equal(emit(&fx, c), 1);
+	assert_int_equal(c->r[2].reason, FLOW_END_IDLE);
+	assert_int_equal(c->r[2].delta.v[FX_PACKETS], 100);
+	assert_sampling(c, 2, 10, 10);
+	flow_export_force(&fx);
+	assert_int_equal(emit(&fx, c), 1);
+	assert_int_equal(c->r[3].delta.v[FX_PACKETS], 55);
+	assert_sampling(c, 3, 6, 10);
+
+	/* Every-packet input: no samples, each packet seen (rate 1), never a rate of 0. */
+	send_pkts(&t, 3, 7, T0 + 30 * S);
+	assert_int_equal(flow_export_observe(&fx, snap_of(&t, T0 + 31 * S)), 0);
+	flow_export_force(&fx);
+	assert_int_equal(emit(&fx, c), 1);
+	assert_int_equal(c->r[4].delta.v[FX_SAMPLES], 0);
+	assert_sampling(c, 4, 1, 7);
+	flow_export_free(&fx);
+	free(c);
+}
+
 /* A flow that is never due gets one record at the forced end: all of it. */
 static void test_forced_end_carries_everything(void **state)
 {
@@ -557,6 +640,7 @@ int main(void)
 	    cmocka_unit_test(test_reason_of_waiting_record),
 	    cmocka_unit_test(test_waiting_is_bounded),
 	    cmocka_unit_test(test_random_sums),
+	    cmocka_unit_test(test_sampled_records),
 	};
 
 	return cmocka_run_group_tests_name("flow_export", tests, NULL, NULL);

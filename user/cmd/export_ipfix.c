@@ -194,8 +194,9 @@ static __u64 unix_ms(const struct export_ipfix *xi, __u64 ns)
  * this is where they become the record's.
  */
 static void flow_origin(const struct export_ipfix *xi, struct ipfix_flow *f,
-			const struct flow_key *k)
+			const struct flow_export_record *r)
 {
+	const struct flow_key *k = r->key;
 	const struct analysis *a = xi->ss ? &xi->ss->an : NULL;
 	int i = a ? analysis_find(a, k) : -1;
 	const struct flow_view *v = i >= 0 ? &a->flows[i] : NULL;
@@ -208,12 +209,14 @@ static void flow_origin(const struct export_ipfix *xi, struct ipfix_flow *f,
 	/* The analysis' path: an uplink, a mirror session, an sFlow port. */
 	if (v && v->path >= 0)
 		f->path = a->paths[v->path].name;
+	/*
+	 * The samples behind this record and its own mean rate, not the
+	 * flow's: the rate may have changed since its first sample, and a
+	 * flow that left the table is in no analysis.
+	 */
 	if (xi->desc && !xi->desc->every_packet) {
 		f->flags |= IPFIX_FLOW_SAMPLED;
-		if (v && v->r->rate) {
-			f->sampling_rate = v->r->rate;
-			f->samples = f->packets / v->r->rate;
-		}
+		flow_export_sampling(r, &f->sampling_rate, &f->samples);
 	}
 }
 
@@ -264,7 +267,7 @@ static int emit_record(void *ctx, const struct flow_export_record *r)
 		f.flags |= IPFIX_FLOW_VXLAN;
 		f.vni = k->vni;
 	}
-	flow_origin(xi, &f, k);
+	flow_origin(xi, &f, r);
 	return ipfix_add(xi->x, &f);
 }
 

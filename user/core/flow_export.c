@@ -6,6 +6,7 @@
  * walks the snapshot once; emit walks the flows from where it stopped.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 struct fx_flow {
 	struct flow_key key;		   /* at offset 0, for kindex */
 	struct flow_counters last;	   /* cumulative, as of the last snapshot that had it */
+	__u64 last_samples;		   /* ... and its flow_record.samples */
 	struct flow_export_counts pending; /* counted since the flow's previous record */
 	__u64 open_ns;			   /* first packet of the pending counts (estimated) */
 	__u64 seen_ns;			   /* taken_ns of the last snapshot that had it */
@@ -33,8 +35,9 @@ void flow_export_init(struct flow_export *fx, __u64 active_ns, __u64 idle_ns, si
 }
 
 /* The record's counts of cumulative counters (outer ECN: Not-ECT, ECT(1), ECT(0), CE). */
-static void counts_of(const struct flow_counters *c, struct flow_export_counts *out)
+static void counts_of(const struct flow_counters *c, __u64 samples, struct flow_export_counts *out)
 {
+	out->v[FX_SAMPLES] = samples;
 	out->v[FX_PACKETS] = c->packets;
 	out->v[FX_BYTES] = c->bytes;
 	out->v[FX_NOT_ECT] = c->ecn[0];
@@ -136,9 +139,10 @@ static int reindex(struct flow_export *fx, size_t extra)
  * snapshot was never seen by any snapshot). A first time that moved back
  * is the same flow: a replayed capture's time stepped back (bpf/core.h).
  */
-static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_counters *c,
+static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_record *r,
 		   bool fresh, __u64 now_ns)
 {
+	const struct flow_counters *c = &r->c;
 	struct flow_export_counts cur, base = {};
 	bool was_zero = counts_zero(&f->pending), grew = false;
 
@@ -146,9 +150,9 @@ static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_
 		fresh = true;
 		fx->st.incarnations++;
 	}
-	counts_of(c, &cur);
+	counts_of(c, r->samples, &cur);
 	if (!fresh)
-		counts_of(&f->last, &base);
+		counts_of(&f->last, f->last_samples, &base);
 	for (int i = 0; i < FX_COUNT_MAX; i++) {
 		/* Counters never go down within an incarnation; a race is clamped, not wrapped. */
 		__u64 d = cur.v[i] > base.v[i] ? cur.v[i] - base.v[i] : 0;
@@ -173,6 +177,7 @@ static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_
 	if (grew)
 		f->grew = fx->observes;
 	f->last = *c;
+	f->last_samples = r->samples;
 	f->seen_ns = now_ns;
 	f->observe = fx->observes;
 	f->gone = false;
@@ -222,7 +227,7 @@ int flow_export_observe(struct flow_export *fx, const struct snapshot *s)
 		} else {
 			f = &fx->flows[*slot - 1];
 		}
-		update(fx, f, &r->c, fresh, now);
+		update(fx, f, r, fresh, now);
 		expire(fx, f, now);
 	}
 	for (size_t i = 0; i < fx->n_flows; i++) {
@@ -288,6 +293,20 @@ size_t flow_export_emit(struct flow_export *fx, flow_export_emit_fn emit, void *
 	}
 	fx->cursor = n ? i : 0;
 	return taken;
+}
+
+void flow_export_sampling(const struct flow_export_record *r, __u32 *rate, __u64 *samples)
+{
+	__u64 packets = r->delta.v[FX_PACKETS], n = r->delta.v[FX_SAMPLES], mean;
+
+	if (!n) {
+		*samples = packets;
+		*rate = packets ? 1 : 0;
+		return;
+	}
+	mean = (packets + n / 2) / n;
+	*samples = n;
+	*rate = mean > UINT32_MAX ? UINT32_MAX : mean ? (__u32)mean : 1;
 }
 
 void flow_export_get_stats(const struct flow_export *fx, struct flow_export_stats *st)

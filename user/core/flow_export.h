@@ -51,6 +51,11 @@ enum flow_export_count {
 	FX_RNR_NAKS,
 	FX_RETRANSMITS,
 	FX_PSN_GAPS,
+	/*
+	 * Sampled input (sFlow): the packets really seen (flow_record.samples),
+	 * of which the counts above are estimates; 0 for every-packet input.
+	 */
+	FX_SAMPLES,
 	FX_COUNT_MAX,
 };
 
@@ -129,6 +134,14 @@ static inline size_t flow_export_due(const struct flow_export *fx)
 {
 	return fx->st.due;
 }
+/*
+ * The sampling behind a record of sampled input: its samples, and the mean
+ * rate over it (its packets / samples, rounded), which is the sampling
+ * rate itself when that did not change within the record. Packets counted
+ * without samples (every-packet input) were each seen: rate 1. Never a
+ * rate of 0 beside packets.
+ */
+void flow_export_sampling(const struct flow_export_record *r, __u32 *rate, __u64 *samples);
 void flow_export_get_stats(const struct flow_export *fx, struct flow_export_stats *st);
 void flow_export_free(struct flow_export *fx);
 
