@@ -406,6 +406,54 @@ static void test_vni_bound(void **state)
 	fixture_free(&f);
 }
 
+/*
+ * sFlow sees one packet in N: retransmits and PSN gaps are unknown (JSON's
+ * null), so their series are left out, not 0; every other family keeps
+ * its samples. A source that sees every packet keeps them all.
+ */
+static void test_sampled_unknown_left_out(void **state)
+{
+	/* Series when every packet is seen: 4 top flows, 2 interfaces x 2 directions, 1 VNI. */
+	static const struct {
+		const char *prefix;
+		size_t every;
+	} unknown[] = {
+	    {"fabprobe_flow_retransmitted_packets_total{", 4},
+	    {"fabprobe_interface_retransmitted_packets_total{", 4},
+	    {"fabprobe_interface_psn_gaps_total{", 4},
+	    {"fabprobe_vni_retransmitted_packets_total{", 1},
+	};
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	for (int sampled = 0; sampled < 2; sampled++) {
+		fixture_init(&f, 4, 5);
+		for (size_t i = 0; i < f.snap.n_flows; i++) {
+			f.snap.flows[i].key.flags |= FP_FLOW_VXLAN;
+			f.snap.flows[i].key.vni = 5001;
+			if (sampled) {
+				f.snap.flows[i].samples = f.snap.flows[i].c.packets / 100;
+				f.snap.flows[i].rate = 100;
+			}
+		}
+		if (sampled)
+			f.ro =
+			    (struct source_desc){.mode = "sflow", .points = f.names, .n_points = 2};
+		metrics_accumulate(&f.acc, &f.snap, &f.an);
+		text = render(&f.view, METRICS_PROMETHEUS, false);
+		for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+			assert_int_equal(count_prefix(text, unknown[i].prefix),
+					 sampled ? 0 : unknown[i].every);
+		assert_int_equal(count_prefix(text, "fabprobe_flow_packets_total{"), 4);
+		assert_int_equal(count_prefix(text, "fabprobe_interface_roce_packets_total{"), 4);
+		assert_int_equal(count_prefix(text, "fabprobe_interface_nak_packets_total{"), 4);
+		assert_int_equal(count_prefix(text, "fabprobe_vni_roce_packets_total{"), 1);
+		free(text);
+		fixture_free(&f);
+	}
+}
+
 static void test_accept_negotiation(void **state)
 {
 	(void)state;
@@ -436,6 +484,7 @@ int main(void)
 	    cmocka_unit_test(test_accumulate_monotonic),
 	    cmocka_unit_test(test_interface_made_again),
 	    cmocka_unit_test(test_vni_bound),
+	    cmocka_unit_test(test_sampled_unknown_left_out),
 	    cmocka_unit_test(test_accept_negotiation),
 	};
 

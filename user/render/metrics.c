@@ -222,6 +222,17 @@ static const struct metrics_iface_acc *find_iface_acc(const struct metrics_acc *
 	return NULL;
 }
 
+/*
+ * Whether the source knows flow counter f of its flows: not the ones that
+ * need every packet (FF_EVERY_PACKET) when it sees one in N. In
+ * Prometheus a series left out is the way to say unknown (0 would read
+ * as none); the family stays, its HELP and TYPE say what it would hold.
+ */
+static bool known(const struct metrics_view *v, int f)
+{
+	return v->src->every_packet || !(flow_defs[f].flags & FF_EVERY_PACKET);
+}
+
 static void render_interfaces(struct mw *w, const struct metrics_view *v)
 {
 	const struct source_desc *src = v->src;
@@ -258,13 +269,17 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 	/*
 	 * Every attached interface and both directions, zero until traffic,
 	 * so that rate() has a series from the start; then any interface the
-	 * accumulators know that the options do not (not in live use).
+	 * accumulators know that the options do not (not in live use). What
+	 * needs every packet (retransmits, PSN gaps) is unknown when the
+	 * source samples (sFlow): no series says so, as JSON's null does.
 	 */
 	for (int f = 0; f < FC_MAX; f++) {
 		if (!(flow_defs[f].flags & FF_IFACE))
 			continue;
 		snprintf(name, sizeof(name), "fabprobe_interface_%s", flow_defs[f].metric);
 		mw_family(w, name, MT_COUNTER, flow_defs[f].help);
+		if (!known(v, f))
+			continue;
 		for (int i = 0; i < src->n_points; i++) {
 			const struct metrics_iface_acc *a = find_iface_acc(acc, src->points[i].id);
 
@@ -312,6 +327,8 @@ static void render_classes(struct mw *w, const struct metrics_view *v)
 			continue;
 		snprintf(name, sizeof(name), "fabprobe_vni_%s", flow_defs[f].metric);
 		mw_family(w, name, MT_COUNTER, flow_defs[f].help);
+		if (!known(v, f))
+			continue;
 		for (int n = 0; n < acc->n_vnis; n++) {
 			snprintf(val, sizeof(val), "%u", acc->vnis[n].vni);
 			l = (struct label){"vni", val};
@@ -635,7 +652,9 @@ static void render_flows(struct mw *w, const struct metrics_view *v)
 				mw_sample_u64(w, l, nl, c->cnp);
 				break;
 			case 5:
-				mw_sample_u64(w, l, nl, c->retransmits);
+				/* Unknown for a sampled flow (JSON's null): no sample. */
+				if (known(v, FC_RTX) && !f->r->samples)
+					mw_sample_u64(w, l, nl, c->retransmits);
 				break;
 			default:
 				mw_sample_u64(w, l, nl, f->elephant);
