@@ -125,7 +125,8 @@ for v in "" 127.0.0.1: 127.0.0.1:0 127.0.0.1:70000 127.0.0.1:http :4739 ::1:4739
 	check "--ipfix '$v' is a usage error" bad 2 --ipfix "$v"
 done
 for o in "--ipfix-interval 0" "--ipfix-interval 1x" "--ipfix-interval 100000" "--ipfix-pen 0" \
-	"--ipfix-pen 4294967296" "--ipfix-domain -1" "--ipfix-mtu 511" "--ipfix-mtu 65536"; do
+	"--ipfix-pen 4294967296" "--ipfix-domain -1" "--ipfix-mtu 511" "--ipfix-mtu 65536" \
+	"--ipfix-rate x" "--ipfix-rate -1" "--ipfix-rate 5G"; do
 	# shellcheck disable=SC2086
 	check "$o is a usage error" bad 2 --ipfix 127.0.0.1:4739 $o
 done

@@ -42,6 +42,7 @@ void export_ipfix_opts_init(struct export_ipfix_opts *o)
 	    .interval_s = EXPORT_IPFIX_INTERVAL_DEFAULT,
 	    .pen = IPFIX_PEN_DEFAULT,
 	    .mtu = IPFIX_MAX_MSG_DEFAULT,
+	    .rate_bytes = IPFIX_RATE_BYTES_DEFAULT,
 	};
 }
 
@@ -117,10 +118,12 @@ int export_ipfix_parse(struct export_ipfix_opts *o, int base, int opt, const cha
 		return opt_parse_u32("--ipfix-pen", arg, 1, UINT32_MAX, &o->pen) ?: 1;
 	case 4:
 		return opt_parse_u32("--ipfix-domain", arg, 0, UINT32_MAX, &o->domain_id) ?: 1;
-	default:
+	case 5:
 		return opt_parse_u32("--ipfix-mtu", arg, IPFIX_MAX_MSG_MIN, IPFIX_MAX_MSG_MAX,
 				     &o->mtu)
 			   ?: 1;
+	default:
+		return opt_parse_bytes("--ipfix-rate", arg, 0, UINT32_MAX, &o->rate_bytes) ?: 1;
 	}
 }
 
@@ -151,6 +154,10 @@ int export_ipfix_open(struct export_ipfix **out, const struct export_ipfix_opts 
 	cfg.pen = o->pen;
 	cfg.domain_id = o->domain_id;
 	cfg.max_msg_bytes = o->mtu;
+	cfg.rate_bytes_per_s = o->rate_bytes;
+	/* A burst of what 20 ms of a rate above the default carry: pumps come every 10 ms. */
+	if (o->rate_bytes / 50 > cfg.burst_bytes)
+		cfg.burst_bytes = o->rate_bytes / 50;
 	err = ipfix_open(&xi->x, &cfg);
 	if (err) {
 		free(xi);

@@ -36,8 +36,9 @@ struct export_ipfix_opts {
 	double interval_s; /* active and idle timeout, in the source's time */
 	__u32 pen;
 	__u32 domain_id;
-	__u32 mtu;  /* largest message, bytes */
-	bool given; /* some --ipfix-* option was given */
+	__u32 mtu;	  /* largest message, bytes */
+	__u64 rate_bytes; /* UDP pacing, bytes a second; 0: unpaced */
+	bool given;	  /* some --ipfix-* option was given */
 };
 
 /* The command's long options (values from base on) and their help lines. */
@@ -46,10 +47,11 @@ struct export_ipfix_opts {
 	    {"ipfix-interval", required_argument, NULL, (base) + 2},                               \
 	    {"ipfix-pen", required_argument, NULL, (base) + 3},                                    \
 	    {"ipfix-domain", required_argument, NULL, (base) + 4},                                 \
+	    {"ipfix-mtu", required_argument, NULL, (base) + 5},                                    \
 	{                                                                                          \
-		"ipfix-mtu", required_argument, NULL, (base) + 5                                   \
+		"ipfix-rate", required_argument, NULL, (base) + 6                                  \
 	}
-#define EXPORT_IPFIX_N_OPTS 6
+#define EXPORT_IPFIX_N_OPTS 7
 #define EXPORT_IPFIX_HELP                                                                          \
 	"IPFIX (RFC 7011) flow records, one per flow and interval (docs/ipfix.md):\n"              \
 	"      --ipfix HOST:PORT   send them to this collector, UDP unless --ipfix-tcp;\n"         \
@@ -62,7 +64,11 @@ struct export_ipfix_opts {
 	"                          (default 32473, RFC 5612's documentation number:\n"             \
 	"                          use your organisation's own)\n"                                 \
 	"      --ipfix-domain N    observation domain ID (default 0)\n"                            \
-	"      --ipfix-mtu BYTES   largest message (default 1400, 512-65535)\n"
+	"      --ipfix-mtu BYTES   largest message (default 1400, 512-65535)\n"                    \
+	"      --ipfix-rate BYTES  over UDP, bytes a second at most (default 4000000,\n"           \
+	"                          about 26,000 records a second; K, M, G: powers of\n"            \
+	"                          1024; 0 = unpaced): raise it for a collector that\n"            \
+	"                          reads faster, with a receive buffer to match\n"
 
 void export_ipfix_opts_init(struct export_ipfix_opts *o);
 /* Option opt (base + n) with its argument: 1 handled, 0 not ours, -EINVAL bad value. */
