@@ -1541,6 +1541,7 @@ static void refresh_after(__u64 roce)
 static void test_roce_stopped(void **state)
 {
 	const struct alert *al;
+	double quiet;
 
 	(void)state;
 	analyse(1.0); /* nothing yet: silence before traffic is no stall */
@@ -1558,10 +1559,13 @@ static void test_roce_stopped(void **state)
 	al = find_alert(ALERT_ROCE_STOPPED);
 	assert_non_null(al);
 	assert_int_equal(al->severity, SEV_WARNING);
-	assert_non_null(strstr(al->message, "no RoCE packet for 2.0 s"));
-	assert_non_null(strstr(al->evidence, "1 flow in the table, the last seen 2.5 s ago"));
+	/* 2 s of refreshes without RoCE; the last packet came 2.5 s ago: that is said. */
+	assert_non_null(strstr(al->message, "no RoCE packet for 2.5 s"));
+	assert_non_null(
+	    strstr(al->evidence, "0 RoCE packets in the last 2.5 s, 1 flow in the table"));
 	refresh_after(0);
-	assert_non_null(strstr(find_alert(ALERT_ROCE_STOPPED)->message, "for 3.0 s"));
+	assert_non_null(strstr(find_alert(ALERT_ROCE_STOPPED)->message, "for 3.5 s"));
+	quiet = fx.an.roce_quiet_s;
 	refresh_after(1);
 	assert_null(find_alert(ALERT_ROCE_STOPPED));
 
@@ -1571,8 +1575,18 @@ static void test_roce_stopped(void **state)
 	refresh_after(0);
 	refresh_after(0);
 	assert_null(find_alert(ALERT_ROCE_STOPPED));
-	/* Over the whole run: no alert, whatever came before. */
+
+	/*
+	 * Over the whole run, what its refreshes ended in (session_whole()
+	 * hands it on): silence, so RoCE stopped and did not resume; or none.
+	 */
 	fx.ro.every_packet = true;
+	analysis_free(&fx.an);
+	fx.an.roce_quiet_s = quiet;
+	analyse(10.0);
+	al = find_alert(ALERT_ROCE_STOPPED);
+	assert_non_null(al);
+	assert_non_null(strstr(al->message, " s before the end and did not resume"));
 	analysis_free(&fx.an);
 	analyse(10.0);
 	assert_null(find_alert(ALERT_ROCE_STOPPED));

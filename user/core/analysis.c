@@ -623,10 +623,15 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	 * just draw none), by the time the snapshots moved on: dt is longer
 	 * than that where they did not.
 	 */
-	if (a->totals_delta[FP_CNT_ROCE] || !d->every_packet)
+	if (a->whole_run) {
+		/* Kept as session_whole() hands it on: the silence its refreshes ended in. */
+		if (!d->every_packet)
+			a->roce_quiet_s = 0;
+	} else if (a->totals_delta[FP_CNT_ROCE] || !d->every_packet) {
 		a->roce_quiet_s = 0;
-	else if (a->roce_seen && !a->whole_run && s->taken_ns > a->prev_taken_ns)
+	} else if (a->roce_seen && s->taken_ns > a->prev_taken_ns) {
 		a->roce_quiet_s += (s->taken_ns - a->prev_taken_ns) / 1e9;
+	}
 	a->roce_seen |= a->totals_delta[FP_CNT_ROCE] && d->every_packet;
 
 	init_paths(a, d);

@@ -215,7 +215,9 @@ struct analysis {
 	bool whole_run; /* no previous refresh: interval_s is the whole run so far */
 	/*
 	 * Seconds of the source's time without a RoCE packet since RoCE was
-	 * last seen (sources that see every packet; 0 while it flows).
+	 * last seen (sources that see every packet; 0 while it flows). Over
+	 * a whole run, the silence its refreshes ended in, set before the
+	 * update (session_whole()).
 	 */
 	double roce_quiet_s;
 	bool roce_seen; /* a refresh of this run counted RoCE packets */

@@ -599,31 +599,34 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 
 static int stopped_alert(struct analysis *a, const struct snapshot *s)
 {
+	double quiet = a->roce_quiet_s;
 	char fl[48];
 	__u64 last = 0;
 	struct alert *al;
 
-	if (a->roce_quiet_s < ROCE_STOPPED_S)
+	if (quiet < ROCE_STOPPED_S)
 		return 0;
 	for (size_t i = 0; i < s->n_flows; i++)
 		if (s->flows[i].c.last_seen_ns > last)
 			last = s->flows[i].c.last_seen_ns;
+	/* Counted from the refresh that last saw RoCE; the last packet may be older. */
+	if (last && s->taken_ns > last && (s->taken_ns - last) / 1e9 > quiet)
+		quiet = (s->taken_ns - last) / 1e9;
 	al = alert_new(a, ALERT_ROCE_STOPPED, SEV_WARNING, -1);
 	if (!al)
 		return -ENOMEM;
-	say(al->message,
-	    "RoCE traffic stopped: no RoCE packet for %.1f s after traffic was seen (a stalled "
-	    "job, a path down, or the job ended)",
-	    a->roce_quiet_s);
-	fmt_count(fl, sizeof(fl), s->n_flows, "flow");
-	if (last && s->taken_ns > last)
-		say(al->evidence,
-		    "0 RoCE packets in the last %.1f s; %s in the table, the last seen "
-		    "%.1f s ago",
-		    a->roce_quiet_s, fl, (s->taken_ns - last) / 1e9);
+	if (a->whole_run)
+		say(al->message,
+		    "RoCE traffic stopped %.1f s before the end and did not resume (a stalled job, "
+		    "a path down, or the job ended)",
+		    quiet);
 	else
-		say(al->evidence, "0 RoCE packets in the last %.1f s; %s in the table",
-		    a->roce_quiet_s, fl);
+		say(al->message,
+		    "RoCE traffic stopped: no RoCE packet for %.1f s after traffic was seen (a "
+		    "stalled job, a path down, or the job ended)",
+		    quiet);
+	say(al->evidence, "0 RoCE packets in the last %.1f s, %s in the table", quiet,
+	    fmt_count(fl, sizeof(fl), s->n_flows, "flow"));
 	return 0;
 }
 
