@@ -342,6 +342,17 @@ static void add_mirror_paths(struct analysis *a, const struct snapshot *s,
 	}
 }
 
+/* Over a whole run: since the last RoCE packet, to the snapshot (a capture's end). */
+static double quiet_at_end(const struct snapshot *s)
+{
+	__u64 last = 0;
+
+	for (size_t i = 0; i < s->n_flows; i++)
+		if (s->flows[i].c.last_seen_ns > last)
+			last = s->flows[i].c.last_seen_ns;
+	return last && s->taken_ns > last ? (s->taken_ns - last) / 1e9 : 0;
+}
+
 /* The flows' own time span, for rates without a previous snapshot. */
 static double flows_span_s(const struct snapshot *s)
 {
@@ -624,9 +635,7 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	 * than that where they did not.
 	 */
 	if (a->whole_run) {
-		/* Kept as session_whole() hands it on: the silence its refreshes ended in. */
-		if (!d->every_packet)
-			a->roce_quiet_s = 0;
+		a->roce_quiet_s = d->every_packet ? quiet_at_end(s) : 0;
 	} else if (a->totals_delta[FP_CNT_ROCE] || !d->every_packet) {
 		a->roce_quiet_s = 0;
 	} else if (a->roce_seen && s->taken_ns > a->prev_taken_ns) {

@@ -216,8 +216,7 @@ struct analysis {
 	/*
 	 * Seconds of the source's time without a RoCE packet since RoCE was
 	 * last seen (sources that see every packet; 0 while it flows). Over
-	 * a whole run, the silence its refreshes ended in, set before the
-	 * update (session_whole()).
+	 * a whole run, from its last RoCE packet to its end.
 	 */
 	double roce_quiet_s;
 	bool roce_seen; /* a refresh of this run counted RoCE packets */

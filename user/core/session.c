@@ -147,12 +147,7 @@ int session_refresh(struct session *ss)
 
 int session_whole(struct session *ss, struct analysis *whole)
 {
-	int err;
-
-	/* A run that ends in silence says so over the whole of it too (roce_stopped). */
-	if (whole != &ss->an)
-		whole->roce_quiet_s = ss->an.roce_quiet_s;
-	err = analysis_update(whole, &ss->snap, &ss->desc, &ss->aopts, ss->desc.clock_s);
+	int err = analysis_update(whole, &ss->snap, &ss->desc, &ss->aopts, ss->desc.clock_s);
 
 	if (err)
 		fp_err("analysis failed: %s", fp_strerror(err));
@@ -169,10 +164,7 @@ int session_whole(struct session *ss, struct analysis *whole)
 
 int session_conclude(struct session *ss)
 {
-	double quiet = ss->an.roce_quiet_s;
-
 	analysis_free(&ss->an);
-	ss->an.roce_quiet_s = quiet;
 	return session_whole(ss, &ss->an);
 }
 
