@@ -273,7 +273,11 @@ static int watch(struct session *ss, struct series *series, const struct capture
 	int rc = 0, err;
 
 	while (!fp_stopping && rc != 1 && (!total || ss->desc.clock_s < total)) {
-		rc = session_advance(ss, 1.0);
+		double silence = cli_silence_s(&ss->desc, 1.0);
+
+		if (total && silence > total - ss->desc.clock_s)
+			silence = total - ss->desc.clock_s;
+		rc = session_advance(ss, silence > 0 ? silence : 1.0);
 		if (rc < 0)
 			return rc;
 		err = session_refresh(ss);

@@ -5,7 +5,6 @@
  * every frame runs through the probe's XDP program like a frame on a wire.
  */
 #include <errno.h>
-#include <math.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,10 +423,15 @@ static void pcap_resume(struct source *s)
 static int pcap_advance(struct source *s, double seconds)
 {
 	struct pcap_source *ps = PCAPS(s);
-	/* In the capture's own time: offsets grow when its start moves back (offset_of()). */
-	__u64 target_ts = isinf(seconds) || seconds > 1e9
+	__u64 now_ts = ps->t0_ns + ps->clock_ns;
+	/*
+	 * In the capture's own time: offsets grow when its start moves back
+	 * (offset_of()). Past the end of time, the whole capture: a silent
+	 * stretch may be passed in one advance of years (cli_silence_s()).
+	 */
+	__u64 target_ts = seconds * 1e9 >= (double)(UINT64_MAX - now_ts)
 			      ? UINT64_MAX
-			      : ps->t0_ns + ps->clock_ns + (__u64)(seconds * 1e9);
+			      : now_ts + (__u64)(seconds * 1e9);
 	__u64 budget_end = fp_mono_ns() + BUDGET_NS, n = 0;
 	struct pcap_file *f;
 	int err;
@@ -483,6 +487,27 @@ static int pcap_collect(struct source *s, struct snapshot *snap)
 	return 0;
 }
 
+/*
+ * From the latest frame read to the next, when the next lies ahead of the
+ * clock. One before the capture's start (its time steps back) moves the
+ * start, and the clock with it: no silence then.
+ */
+static void silence(const struct pcap_source *ps, struct source_desc *d)
+{
+	const struct pcap_file *next = NULL;
+
+	for (int i = 0; i < ps->n_files; i++) {
+		const struct pcap_file *f = &ps->files[i];
+
+		if (f->pending && (!next || f->ts_ns < next->ts_ns))
+			next = f;
+	}
+	if (!next || next->ts_ns < ps->t0_ns || next->ts_ns - ps->t0_ns <= ps->clock_ns)
+		return;
+	d->silence_from_s = ps->last_ns / 1e9;
+	d->silence_to_s = (next->ts_ns - ps->t0_ns) / 1e9;
+}
+
 static void pcap_describe(const struct source *s, struct source_desc *d)
 {
 	const struct pcap_source *ps = (const struct pcap_source *)s;
@@ -499,6 +524,8 @@ static void pcap_describe(const struct source *s, struct source_desc *d)
 	d->clock_s = ps->clock_ns / 1e9;
 	d->span_s = ps->ended ? d->clock_s : 0;
 	d->frames = ps->frames;
+	if (ps->o.speed <= 0 && !ps->ended)
+		silence(ps, d);
 	for (int i = 0; i < ps->o.n_files; i++) {
 		const char *name = ps->o.files[i].name;
 

@@ -79,6 +79,14 @@ struct source_desc {
 	char event[256];	/* the latest thing an operator should know, or "" */
 	unsigned int event_seq; /* changes with each new event */
 	/*
+	 * A recording read as fast as it runs: the stretch of its time with
+	 * no frame ahead of the clock, from the latest frame read to the next
+	 * one, so that a front end can pass it in one advance rather than one
+	 * refresh at a time (cli_silence_s()). Both 0 when there is none: no
+	 * frame left, a frame due now, or a source that keeps a pace.
+	 */
+	double silence_from_s, silence_to_s;
+	/*
 	 * The NIC counters read beside this source (source/nic.h), as of the
 	 * last refresh, or NULL: the session sets it after describe(), so
 	 * renderers given only a description (metrics) see them too.
