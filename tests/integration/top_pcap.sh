@@ -195,4 +195,21 @@ check "... and no row the other way round" \
 keys q
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- --speed 0 over a clock that jumps 54 years: the dashboard steps over the silence"
+python3 - "$TMP/jump.pcap" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for psn, (sec, usec) in enumerate([(1, 0), (1700000000, 0), (1700000000, 1000)]):
+        frame = inject.write_only("10.99.0.1", "10.99.0.2", 49999, 77, psn)
+        f.write(struct.pack("<IIII", sec, usec, len(frame), len(frame)) + frame)
+PY
+start 160 30 --pcap "$TMP/jump.pcap" --speed 0
+check "it reaches the end of the capture (a refresh a second would take years)" \
+	wait_screen "end of capture at 19675d" 20
+keys q
+check "q exits 0" eq "$(quit_rc)" 0
+
 finish top-pcap

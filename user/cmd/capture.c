@@ -273,7 +273,7 @@ static int watch(struct session *ss, struct series *series, const struct capture
 	int rc = 0, err;
 
 	while (!fp_stopping && rc != 1 && (!total || ss->desc.clock_s < total)) {
-		double silence = cli_silence_s(&ss->desc, 1.0);
+		double silence = session_silence_s(ss, 1.0);
 
 		if (total && silence > total - ss->desc.clock_s)
 			silence = total - ss->desc.clock_s;

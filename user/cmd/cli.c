@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,18 +359,6 @@ static struct source *nic_only_source(struct cli_source *cs)
 	if (!src)
 		fp_err("out of memory");
 	return src;
-}
-
-double cli_silence_s(const struct source_desc *d, double interval_s)
-{
-	double n;
-
-	if (d->silence_to_s <= d->clock_s ||
-	    d->clock_s < d->silence_from_s + CLI_SILENCE_AS_USUAL_S)
-		return 0;
-	/* Intervals that end before the next frame; a millisecond spares the seconds' rounding. */
-	n = floor((d->silence_to_s - d->clock_s - 1e-3) / interval_s);
-	return n > 0 ? n * interval_s : 0;
 }
 
 const char *cli_no_paths(const struct cli_source *cs)

@@ -244,20 +244,6 @@ enum {
 const char *cli_no_paths(const struct cli_source *cs);
 
 /*
- * A recording read as fast as it runs may hold a silent stretch of its
- * time: frames of a device without a clock beside ones with, captures
- * taken months apart and merged. The first CLI_SILENCE_AS_USUAL_S seconds
- * of one are refreshed as usual, every interval_s: a pause that short is
- * the traffic's own (a stall), and a series shows it second by second.
- * The whole intervals of it that remain pass in one advance and one
- * refresh, which this returns the length of (0: advance as usual). A jump
- * of years then costs what a minute does, and the empty refreshes it
- * holds are one.
- */
-#define CLI_SILENCE_AS_USUAL_S 60
-double cli_silence_s(const struct source_desc *d, double interval_s);
-
-/*
  * Everything written to stdout reached it: 0, else one line (a closed
  * pipe, a full disk) and -EIO. The probe stops rather than runs on unread.
  */

@@ -157,13 +157,13 @@ static void wait_pumping(struct export_ipfix *xi, double seconds)
  * (--speed 0 on a large capture) is refreshed after refresh_s of wall time
  * anyway, so /healthz stays fresh. Past the first minute of a silent
  * stretch of a recording, the whole intervals of it left pass in one call
- * (cli_silence_s()). 0, 1 once the input has ended, or a negative errno.
+ * (session_silence_s()). 0, 1 once the input has ended, or a negative errno.
  */
 static int advance(struct session *ss, struct export_ipfix *xi, const struct export_opts *e)
 {
 	double target = session_clock_s(ss) + e->refresh_s;
 	__u64 wall_end = fp_mono_ns() + (__u64)(e->refresh_s * 1e9);
-	double silence = cli_silence_s(&ss->desc, e->refresh_s);
+	double silence = session_silence_s(ss, e->refresh_s);
 
 	/* Nothing comes before its end: no slices, no refresh in between. */
 	if (silence > 0) {

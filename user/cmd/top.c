@@ -97,7 +97,7 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 
 	r.max_flows = t->rows;
 	while (!fp_stopping && rc != 1) {
-		double silence = cli_silence_s(&ss->desc, t->interval_s);
+		double silence = session_silence_s(ss, t->interval_s);
 		double step = silence > 0 ? silence : t->interval_s;
 
 		/* -d ends on time: the last table covers what is left of it. */

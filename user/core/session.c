@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,19 @@ int session_conclude(struct session *ss)
 {
 	analysis_free(&ss->an);
 	return session_whole(ss, &ss->an);
+}
+
+double session_silence_s(const struct session *ss, double interval_s)
+{
+	const struct source_desc *d = &ss->desc;
+	double n;
+
+	if (d->silence_to_s <= d->clock_s ||
+	    d->clock_s < d->silence_from_s + SESSION_SILENCE_AS_USUAL_S)
+		return 0;
+	/* Intervals that end before the next frame; a millisecond spares the seconds' rounding. */
+	n = floor((d->silence_to_s - d->clock_s - 1e-3) / interval_s);
+	return n > 0 ? n * interval_s : 0;
 }
 
 double session_clock_s(const struct session *ss)

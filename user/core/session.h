@@ -74,6 +74,20 @@ int session_whole(struct session *ss, struct analysis *whole);
  * million flows an analysis is 630 MB: one, not two). After a refresh.
  */
 int session_conclude(struct session *ss);
+/*
+ * A recording read as fast as it runs may hold a silent stretch of its
+ * time: frames of a device without a clock beside ones with, captures
+ * taken months apart and merged. The first SESSION_SILENCE_AS_USUAL_S seconds
+ * of one are refreshed as usual, every interval_s: a pause that short is
+ * the traffic's own (a stall), and a series shows it second by second.
+ * The whole intervals of it that remain pass in one advance and one
+ * refresh, which this returns the length of (0: advance as usual), as
+ * of the last refresh. A jump
+ * of years then costs what a minute does, and the empty refreshes it
+ * holds are one.
+ */
+#define SESSION_SILENCE_AS_USUAL_S 60
+double session_silence_s(const struct session *ss, double interval_s);
 /* The source's time since it started, seconds. */
 double session_clock_s(const struct session *ss);
 void session_stop(struct session *ss);

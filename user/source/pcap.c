@@ -427,7 +427,7 @@ static int pcap_advance(struct source *s, double seconds)
 	/*
 	 * In the capture's own time: offsets grow when its start moves back
 	 * (offset_of()). Past the end of time, the whole capture: a silent
-	 * stretch may be passed in one advance of years (cli_silence_s()).
+	 * stretch may be passed in one advance of years (session_silence_s()).
 	 */
 	__u64 target_ts = seconds * 1e9 >= (double)(UINT64_MAX - now_ts)
 			      ? UINT64_MAX

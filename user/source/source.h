@@ -82,7 +82,7 @@ struct source_desc {
 	 * A recording read as fast as it runs: the stretch of its time with
 	 * no frame ahead of the clock, from the latest frame read to the next
 	 * one, so that a front end can pass it in one advance rather than one
-	 * refresh at a time (cli_silence_s()). Both 0 when there is none: no
+	 * refresh at a time (session_silence_s()). Both 0 when there is none: no
 	 * frame left, a frame due now, or a source that keeps a pace.
 	 */
 	double silence_from_s, silence_to_s;

@@ -321,10 +321,16 @@ int top_ui_run(struct session *ss, const struct top_opts *t)
 		if (t->duration_s > 0 && wall_s() - start >= t->duration_s)
 			break;
 		if (!hold) {
-			double slice = next - session_clock_s(ss);
+			double clock_now = session_clock_s(ss), slice = next - clock_now;
+			/* Just refreshed in a capture's long silence: over it in one step. */
+			double silence = clock_now == ss->desc.clock_s
+					     ? session_silence_s(ss, t->interval_s)
+					     : 0;
 
 			if (slice > POLL_MS / 1000.0)
 				slice = POLL_MS / 1000.0;
+			if (silence > 0)
+				slice = silence;
 			err = session_advance(ss, slice > 0.001 ? slice : 0.001);
 			if (err < 0)
 				break;
