@@ -212,6 +212,8 @@ int cmd_replay(int argc, char **argv)
 		fp_err("%s; the report covers the frames before it", ss.desc.event);
 	else if (ss.desc.event[0])
 		fp_err("%s", ss.desc.event); /* a note on the input, after the report too */
+	if (ss.notice[0])
+		fp_err("%s", ss.notice);
 	code = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
 	session_stop(&ss);
 	return code;

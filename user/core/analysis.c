@@ -242,37 +242,97 @@ static int group_of(struct analysis *a, const char *name)
 	return a->n_groups++;
 }
 
+/* Point pt as the next path, in its ECMP group (solo: none). */
+static void add_path(struct analysis *a, const struct obs_point *pt)
+{
+	struct path_view *p = &a->paths[a->n_paths++];
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", pt->name);
+	p->ifindex = pt->id;
+	p->speed_bps = pt->speed_bps;
+	p->counters = pt->counters;
+	p->group = pt->solo ? -1 : group_of(a, pt->group);
+	if (p->group >= 0)
+		a->groups[p->group].n_paths++;
+}
+
+static bool grouped(const struct obs_point *pt)
+{
+	return pt->uplink && !pt->solo;
+}
+
+static bool same_group(const struct obs_point *x, const struct obs_point *y)
+{
+	return grouped(x) && !strcmp(x->group, y->group);
+}
+
+/* n uplinks, of which pt the first, are no path: counted, the first named. */
+static void drop_paths(struct analysis *a, const struct obs_point *pt, int n)
+{
+	if (!a->paths_dropped)
+		snprintf(a->dropped_first, sizeof(a->dropped_first), "%s", pt->name);
+	a->paths_dropped += n;
+}
+
+/*
+ * More uplinks than paths: whole ECMP groups, in the order of their first
+ * point, while they fit; a group cut would be judged (balance, collisions'
+ * room) without some of its members. Quadratic in the grouped points,
+ * which only a port map past AN_MAX_PATHS has.
+ */
+static void admit_groups(struct analysis *a, const struct source_desc *d)
+{
+	for (int i = 0; i < d->n_points; i++) {
+		const struct obs_point *pt = &d->points[i];
+		int j = 0, m = 0;
+
+		if (!grouped(pt))
+			continue;
+		while (j < i && !same_group(&d->points[j], pt))
+			j++;
+		if (j < i)
+			continue; /* decided at the group's first point */
+		for (j = i; j < d->n_points; j++)
+			m += same_group(&d->points[j], pt);
+		if (a->n_paths + m > AN_MAX_PATHS) {
+			drop_paths(a, pt, m);
+			continue;
+		}
+		for (j = i; j < d->n_points; j++)
+			if (same_group(&d->points[j], pt))
+				add_path(a, &d->points[j]);
+	}
+}
+
 /*
  * The source's uplinks are the paths, with the speeds it knows, each in
- * its ECMP group. Grouped paths first, so a cap of AN_MAX_PATHS never
- * costs a group a member for a path in no group.
+ * its ECMP group. Grouped paths first, whole groups, so that the cap of
+ * AN_MAX_PATHS costs no group a member; then those in no group.
  */
 static void init_paths(struct analysis *a, const struct source_desc *d)
 {
+	int uplinks = 0;
+
 	a->n_paths = 0;
 	a->n_groups = 0;
 	a->paths_dropped = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < d->n_points; i++) {
-			const struct obs_point *pt = &d->points[i];
-			struct path_view *p = &a->paths[a->n_paths];
+	for (int i = 0; i < d->n_points; i++)
+		uplinks += d->points[i].uplink;
+	if (uplinks > AN_MAX_PATHS)
+		admit_groups(a, d);
+	for (int i = 0; uplinks <= AN_MAX_PATHS && i < d->n_points; i++)
+		if (grouped(&d->points[i]))
+			add_path(a, &d->points[i]);
+	for (int i = 0; i < d->n_points; i++) {
+		const struct obs_point *pt = &d->points[i];
 
-			if (!pt->uplink || pt->solo != (pass == 1))
-				continue;
-			if (a->n_paths == AN_MAX_PATHS) {
-				a->paths_dropped++;
-				continue;
-			}
-			memset(p, 0, sizeof(*p));
-			snprintf(p->name, sizeof(p->name), "%s", pt->name);
-			p->ifindex = pt->id;
-			p->speed_bps = pt->speed_bps;
-			p->counters = pt->counters;
-			p->group = pt->solo ? -1 : group_of(a, pt->group);
-			if (p->group >= 0)
-				a->groups[p->group].n_paths++;
-			a->n_paths++;
-		}
+		if (!pt->uplink || !pt->solo)
+			continue;
+		if (a->n_paths == AN_MAX_PATHS)
+			drop_paths(a, pt, 1);
+		else
+			add_path(a, pt);
 	}
 }
 

@@ -205,6 +205,7 @@ struct analysis {
 	 * on no path.
 	 */
 	int paths_dropped;
+	char dropped_first[FP_NAME_LEN]; /* the first of them */
 	bool mirror_dropped;
 	/* Of the least balanced group of two paths or more (imbalance_group, -1: none). */
 	double imbalance_bytes, imbalance_flows; /* max/mean */

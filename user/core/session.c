@@ -94,8 +94,12 @@ void session_resume(struct session *ss)
 		ss->src->ops->resume(ss->src);
 }
 
-/* Uplinks or mirror sessions past the paths an analysis holds: said once each time more are. */
-static void say_paths_dropped(struct session *ss)
+/*
+ * Uplinks or mirror sessions past the paths an analysis holds: in
+ * ss->notice, and on stderr once each time more are, unless the front end
+ * shows it itself (quiet: the dashboard's header, replay after its report).
+ */
+static void note_paths_dropped(struct session *ss)
 {
 	const struct analysis *a = &ss->an;
 	int dropped = a->paths_dropped + a->mirror_dropped;
@@ -104,15 +108,18 @@ static void say_paths_dropped(struct session *ss)
 		return;
 	ss->paths_dropped_said = dropped;
 	if (a->paths_dropped)
-		fp_err(
-		    "%d uplink%s beyond the first %d are not paths (at most %d an analysis): their "
-		    "flows count in the totals, on no path, in no balance%s",
-		    a->paths_dropped, a->paths_dropped == 1 ? "" : "s", AN_MAX_PATHS, AN_MAX_PATHS,
-		    a->mirror_dropped ? "; mirror sessions too" : "");
+		snprintf(ss->notice, sizeof(ss->notice),
+			 "%d uplink%s not analysed, from %s on (an analysis holds %d paths, whole "
+			 "ECMP groups): their flows count in the totals, on no path%s",
+			 a->paths_dropped, a->paths_dropped == 1 ? "" : "s", a->dropped_first,
+			 AN_MAX_PATHS, a->mirror_dropped ? "; mirror sessions too" : "");
 	else
-		fp_err("mirror sessions beyond %d paths are not paths: their flows count in the "
-		       "totals, on no path",
-		       AN_MAX_PATHS);
+		snprintf(ss->notice, sizeof(ss->notice),
+			 "mirror sessions not analysed (an analysis holds %d paths): their flows "
+			 "count in the totals, on no path",
+			 AN_MAX_PATHS);
+	if (!ss->quiet)
+		fp_err("%s", ss->notice);
 }
 
 int session_refresh(struct session *ss)
@@ -135,7 +142,7 @@ int session_refresh(struct session *ss)
 		fp_err("analysis failed: %s", fp_strerror(err));
 		return err;
 	}
-	say_paths_dropped(ss);
+	note_paths_dropped(ss);
 	if (ss->nic) {
 		err = session_nic_refresh(ss->nic, &ss->snap, &ss->an);
 		if (err)

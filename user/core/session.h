@@ -40,6 +40,7 @@ struct session {
 	 */
 	bool unordered;
 	int paths_dropped_said; /* uplinks and mirror sessions past the paths, as last said */
+	char notice[256];	/* a note on the analysis for the front end, "" none */
 	bool ended;		/* a finite source has been read to its end */
 	unsigned int event_seq; /* of the last event printed */
 	__u64 refreshes;

@@ -207,6 +207,8 @@ static void draw_table_line(struct ui *u)
 	/* Interface events (down, gone, back) would garble the screen on stderr. */
 	if (sd->event[0])
 		n += snprintf(r + n, sizeof(r) - n, "%s", sd->event);
+	else if (ss->notice[0])
+		n += snprintf(r + n, sizeof(r) - n, "%s", ss->notice);
 	if (n) {
 		int w = fmt_cols(r);
 
