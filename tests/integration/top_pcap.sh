@@ -195,6 +195,34 @@ check "... and no row the other way round" \
 keys q
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- QPs: a READ's CE marks are on its responses, the payload"
+# 10.97.0.2 reads from 10.97.0.1: requests to QP 40, responses (CE-marked,
+# DSCP 26) back to QP 41. The row is the requester's; its CE% the responses'.
+python3 - "$TMP/read_ce.pcap" <<'PY'
+import socket, struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+def frame(src, dst, opcode, qp, psn, ext, tos):
+    bth = struct.pack("!BBHI", opcode, 0, 0xFFFF, qp) + struct.pack("!I", 0x80000000 | psn)
+    roce = bth + ext + b"\0\0\0\0"
+    udp = struct.pack("!HHHH", 49990, 4791, 8 + len(roce), 0) + roce
+    return b"\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00" + inject.ipv4(src, dst, 17, udp, tos)
+recs = []
+for i in range(4):
+    req = frame("10.97.0.2", "10.97.0.1", 0x0C, 40, i, struct.pack("!QII", 0x1000, 0x1234, 1024), 26 << 2 | 2)
+    resp = frame("10.97.0.1", "10.97.0.2", 0x10, 41, i, struct.pack("!I", i) + bytes(1024), 26 << 2 | 3)
+    for j, f in enumerate((req, resp)):
+        recs.append(struct.pack("<IIII", 1700000000, i * 1000 + j, len(f), len(f)) + f)
+with open(sys.argv[1], "wb") as out:
+    out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1) + b"".join(recs))
+PY
+start 160 30 --pcap "$TMP/read_ce.pcap" --speed 0 --view qps
+check "the READ row: requester first, CE% 100 (its responses')" \
+	wait_screen "^10\\.97\\.0\\.2 > 10\\.97\\.0\\.1 +- +40 +41 .* 100% " 20
+maybe_show "READ with CE, QPs"
+keys q
+check "q exits 0" eq "$(quit_rc)" 0
+
 echo "--- --speed 0 over a clock that jumps 54 years: the dashboard steps over the silence"
 python3 - "$TMP/jump.pcap" <<'PY'
 import struct, sys

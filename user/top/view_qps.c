@@ -91,8 +91,9 @@ static int build(struct ui *u, struct vstate *vs)
 				continue;
 			if (v->is_request) {
 				r.data = i;
-				if (v->reverse >= 0)
-					r.ack = u->rep_of[v->reverse];
+				/* A reverse another row took already is that row's. */
+				if (rev >= 0 && !used[rev])
+					r.ack = rev;
 			} else {
 				r.ack = i;
 			}
@@ -112,9 +113,24 @@ static const struct flow_view *side(const struct ui *u, int f)
 	return f >= 0 ? &u->an->flows[f] : NULL;
 }
 
+/*
+ * The side that carries the payload: the requester's, but a READ's
+ * responses (data, and the larger) where they are. CE marks, elephants and
+ * collisions are of the payload.
+ */
+static int payload(const struct ui *u, const struct qp_row *r)
+{
+	const struct flow_view *d = side(u, r->data), *k = side(u, r->ack);
+
+	if (k && k->is_data && (!d || k->r->c.bytes > d->r->c.bytes))
+		return r->ack;
+	return r->data;
+}
+
 static double value(const struct ui *u, const struct qp_row *r, int col)
 {
 	const struct flow_view *d = side(u, r->data), *k = side(u, r->ack);
+	const struct flow_view *pl = side(u, payload(u, r));
 	const struct flow_key *key = &(d ? d : k)->r->key;
 
 	switch (col) {
@@ -129,7 +145,7 @@ static double value(const struct ui *u, const struct qp_row *r, int col)
 	case QC_ACK:
 		return k ? k->bps : 0;
 	case QC_CE:
-		return d ? d->ce_fraction : 0;
+		return pl ? pl->ce_fraction : 0;
 	case QC_CNP:
 		return (d ? d->cnp_per_s : 0) + (k ? k->cnp_per_s : 0);
 	case QC_RTX:
@@ -137,7 +153,7 @@ static double value(const struct ui *u, const struct qp_row *r, int col)
 	case QC_NAK:
 		return k ? per_s(u->an, k->d.naks + k->d.rnr_naks) : 0;
 	case QC_FLAGS:
-		return d ? d->elephant * 4 + (u->marks[r->data] & MARK_COLLISION) * 2 : 0;
+		return pl ? pl->elephant * 4 + (u->marks[payload(u, r)] & MARK_COLLISION) * 2 : 0;
 	}
 	return 0;
 }
@@ -285,6 +301,8 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 {
 	const struct qp_row *q = row;
 	const struct flow_view *d = side(u, q->data), *k = side(u, q->ack);
+	int pf = payload(u, q);
+	const struct flow_view *pl = side(u, pf);
 
 	snprintf(buf, len, "-");
 	switch (col) {
@@ -311,11 +329,12 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 	case QC_ACK:
 		if (k)
 			fmt_si(buf, len, k->bps, "b/s");
+		*role = k && pl == k && k->elephant ? R_ELEPH : R_NORMAL;
 		break;
 	case QC_CE:
-		if (d)
-			fmt_pct(buf, len, flow_ce(&d->r->c), d->r->c.packets);
-		*role = d && flow_ce(&d->r->c) ? R_WARN : R_NORMAL;
+		if (pl)
+			fmt_pct(buf, len, flow_ce(&pl->r->c), pl->r->c.packets);
+		*role = pl && flow_ce(&pl->r->c) ? R_WARN : R_NORMAL;
 		break;
 	case QC_CNP:
 	case QC_RTX:
@@ -324,9 +343,9 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 		break;
 	case QC_FLAGS:
 		buf[0] = 0;
-		if (d) {
-			flags_text(buf, u, q->data);
-			*role = flags_role(u, q->data);
+		if (pl) {
+			flags_text(buf, u, pf);
+			*role = flags_role(u, pf);
 		}
 		break;
 	case QC_OWNER: {
