@@ -21,6 +21,7 @@
 
 struct nic_peer {
 	__u8 addr[16];
+	size_t flow; /* the snapshot's flow it was taken from, once known */
 	bool v6, known;
 	bool vxlan; /* its flow is in VXLAN: the next tier hashes the VTEPs' headers */
 };
@@ -150,10 +151,12 @@ static int match_flows(struct nic_picture *p, const struct snapshot *snap)
 		if (q < 0)
 			continue;
 		peer = &p->peers[q];
-		/* Any of its flows in VXLAN, whichever comes first. */
+		/* Any of its flows in VXLAN; the far end its largest flow's, in any order. */
 		peer->vxlan |= roce_flow_vxlan(k);
-		if (peer->known)
+		if (peer->known &&
+		    !flow_record_before(&snap->flows[i], i, &snap->flows[peer->flow], peer->flow))
 			continue;
+		peer->flow = i;
 		/* The far end: where it goes when it leaves this host, else where it came from. */
 		memcpy(peer->addr, out ? roce_flow_dst(k) : roce_flow_src(k), 16);
 		peer->v6 = roce_flow_v6(k);
