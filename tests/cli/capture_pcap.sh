@@ -54,6 +54,8 @@ check "no RoCE: summary.txt says none was seen, not that nothing was wrong" \
 	sh -c "grep -qx 'FINDINGS: none, as nothing was observed: no RoCE traffic: 5 frames from .*noroce.pcap, none of them RoCEv2.' '$tmp/b/summary.txt' &&
 	       grep -qF '\"$readme_section\" in fabprobe'\\''s README.md' '$tmp/b/summary.txt' &&
 	       ! grep -q 'nothing wrong' '$tmp/b/summary.txt'"
+check "no RoCE in a capture: the hint is a capture's (where it was taken, its filter, the port)" \
+	grep -q "The capture holds no RoCEv2 on the RoCE UDP port (4791, or --roce-port): check where it was taken and its filter" "$tmp/b/summary.txt"
 check "no RoCE: report.html says so too" \
 	sh -c "grep -q 'None, as nothing was observed</b>: no RoCE traffic: 5 frames' '$tmp/b/report.html' &&
 	       grep -qF '&quot;$readme_section&quot;' '$tmp/b/report.html' && ! grep -qi 'nothing wrong' '$tmp/b/report.html'"
@@ -66,6 +68,12 @@ check "no frames: summary.txt says no frame came, and where RoCE can be seen" \
 	sh -c "grep -qx 'FINDINGS: none, as nothing was observed: no frames at all came from .*empty.pcap.' '$tmp/b/summary.txt' &&
 	       grep -qF '$readme_section' '$tmp/b/summary.txt'"
 check "no frames: one line on stderr says so" grep -qx 'capture: no frames at all came from .*empty.pcap: the findings judge nothing (summary.txt says why)' "$tmp/err"
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+sport=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$FABPROBE" capture --sflow "127.0.0.1:$sport" -d 1 -o "$tmp/sflow-none.tar.gz" 2>/dev/null
+tar -xzf "$tmp/sflow-none.tar.gz" -C "$tmp/b"
+check "no sFlow sample of RoCE: the hint is sFlow's (the switches' sampling, where it goes)" \
+	grep -q "No sample was of RoCEv2: check that the switches sample the ports RoCE crosses" "$tmp/b/summary.txt"
 rm -rf "$tmp/b" && mkdir "$tmp/b"
 "$FABPROBE" capture --nic-root tests/fixtures/nic/mlx5 -d 1 -o "$tmp/nic-only.tar.gz" 2>/dev/null
 tar -xzf "$tmp/nic-only.tar.gz" -C "$tmp/b"

@@ -144,7 +144,7 @@ static void findings(FILE *out, const struct report *r)
 			a->n_alerts ? "Note" : "None, as nothing was observed");
 		fmt_markup(out, unseen);
 		fprintf(out, ".<br>");
-		fmt_markup(out, REPORT_UNSEEN_HINT);
+		fmt_markup(out, report_unseen_hint(r));
 		fprintf(out, "</p>\n");
 		if (!a->n_alerts)
 			return;

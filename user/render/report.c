@@ -544,7 +544,8 @@ static void text_totals(FILE *out, const struct snapshot *s)
 	fprintf(out, "\nflows %zu", s->n_flows);
 	/* sFlow: a flow sampled at two rates is two entries, one flow (totals.flows: entries). */
 	if (t[SNAP_CNT_FLOWS] != s->n_flows)
-		fprintf(out, " in %llu", (unsigned long long)t[SNAP_CNT_FLOWS]);
+		fprintf(out, " (%llu entries: sampled at several rates)",
+			(unsigned long long)t[SNAP_CNT_FLOWS]);
 	fprintf(out,
 		" of %u table entries (IPv4 %u + IPv6 %u), %llu evicted, %llu insert failures\n\n",
 		s->flow_capacity, s->flow_capacity - s->flow_capacity6, s->flow_capacity6,

@@ -147,6 +147,25 @@ void summary_provenance(FILE *out, const struct provenance *p)
 	fputc('\n', out);
 }
 
+const char *report_unseen_hint(const struct report *r)
+{
+	if (r->src->finite && r->src->every_packet)
+		return "This is not a clean bill of health. The capture holds no RoCEv2 on the "
+		       "RoCE UDP port (4791, or --roce-port): check where it was taken and its "
+		       "filter; a host's own capture misses RoCE offloaded to its NIC (\"Where "
+		       "fabprobe can see RoCE, and where it cannot\" in fabprobe's README.md).";
+	if (!r->src->every_packet && strcmp(r->src->mode, "nic"))
+		return "This is not a clean bill of health. No sample was of RoCEv2: check that "
+		       "the "
+		       "switches sample the ports RoCE crosses, their sampling rate, and that "
+		       "their "
+		       "sFlow reaches this port (docs/sflow.md).";
+	return "This is not a clean bill of health. RoCE offloaded to the NIC (ConnectX, "
+	       "BlueField, Broadcom, ...) never passes through the host kernel, so XDP and tc on "
+	       "that host do not see it: see \"Where fabprobe can see RoCE, and where it cannot\" "
+	       "in fabprobe's README.md (switch mirrors, sFlow, --nic for the NIC's own counters).";
+}
+
 const char *report_unseen(const struct report *r, char *buf, size_t len)
 {
 	const __u64 *t = r->snap->totals;
@@ -214,7 +233,7 @@ void summary_text(FILE *out, const struct report *r, double duration_s)
 	if (blind)
 		fprintf(out, "%s: %s.\n%s\n\n",
 			a->n_alerts ? "NOTE" : "FINDINGS: none, as nothing was observed", unseen,
-			REPORT_UNSEEN_HINT);
+			report_unseen_hint(r));
 	if (!a->n_alerts && !blind) {
 		fprintf(out, "FINDINGS: nothing wrong was seen.\n\n");
 	} else if (a->n_alerts) {

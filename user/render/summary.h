@@ -18,12 +18,8 @@ void summary_text(FILE *out, const struct report *r, double duration_s);
  * or NULL when something was.
  */
 const char *report_unseen(const struct report *r, char *buf, size_t len);
-/* Why that can be, and where the README says so. */
-#define REPORT_UNSEEN_HINT                                                                         \
-	"This is not a clean bill of health. RoCE offloaded to the NIC (ConnectX, BlueField, "     \
-	"Broadcom, ...) never passes through the host kernel, so XDP and tc on that host "         \
-	"do not see it: see \"Where fabprobe can see RoCE, and where it cannot\" in "              \
-	"fabprobe's README.md (switch mirrors, sFlow, --nic for the NIC's own counters)."
+/* Why that can be for this kind of input, and where the README says so. */
+const char *report_unseen_hint(const struct report *r);
 /*
  * Two lines: "host: gpu7, fabprobe 71254ba, started 2026-11-30T00:10:39Z",
  * then the command as a shell would take it back.
