@@ -189,6 +189,8 @@ sys.exit(0 if ok else 1)
 PY
 check "summary.txt: roce_stopped under ALSO RAISED DURING THE RUN" \
 	sh -c "sed -n '/^ALSO RAISED DURING THE RUN/,/^PATHS\|^frames/p' '$tmp/b/summary.txt' | grep -q '^- \[warning\] roce_stopped at '"
+check "report.html: the same, under 'Also raised during the run'" \
+	sh -c "sed -n '/Also raised during the run/,/<\/ul>/p' '$tmp/b/report.html' | grep -q '\[warning\] roce_stopped</b> at '"
 check "replay --json has no alert log (one analysis, no refreshes)" \
 	sh -c "! '$FABPROBE' replay --json '$tmp/pause.pcap' 2>/dev/null | grep -q alert_log"
 

@@ -169,6 +169,33 @@ static void findings(FILE *out, const struct report *r)
 	fprintf(out, "</ol>\n");
 }
 
+/* What the refreshes raised and the whole run does not (summary.c says the same). */
+static void cleared(FILE *out, const struct alert_log *log)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; log && i < log->n; i++) {
+		const struct alert_entry *e = &log->e[log->order[i]];
+
+		if (e->active)
+			continue;
+		if (!shown++)
+			fprintf(out,
+				"<h3>Also raised during the run</h3>\n<p>Cleared before its end; "
+				"times from its start.</p>\n<ul class='findings'>\n");
+		fprintf(out, "<li class='%s'><b>[%s] %s</b> at %.0f-%.0f s (%llu refresh%s): ",
+			severity_name(e->last.severity), severity_name(e->last.severity),
+			alert_type_name(e->last.type), e->first_s, e->last_s,
+			(unsigned long long)e->count, e->count == 1 ? "" : "es");
+		fmt_markup(out, e->last.message);
+		fprintf(out, "<br><small>evidence, when last raised: ");
+		fmt_markup(out, e->last.evidence);
+		fprintf(out, "</small></li>\n");
+	}
+	if (shown)
+		fprintf(out, "</ul>\n");
+}
+
 static void flows_table(FILE *out, const struct report *rep)
 {
 	const struct snapshot *s = rep->snap;
@@ -304,6 +331,7 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 	if (r->prov)
 		provenance(out, r->prov);
 	findings(out, r);
+	cleared(out, r->log);
 	fprintf(out, "<h2>Over time</h2>\n");
 	line_chart(out, series, &load);
 	line_chart(out, series, &ecn);
