@@ -1105,6 +1105,11 @@ static void ch_rx_pause_60(const char *r)
 	ethtool_set(r, "ens1f0np0", "rx_prio3_pause_duration", 3000000, true);
 	ethtool_set(r, "ens1f0np0", "rx_prio3_pause", 9000, true);
 }
+/* 16.6 s of pause in a 5 s interval: counters that jump. */
+static void ch_rx_pause_332(const char *r)
+{
+	ethtool_set(r, "ens1f0np0", "rx_prio3_pause_duration", 16600000, true);
+}
 static void ch_rx_pause_40(const char *r)
 {
 	ethtool_set(r, "ens1f0np0", "rx_prio3_pause_duration", 2000000, true);
@@ -1213,6 +1218,8 @@ static const struct alert_case alert_cases[] = {
     RAISES("pause 60% received", "mlx5", ch_rx_pause_60, ALERT_PFC_STORM, SEV_CRITICAL,
 	   "ens1f0np0 priority 3", "60%", "in the last 5 s"),
     QUIET("pause 40%: below the share", "mlx5", ch_rx_pause_40),
+    RAISES("pause past the interval: 100%", "mlx5", ch_rx_pause_332, ALERT_PFC_STORM, SEV_CRITICAL,
+	   "paused 100% of the time", "the switch pauses this NIC"),
     RAISES("pause 90% sent", "mlx5", ch_tx_pause_90, ALERT_PFC_STORM, SEV_CRITICAL, "90%",
 	   "this host's NIC pauses", "priority 3"),
     RAISES("storm warning", "mlx5", ch_storm_warning, ALERT_PFC_STORM, SEV_WARNING, "ens1f0np0",

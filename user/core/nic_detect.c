@@ -114,7 +114,10 @@ static int storm_alerts(struct out *o, const struct nic_netdev *nd, const struct
 	for (int p = 0; p < NIC_PRIOS; p++) {
 		__u64 rx_us = pfc_delta(nd, p, NIC_PFC_RX_PAUSE_US);
 		__u64 tx_us = pfc_delta(nd, p, NIC_PFC_TX_PAUSE_US);
-		double rx_share = rx_us / interval_us, tx_share = tx_us / interval_us;
+		double rx_share =
+		    nic_paused_share(nic_pfc(nd, p, NIC_PFC_RX_PAUSE_US), o->interval_s);
+		double tx_share =
+		    nic_paused_share(nic_pfc(nd, p, NIC_PFC_TX_PAUSE_US), o->interval_s);
 		bool tx_worse = tx_share > rx_share;
 		char subject[FP_NAME_LEN];
 

@@ -427,7 +427,8 @@ static void text_pfc(FILE *out, const struct nic_picture *p)
 				    c[d ? NIC_PFC_TX_PAUSE_US : NIC_PFC_RX_PAUSE_US];
 
 				if (u && has_rate(u) && us > 0)
-					fmt_pct(share[d], sizeof(share[d]), u->delta, us);
+					fmt_pct(share[d], sizeof(share[d]),
+						nic_paused_share(u, s->interval_s), 1);
 				else
 					snprintf(share[d], sizeof(share[d]), "-");
 			}

@@ -194,6 +194,18 @@ const struct nic_netdev *nic_netdev_get(const struct nic_state *s, const char *n
 /* A PFC counter of a netdev's priority, NULL when the driver has none. */
 const struct nic_counter *nic_pfc(const struct nic_netdev *nd, int prio, enum nic_pfc_field f);
 
+/*
+ * The share of an interval of interval_s that a pause-duration counter's
+ * delta (microseconds) says its priority was paused: at most 1, as two
+ * reads a little apart, or a counter that jumps, can say more.
+ */
+static inline double nic_paused_share(const struct nic_counter *us, double interval_s)
+{
+	double s = us && interval_s > 0 ? us->delta / (interval_s * 1e6) : 0;
+
+	return s < 1 ? s : 1;
+}
+
 const char *nic_qp_type_name(__u8 type);   /* "RC", as rdma res show prints it */
 const char *nic_qp_state_name(__u8 state); /* "RTS" */
 

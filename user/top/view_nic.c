@@ -182,8 +182,10 @@ static void pfc_line(struct ui *u, int y, const struct nic_netdev *nd, int prio,
 
 		snprintf(share[d], sizeof(share[d]), "-");
 		if (c && !(c->flags & NIC_CNT_NEW) && us > 0) {
-			fmt_pct(share[d], sizeof(share[d]), c->delta, us);
-			worst = c->delta / us > worst ? c->delta / us : worst;
+			double paused = nic_paused_share(c, p->st.interval_s);
+
+			fmt_pct(share[d], sizeof(share[d]), paused, 1);
+			worst = paused > worst ? paused : worst;
 		}
 	}
 	snprintf(pr, sizeof(pr), "%d%s", prio, prio == p->lossless_prio ? "*" : "");
