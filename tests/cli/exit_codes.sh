@@ -56,6 +56,13 @@ expect 1 "replay of a missing file" "$FABPROBE" replay "$tmp/nosuch.pcap"
 expect 1 "top --pcap of a missing file" "$FABPROBE" top --pcap "$tmp/nosuch.pcap" --once
 expect 1 "nic --nic-root of a missing directory" "$FABPROBE" nic --nic-root "$tmp/nosuch"
 expect 1 "top --nic-root of a missing directory" "$FABPROBE" top --nic-root "$tmp/nosuch" --once
+# A tree without RDMA devices as the whole input: nothing to export, said at once.
+mkdir -p "$tmp/nordma/class/infiniband"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+expect 1 "export --nic-root of a tree without RDMA devices" "$FABPROBE" export --nic-root "$tmp/nordma" \
+	--listen "127.0.0.1:$port"
+grep -qx "fabprobe: export: --nic-root: no RDMA devices found in $tmp/nordma: nothing to export .*" "$tmp/err" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL export --nic-root without RDMA says why"; }
 expect 1 "capture into a missing directory" "$FABPROBE" capture --pcap "$good" -o "$tmp/no/dir.tar.gz"
 # Done: 0.
 expect 0 "replay" "$FABPROBE" replay "$good"

@@ -238,34 +238,6 @@ static int write_bundle(struct bundle *b, const struct final_report *f)
 	return err;
 }
 
-/*
- * --nic or --nic-root where there is no RDMA device, known at the start
- * (as `fabprobe nic` knows it) rather than after the run: the whole input,
- * nothing to capture, 1; beside interfaces, a capture or sFlow, one line and
- * the run goes on without them. 0 to go on.
- */
-static int check_nic(const struct session *ss, const struct cli_source *cs)
-{
-	const struct nic_state *st = ss->nic ? &ss->nic->now.st : NULL;
-	const char *opt = cs->nic.root ? "--nic-root" : "--nic";
-	char where[4200] = "";
-
-	if (!st || !st->info[0])
-		return 0;
-	if (cs->nic.root)
-		snprintf(where, sizeof(where), " in %s", cs->nic.root);
-	if (!strcmp(ss->desc.mode, "nic") && !st->n_ports && !st->n_netdevs) {
-		fp_err("capture: %s: %s%s: nothing to capture (give -i, --pcap or --sflow to "
-		       "capture packets)",
-		       opt, st->info, where);
-		return -ENODEV;
-	}
-	fprintf(stderr,
-		"capture: %s: %s%s; capturing %s without RDMA counters (nic.json says so)\n", opt,
-		st->info, where, ss->desc.what);
-	return 0;
-}
-
 /* Watch until the duration has passed, the recording ends, or Ctrl-C. */
 static int watch(struct session *ss, struct series *series, const struct capture_opts *c, bool tty)
 {
@@ -323,7 +295,7 @@ int cmd_capture(int argc, char **argv)
 		bundle_abort(&b);
 		return FP_EXIT_FAIL;
 	}
-	if (check_nic(&ss, &cs)) {
+	if (cli_nic_check(&ss, &cs, "capture", "capturing", " (nic.json says so)")) {
 		session_stop(&ss);
 		bundle_abort(&b);
 		return FP_EXIT_FAIL;

@@ -361,6 +361,27 @@ static struct source *nic_only_source(struct cli_source *cs)
 	return src;
 }
 
+int cli_nic_check(const struct session *ss, const struct cli_source *cs, const char *cmd,
+		  const char *doing, const char *note)
+{
+	const struct nic_state *st = ss->nic ? &ss->nic->now.st : NULL;
+	const char *opt = cs->nic.root ? "--nic-root" : "--nic";
+	char where[4200] = "";
+
+	if (!st || !st->info[0])
+		return 0;
+	if (cs->nic.root)
+		snprintf(where, sizeof(where), " in %s", cs->nic.root);
+	if (!strcmp(ss->desc.mode, "nic") && !st->n_ports && !st->n_netdevs) {
+		fp_err("%s: %s: %s%s: nothing to %s (give -i, --pcap or --sflow to %s packets)",
+		       cmd, opt, st->info, where, cmd, cmd);
+		return -ENODEV;
+	}
+	fprintf(stderr, "%s: %s: %s%s; %s %s without RDMA counters%s\n", cmd, opt, st->info, where,
+		doing, ss->desc.what, note);
+	return 0;
+}
+
 const char *cli_no_paths(const struct cli_source *cs)
 {
 	if (cs->pcap.n_files)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "core/analysis.h"
+#include "core/session.h"
 #include "source/live.h"
 #include "source/nic.h"
 #include "source/pcap.h"
@@ -242,6 +243,16 @@ enum {
  * uplinks given (--uplinks)" live, --pcap NAME=FILE for a capture, ...
  */
 const char *cli_no_paths(const struct cli_source *cs);
+
+/*
+ * --nic or --nic-root where there is no RDMA device, known at the start
+ * (as `fabprobe nic` knows it) rather than after the run: the whole
+ * input, one line and -ENODEV (nothing for cmd to do); beside interfaces,
+ * a capture or sFlow, one line ("capturing eth2 without RDMA counters"
+ * and note) and 0: the run goes on without them.
+ */
+int cli_nic_check(const struct session *ss, const struct cli_source *cs, const char *cmd,
+		  const char *doing, const char *note);
 
 /*
  * Everything written to stdout reached it: 0, else one line (a closed

@@ -366,6 +366,13 @@ int cmd_export(int argc, char **argv)
 		export_ipfix_close(xi, 0);
 		return FP_EXIT_FAIL;
 	}
+	if (cli_nic_check(&ss, &cs, "export", "exporting", "")) {
+		session_stop(&ss);
+		if (fd >= 0)
+			close(fd);
+		export_ipfix_close(xi, 0);
+		return FP_EXIT_FAIL;
+	}
 	/* The top flows are chosen by rate, not read off an order by bytes. */
 	ss.unordered = true;
 	e.start_time_s = unix_now() - session_clock_s(&ss);
