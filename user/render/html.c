@@ -169,24 +169,21 @@ static void findings(FILE *out, const struct report *r)
 	fprintf(out, "</ol>\n");
 }
 
-/* What the refreshes raised and the whole run does not (summary.c says the same). */
+/* What the refreshes raised and the whole run does not (report_cleared()). */
 static void cleared(FILE *out, const struct alert_log *log)
 {
+	const struct alert_entry *e;
 	size_t shown = 0;
+	char when[64];
 
-	for (size_t i = 0; log && i < log->n; i++) {
-		const struct alert_entry *e = &log->e[log->order[i]];
-
-		if (e->active)
-			continue;
-		if (!shown++)
+	for (size_t i = 0; (e = report_cleared(log, &i)); shown++) {
+		if (!shown)
 			fprintf(out,
 				"<h3>Also raised during the run</h3>\n<p>Cleared before its end; "
 				"times from its start.</p>\n<ul class='findings'>\n");
-		fprintf(out, "<li class='%s'><b>[%s] %s</b> at %.0f-%.0f s (%llu refresh%s): ",
-			severity_name(e->last.severity), severity_name(e->last.severity),
-			alert_type_name(e->last.type), e->first_s, e->last_s,
-			(unsigned long long)e->count, e->count == 1 ? "" : "es");
+		fprintf(out, "<li class='%s'><b>[%s] %s</b> %s: ", severity_name(e->last.severity),
+			severity_name(e->last.severity), alert_type_name(e->last.type),
+			report_cleared_when(when, sizeof(when), e));
 		fmt_markup(out, e->last.message);
 		fprintf(out, "<br><small>evidence, when last raised: ");
 		fmt_markup(out, e->last.evidence);

@@ -189,27 +189,36 @@ const char *report_unseen(const struct report *r, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * What refreshes raised and the whole run does not: a stall, a collision
- * that came and went. The log's entries not active at its end (the whole
- * run's analysis is its last word, session_whole()).
- */
+const struct alert_entry *report_cleared(const struct alert_log *log, size_t *i)
+{
+	while (log && *i < log->n) {
+		const struct alert_entry *e = &log->e[log->order[(*i)++]];
+
+		if (!e->active)
+			return e;
+	}
+	return NULL;
+}
+
+const char *report_cleared_when(char *buf, size_t len, const struct alert_entry *e)
+{
+	snprintf(buf, len, "at %.0f-%.0f s (%llu refresh%s)", e->first_s, e->last_s,
+		 (unsigned long long)e->count, e->count == 1 ? "" : "es");
+	return buf;
+}
+
 static void summary_cleared(FILE *out, const struct alert_log *log)
 {
-	size_t shown = 0;
+	const struct alert_entry *e;
+	char when[64];
 
-	for (size_t i = 0; log && i < log->n; i++) {
-		const struct alert_entry *e = &log->e[log->order[i]];
-
-		if (e->active)
-			continue;
-		if (!shown++)
+	for (size_t i = 0, shown = 0; (e = report_cleared(log, &i)); shown++) {
+		if (!shown)
 			fprintf(out,
 				"ALSO RAISED DURING THE RUN (cleared before its end; times from "
 				"its start)\n\n");
-		fprintf(out, "- [%s] %s at %.0f-%.0f s (%llu refresh%s): %s\n",
-			severity_name(e->last.severity), alert_type_name(e->last.type), e->first_s,
-			e->last_s, (unsigned long long)e->count, e->count == 1 ? "" : "es",
+		fprintf(out, "- [%s] %s %s: %s\n", severity_name(e->last.severity),
+			alert_type_name(e->last.type), report_cleared_when(when, sizeof(when), e),
 			e->last.message);
 		fprintf(out, "   evidence, when last raised: %s\n", e->last.evidence);
 		fprintf(out, "   check next: %s\n\n", alert_advice(e->last.type));

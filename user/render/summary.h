@@ -18,6 +18,15 @@ void summary_text(FILE *out, const struct report *r, double duration_s);
  * or NULL when something was.
  */
 const char *report_unseen(const struct report *r, char *buf, size_t len);
+/*
+ * What the refreshes raised and the whole run does not (a stall, a
+ * collision that came and went): the log's entries not active at its end,
+ * the whole run's analysis being its last note (session_whole()). The
+ * next of them from *i on, NULL past the last; and "at 22-29 s (8
+ * refreshes)".
+ */
+const struct alert_entry *report_cleared(const struct alert_log *log, size_t *i);
+const char *report_cleared_when(char *buf, size_t len, const struct alert_entry *e);
 /* Why that can be for this kind of input, and where the README says so. */
 const char *report_unseen_hint(const struct report *r);
 /*
