@@ -229,11 +229,8 @@ static bool carries(const struct flow_counters *c, const __u64 ops[4])
 /* Over a whole run: since the last RoCE packet, to the snapshot (a capture's end). */
 static double quiet_at_end(const struct snapshot *s)
 {
-	__u64 last = 0;
+	__u64 last = snapshot_last_seen_ns(s);
 
-	for (size_t i = 0; i < s->n_flows; i++)
-		if (s->flows[i].c.last_seen_ns > last)
-			last = s->flows[i].c.last_seen_ns;
 	return last && s->taken_ns > last ? (s->taken_ns - last) / 1e9 : 0;
 }
 

@@ -601,14 +601,12 @@ static int stopped_alert(struct analysis *a, const struct snapshot *s)
 {
 	double quiet = a->roce_quiet_s;
 	char fl[48];
-	__u64 last = 0;
 	struct alert *al;
+	__u64 last;
 
 	if (quiet < ROCE_STOPPED_S)
 		return 0;
-	for (size_t i = 0; i < s->n_flows; i++)
-		if (s->flows[i].c.last_seen_ns > last)
-			last = s->flows[i].c.last_seen_ns;
+	last = snapshot_last_seen_ns(s);
 	/* Counted from the refresh that last saw RoCE; the last packet may be older. */
 	if (last && s->taken_ns > last && (s->taken_ns - last) / 1e9 > quiet)
 		quiet = (s->taken_ns - last) / 1e9;

@@ -519,6 +519,16 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
  * The totals and the flows are not read in one instant, so inserts minus
  * flows present can dip; evictions only grow, so keep the highest.
  */
+__u64 snapshot_last_seen_ns(const struct snapshot *s)
+{
+	__u64 last = 0;
+
+	for (size_t i = 0; i < s->n_flows; i++)
+		if (s->flows[i].c.last_seen_ns > last)
+			last = s->flows[i].c.last_seen_ns;
+	return last;
+}
+
 void snapshot_flow_totals(struct snapshot *s)
 {
 	__u64 inserted = s->totals[FP_CNT_FLOW_NEW], entries = s->n_flows + s->merged;
