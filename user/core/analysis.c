@@ -177,10 +177,10 @@ static void index_fresh(struct analysis *a)
  * Flow i's record of the previous refresh: at its rid while the flow
  * stays where it was, else found by key. *same: it was at its rid.
  */
-static const struct prev_flow *find_prev(const struct analysis *a, const struct flow_key *k,
-					 __u32 rid, bool *same)
+static struct prev_flow *find_prev(const struct analysis *a, const struct flow_key *k, __u32 rid,
+				   bool *same)
 {
-	const struct prev_flow *p;
+	struct prev_flow *p;
 	__u32 slot;
 
 	*same = false;
@@ -300,7 +300,14 @@ static int place_rids(struct analysis *a, const struct snapshot *s)
 	}
 }
 
-/* *group_bps: the sum of the flows' bps, in their order. */
+/*
+ * Rates, and prev[] made this refresh's as it is read (the next gen):
+ * a flow at its rid has its counters written there at once, its record
+ * in cache; keys are unique, so no other flow reads that record. A flow
+ * new at its rid is written after the loop (write_fresh()): the record
+ * there may be another flow's, found by key, that moved. *group_bps: the
+ * sum of the flows' bps, in their order.
+ */
 static int compute_rates(struct analysis *a, const struct snapshot *s, double dt, double *group_bps)
 {
 	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
@@ -309,6 +316,13 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		err = buf_grow((void **)&a->fresh, &a->cap_fresh, s->n_flows, sizeof(*a->fresh));
 	if (!err)
 		err = place_rids(a, s);
+	/* Grown records are zeroed: gen 0 is no refresh's, so none is found. */
+	if (!err)
+		err = buf_grow_zeroed((void **)&a->prev, &a->cap_prev, &a->init_prev, a->n_rids,
+				      sizeof(*a->prev));
+	if (!err)
+		err = buf_grow_zeroed((void **)&a->was_elephant, &a->cap_was_elephant,
+				      &a->init_was_elephant, a->n_rids, sizeof(*a->was_elephant));
 	if (err)
 		return err;
 	op_masks();
@@ -320,7 +334,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 	for (size_t i = 0; i < s->n_flows; i++) {
 		const struct flow_record *r = &s->flows[i];
 		struct flow_view *v = &a->flows[i];
-		const struct prev_flow *p;
+		struct prev_flow *p;
 		bool same;
 
 		prefetch_prev(a, s, i + PREV_AHEAD);
@@ -330,9 +344,19 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		memset(v, 0, sizeof(*v));
 		v->r = r;
 		flow_delta_of(&v->d, &r->c);
+		v->elephant = p && a->was_elephant[p - a->prev];
 		/* A flow evicted and back since the last refresh counts from zero. */
-		if (p && p->c.packets <= r->c.packets)
+		if (p && p->c.packets <= r->c.packets) {
+			struct flow_delta now = v->d;
+
 			flow_delta_sub(&v->d, &p->c);
+			if (same)
+				p->c = now;
+		} else if (same) {
+			p->c = v->d;
+		}
+		if (same)
+			p->gen = a->gen + 1;
 		v->bps = v->d.bytes * 8.0 / dt;
 		*group_bps += v->bps;
 		v->pps = v->d.packets / dt;
@@ -340,7 +364,6 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		v->cnp_per_s = v->d.cnp / dt;
 		v->rtx_per_s = v->d.rtx / dt;
 		v->ce_fraction = r->c.packets ? (double)flow_ce(&r->c) / r->c.packets : 0;
-		v->elephant = p && p->elephant;
 		v->path = analysis_path_of(a, flow_point_id(&r->key));
 		v->reverse = -1;
 		v->predicted_path = -1;
@@ -350,6 +373,19 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 	/* rids are unique, so as many flows each at its old rid are the same flows. */
 	a->same_flows = a->have_prev && a->n_prev == s->n_flows && !a->n_fresh;
 	return 0;
+}
+
+/* The flows new at their rids into prev[], once every flow has read its record. */
+static void write_fresh(struct analysis *a, const struct snapshot *s)
+{
+	for (size_t f = 0; f < a->n_fresh; f++) {
+		const struct flow_record *r = &s->flows[a->fresh[f]];
+		struct prev_flow *p = &a->prev[analysis_rid(a, a->fresh[f])];
+
+		p->key = r->key;
+		p->gen = a->gen + 1;
+		flow_delta_of(&p->c, &r->c);
+	}
 }
 
 /* The threshold for a flow on path (-1: on none). */
@@ -401,6 +437,7 @@ static void mark_elephants(struct analysis *a, const struct analysis_opts *o, do
 		else
 			v->elephant =
 			    v->bps >= thr || (v->elephant && v->bps >= ELEPHANT_HOLD * thr);
+		a->was_elephant[analysis_rid(a, i)] = v->elephant;
 		if (v->path < 0)
 			continue;
 		p = &a->paths[v->path];
@@ -412,30 +449,15 @@ static void mark_elephants(struct analysis *a, const struct analysis_opts *o, do
 	}
 }
 
+/* prev[], written as it was read (compute_rates(), write_fresh()), indexed: the next gen. */
 static int remember(struct analysis *a, const struct snapshot *s)
 {
 	bool rebuild = !a->index_ok || a->index_n + a->n_fresh > a->prev_index.size / 2;
-	int err = buf_grow_zeroed((void **)&a->prev, &a->cap_prev, &a->init_prev, a->n_rids,
-				  sizeof(*a->prev));
+	int err = 0;
 
-	if (err)
-		return err;
 	a->index_ok = false;
 	a->gen++;
 	a->n_prev = s->n_flows;
-	for (size_t i = 0; i < PREV_AHEAD; i++)
-		prefetch_prev(a, s, i);
-	for (size_t i = 0; i < s->n_flows; i++) {
-		struct prev_flow *p = &a->prev[analysis_rid(a, i)];
-
-		prefetch_prev(a, s, i + PREV_AHEAD);
-		flow_delta_of(&p->c, &s->flows[i].c);
-		p->gen = a->gen;
-		p->elephant = a->flows[i].elephant;
-	}
-	/* A flow at its old rid has its key there already. */
-	for (size_t f = 0; f < a->n_fresh; f++)
-		a->prev[analysis_rid(a, a->fresh[f])].key = s->flows[a->fresh[f]].key;
 	if (rebuild)
 		err = index_prev(a, s);
 	else
@@ -486,6 +508,7 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	a->n_entropy = 0;
 	err = compute_rates(a, s, dt, &group_bps);
 	if (!err) {
+		write_fresh(a, s);
 		mark_elephants(a, o, group_bps);
 		analysis_balance_groups(a);
 		err = analysis_join(a);
@@ -500,8 +523,15 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 		err = detect_all(a, s, o);
 	if (!err)
 		err = remember(a, s);
-	if (err)
+	if (err) {
+		/*
+		 * prev[] is part this refresh's, part the last's: the next
+		 * refresh is a first one, its rates over the flows' lives.
+		 */
+		a->have_prev = false;
+		a->index_ok = false;
 		a->joins.valid = false; /* they may not be prev[]'s */
+	}
 	return err;
 }
 
@@ -541,6 +571,7 @@ void analysis_free(struct analysis *a)
 	free(a->alerts);
 	free(a->entropy);
 	free(a->prev);
+	free(a->was_elephant);
 	free(a->rids);
 	free(a->pos_rid);
 	free(a->fresh);

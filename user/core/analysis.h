@@ -176,13 +176,12 @@ struct analysis_joins {
 
 /*
  * Per-flow memory across refreshes, at the flow's rid (collect.h): its
- * key, the counters then and its elephant state. gen is the refresh that
- * wrote it; an older one is a flow since gone.
+ * key and the counters then (its elephant state: analysis.was_elephant).
+ * gen is the refresh that wrote it; an older one is a flow since gone.
  */
 struct prev_flow {
 	struct flow_key key;
 	__u32 gen;
-	bool elephant;
 	struct flow_delta c; /* the counters then */
 };
 
@@ -237,6 +236,13 @@ struct analysis {
 	struct prev_flow *prev;
 	size_t n_prev;		    /* flows in the previous refresh */
 	size_t cap_prev, init_prev; /* prev[]'s room, and how much of it is initialised */
+	/*
+	 * Beside prev[], by rid: the flow was an elephant then. A byte a
+	 * flow, written as the elephants are marked: a megabyte at a million
+	 * flows, where prev[]'s records are far apart in memory.
+	 */
+	bool *was_elephant;
+	size_t cap_was_elephant, init_was_elephant;
 	/*
 	 * Over prev[], by key: a flow's rid + 1. Flows new at a rid are added
 	 * as they come; an entry whose rid holds another key or an older gen
