@@ -308,7 +308,8 @@ static int place_rids(struct analysis *a, const struct snapshot *s)
  * there may be another flow's, found by key, that moved. *group_bps: the
  * sum of the flows' bps, in their order.
  */
-static int compute_rates(struct analysis *a, const struct snapshot *s, double dt, double *group_bps)
+static int compute_rates(struct analysis *a, const struct snapshot *s,
+			 const struct analysis_opts *o, double dt, double *group_bps)
 {
 	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
 
@@ -336,6 +337,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		struct flow_view *v = &a->flows[i];
 		struct prev_flow *p;
 		bool same;
+		int seen;
 
 		prefetch_prev(a, s, i + PREV_AHEAD);
 		p = find_prev(a, &r->key, analysis_rid(a, i), &same);
@@ -369,6 +371,9 @@ static int compute_rates(struct analysis *a, const struct snapshot *s, double dt
 		v->predicted_path = -1;
 		v->is_data = carries(&r->c, data_ops);
 		v->is_request = v->is_data && carries(&r->c, request_ops);
+		/* Over an interval, only flows it saw: a silent one is no evidence. */
+		v->off_plan = (a->whole_run || v->d.packets) &&
+			      detect_wrong_class(r, o, v->is_data, a->whole_run, &seen);
 	}
 	/* rids are unique, so as many flows each at its old rid are the same flows. */
 	a->same_flows = a->have_prev && a->n_prev == s->n_flows && !a->n_fresh;
@@ -506,7 +511,7 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	a->n_collisions = 0;
 	a->n_alerts = 0;
 	a->n_entropy = 0;
-	err = compute_rates(a, s, dt, &group_bps);
+	err = compute_rates(a, s, o, dt, &group_bps);
 	if (!err) {
 		write_fresh(a, s);
 		mark_elephants(a, o, group_bps);

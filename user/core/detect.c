@@ -249,7 +249,7 @@ static bool has_op(const struct flow_counters *c, __u8 low)
  * each apart. *seen: the first DSCP outside the plan (64 + it for a
  * CNP's), or -1 - the PCP.
  */
-static bool wrong_class(const struct flow_record *r, const struct analysis_opts *o, bool is_data,
+bool detect_wrong_class(const struct flow_record *r, const struct analysis_opts *o, bool is_data,
 			bool whole, int *seen)
 {
 	const struct flow_counters *c = &r->c;
@@ -306,7 +306,6 @@ static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct flow_view *v = &a->flows[i];
 		const struct flow_view *rev = reverse_of(a, v);
-		int seen;
 
 		/* Data sent Not-ECT: DCQCN cannot slow it. */
 		if (v->is_data && data_not_ect(v))
@@ -327,9 +326,7 @@ static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
 			group_add(&f->rnr, a, i);
 		if (v->d.gaps)
 			group_add(&f->gaps, a, i);
-		/* Over an interval, only flows it saw: a silent one is no evidence. */
-		if ((a->whole_run || v->d.packets) &&
-		    wrong_class(v->r, o, v->is_data, a->whole_run, &seen))
+		if (v->off_plan)
 			group_add(&f->wrong_class, a, i);
 	}
 }
@@ -451,7 +448,7 @@ static int class_alerts(struct analysis *a, const struct analysis_opts *o,
 		return -ENOMEM;
 	/* The evidence: what put the largest flow outside the plan. */
 	v = group_first(a, &f->wrong_class);
-	wrong_class(v->r, o, v->is_data, a->whole_run, &seen);
+	detect_wrong_class(v->r, o, v->is_data, a->whole_run, &seen);
 	if (seen >= 64)
 		say(al->evidence, "%s: CNPs in DSCP %d", flow_name(name, sizeof(name), &v->r->key),
 		    seen - 64);
