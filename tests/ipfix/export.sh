@@ -76,9 +76,9 @@ stop_export() {
 	}
 }
 
-# exits_alone NAME: export NAME ends by itself (60 s at most), exit status 0.
+# exits_alone NAME [STATUS]: export NAME ends by itself (60 s at most), exit STATUS (0).
 exits_alone() {
-	local i rc
+	local i rc want=${2:-0}
 	for i in $(seq 600); do
 		kill -0 "$EXP_PID" 2>/dev/null || break
 		sleep 0.1
@@ -89,8 +89,8 @@ exits_alone() {
 	}
 	wait "$EXP_PID"
 	rc=$?
-	[ "$rc" -eq 0 ] || {
-		echo "  export $1 exited $rc: $(cat "$TMP/$1.err")"
+	[ "$rc" -eq "$want" ] || {
+		echo "  export $1 exited $rc, not $want: $(cat "$TMP/$1.err")"
 		return 1
 	}
 }
@@ -151,6 +151,38 @@ curl -s "http://127.0.0.1:$port/metrics" | grep '^fabprobe_start_time_seconds ' 
 stop_export st
 check "fabprobe_start_time_seconds holds from the first scrape on (it moved after the first refresh)" \
 	sh -c "[ -s $TMP/st1 ] && cmp -s $TMP/st1 $TMP/st2"
+
+# ---- a recording served without IPFIX: played slower than its own time ----
+# Refreshed every interval of wall time (not of the recording's), so
+# /healthz stays 200; once read, its end is said (fabprobe_input_ended).
+port=$(free_port tcp)
+start_export slow --pcap "$PCAPS/nccl_ring2_node0.pcap" --speed 0.2 -r 1 \
+	--listen "127.0.0.1:$port"
+wait_stderr slow "serving metrics"
+sleep 1.5
+codes=""
+for i in 1 2 3 4 5 6 7 8; do
+	codes="$codes $(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")"
+	sleep 1
+done
+check "--speed 0.2, no IPFIX: /healthz 200 at every poll ($codes)" \
+	test "$codes" = " 200 200 200 200 200 200 200 200"
+check "... and the recording is not over yet: fabprobe_input_ended 0" \
+	test "$(metric "$port" fabprobe_input_ended)" = 0
+stop_export slow
+
+port=$(free_port tcp)
+start_export ended --pcap "$PCAPS/rdma_write_bw.pcap" --speed 0 --listen "127.0.0.1:$port"
+wait_stderr ended "has been read"
+curl -s -m 5 "http://127.0.0.1:$port/metrics" >"$TMP/ended.prom"
+check "a recording read to its end: fabprobe_input_ended 1 (FabprobeStale leaves it be)" \
+	grep -qx 'fabprobe_input_ended 1' "$TMP/ended.prom"
+check "an unnamed capture is an interface like the others: uplink 0, its flows counted" \
+	bash -c "grep -qx 'fabprobe_interface_uplink{interface=\"capture\"} 0' '$TMP/ended.prom' &&
+		 grep -qx 'fabprobe_interface_flows{interface=\"capture\",direction=\"ingress\"} 2' '$TMP/ended.prom'"
+check "... said in words and counted: the capture has been read (60 frames)" \
+	grep -q 'the capture has been read (60 frames)' "$TMP/ended.err"
+stop_export ended
 
 # ---- a shared capture at full speed: nfcapd, tshark and ipfixDump, one run ----
 cap=$PCAPS/nccl_nccl_node0.pcap
@@ -404,8 +436,18 @@ check "... within the close timeout, saying what it dropped" \
 dead=$(free_port tcp)
 start_export tnone --pcap "$TMP/long.pcap" --speed 0 --listen none \
 	--ipfix "127.0.0.1:$dead" --ipfix-tcp --ipfix-interval 1 -r 0.5
-check "--listen none, TCP collector away: export exits 0 by itself" exits_alone tnone
-check "... saying the records it dropped" grep -q 'ipfix: 0 records .* [1-9][0-9]* dropped' "$TMP/tnone.err"
+check "--listen none, TCP collector away: export exits 1 by itself (nothing was delivered)" \
+	exits_alone tnone 1
+check "... saying the records it dropped, and that they were not delivered" \
+	bash -c "grep -q 'ipfix: 0 records .* [1-9][0-9]* dropped' '$TMP/tnone.err' &&
+		 tail -n 1 '$TMP/tnone.err' | grep -q '^fabprobe: export: IPFIX records were not delivered'"
+
+# --listen none, UDP to a port nobody listens on: every record lost to a send error.
+dead=$(free_port udp)
+start_export unone --pcap "$PCAPS/rdma_write_bw.pcap" --speed 0 --listen none \
+	--ipfix "127.0.0.1:$dead"
+check "--listen none, UDP collector away: export exits 1 (records lost)" exits_alone unone 1
+check "... saying the records it lost" grep -q 'ipfix: 0 records .* [1-9][0-9]* lost' "$TMP/unone.err"
 
 # ---- a burst of 100,000 flows: paced, nothing dropped, scrapes answered ----
 $MKPCAP many 100000 "$TMP/many.pcap"

@@ -76,8 +76,8 @@ static void usage(FILE *out)
 		"  -h, --help              this help\n" EXPORT_IPFIX_HELP OPT_SOURCE_HELP
 		    OPT_ANALYSIS_HELP "\n"
 		"Exit status: 0 stopped (or a recording sent, with --listen none), 1 failure (a\n"
-		"taken port, no privileges), 2 usage error, 3 a capture cut short (what was\n"
-		"read is served and sent).\n",
+		"taken port, no privileges; with --listen none, IPFIX records dropped or lost),\n"
+		"2 usage error, 3 a capture cut short (what was read is served and sent).\n",
 		METRICS_TOP_FLOWS_DEFAULT, METRICS_TOP_FLOWS_MAX);
 }
 
@@ -151,9 +151,9 @@ static void wait_pumping(struct export_ipfix *xi, double seconds)
 }
 
 /*
- * Let e->refresh_s of the source's time pass. Without IPFIX in one call to
- * the source; with it, in slices (e->slice_s), pumping
- * the exporter after each. A recording read more slowly than its own time
+ * Let e->refresh_s of the source's time pass. Live without IPFIX in one
+ * call to the source; else in slices (e->slice_s), pumping the exporter
+ * (if any) after each. A recording read more slowly than its own time
  * (--speed 0 on a large capture) is refreshed after refresh_s of wall time
  * anyway, so /healthz stays fresh. Past the first minute of a silent
  * stretch of a recording, the whole intervals of it left pass in one call
@@ -173,7 +173,8 @@ static int advance(struct session *ss, struct export_ipfix *xi, const struct exp
 			export_ipfix_pump(xi);
 		return rc;
 	}
-	if (!xi)
+	/* Live, the source waits out the interval itself; a recording is sliced. */
+	if (!xi && !ss->desc.finite)
 		return session_advance(ss, e->refresh_s);
 	for (;;) {
 		double left = target - session_clock_s(ss);
@@ -222,7 +223,7 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 					export_ipfix_drain(xi);
 				break;
 			}
-			/* Else its final picture is served until stopped. */
+			/* Else its final picture is served until stopped (fabprobe_input_ended). */
 			wait_pumping(xi, e->refresh_s);
 			__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
 			continue;
@@ -240,6 +241,7 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 		self.refresh_duration_s = (fp_mono_ns() - t0) / 1e9;
 		self.refreshes++;
 		self.last_refresh_time_s = unix_now();
+		self.input_ended = ss->ended;
 		if (xi) {
 			export_ipfix_observe(xi, ss);
 			/* The recording's end is every remaining flow's end. */
@@ -271,11 +273,14 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 			}
 			__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
 		}
-		if (ss->ended)
-			fprintf(stderr, "fabprobe: the capture has been read (%llu frames); %s\n",
-				(unsigned long long)ss->desc.frames,
+		if (ss->ended) {
+			char n[48];
+
+			fprintf(stderr, "fabprobe: the capture has been read (%s); %s\n",
+				fmt_count(n, sizeof(n), ss->desc.frames, "frame"),
 				x ? "serving its final picture (the whole capture) until stopped"
 				  : "sending its last IPFIX records");
+		}
 	}
 	/* Stopped: what the flows did since the last refresh goes out as a forced end. */
 	if (xi && rc >= 0 && !ss->ended && !session_refresh(ss))
@@ -406,7 +411,16 @@ int cmd_export(int argc, char **argv)
 cleanup:
 	/* The HTTP threads read the IPFIX counters: stop them first. */
 	http_stop(&x);
-	export_ipfix_close(xi, EXPORT_IPFIX_CLOSE_MS);
+	/*
+	 * With --listen none, a job that sends a recording: records that never
+	 * reached the collector fail it, for the script that runs it. Served,
+	 * the metrics count them (fabprobe_ipfix_records_lost_total), and a
+	 * stop is no failure.
+	 */
+	if (export_ipfix_close(xi, EXPORT_IPFIX_CLOSE_MS) && !http && code == FP_EXIT_OK) {
+		fp_err("export: IPFIX records were not delivered (the line above counts them)");
+		code = FP_EXIT_FAIL;
+	}
 	session_stop(&ss);
 	return code;
 }

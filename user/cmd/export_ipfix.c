@@ -293,6 +293,8 @@ static void publish(struct export_ipfix *xi)
 
 void export_ipfix_pump(struct export_ipfix *xi)
 {
+	if (!xi)
+		return;
 	flow_export_emit(&xi->fx, emit_record, xi);
 	ipfix_tick(xi->x, ipfix_now_ms());
 	publish(xi);
@@ -322,14 +324,14 @@ void export_ipfix_drain(struct export_ipfix *xi)
 	}
 }
 
-void export_ipfix_close(struct export_ipfix *xi, int timeout_ms)
+__u64 export_ipfix_close(struct export_ipfix *xi, int timeout_ms)
 {
-	__u64 deadline = ipfix_now_ms() + timeout_ms, now;
+	__u64 deadline = ipfix_now_ms() + timeout_ms, now, undelivered;
 	struct flow_export_stats fst;
 	struct ipfix_stats st;
 
 	if (!xi)
-		return;
+		return 0;
 	/* Due records first, as the queue drains; then the exporter flushes its queue. */
 	for (now = ipfix_now_ms(); flow_export_due(&xi->fx) && now < deadline;
 	     now = ipfix_now_ms()) {
@@ -339,6 +341,7 @@ void export_ipfix_close(struct export_ipfix *xi, int timeout_ms)
 	}
 	flow_export_get_stats(&xi->fx, &fst);
 	ipfix_close(xi->x, deadline > now ? deadline - now : 0, &st);
+	undelivered = st.records_dropped + fst.dropped + fst.due + st.records_lost;
 	/* A run that never got to its first refresh (it failed to start) has nothing to say. */
 	if (xi->desc)
 		fprintf(
@@ -351,6 +354,7 @@ void export_ipfix_close(struct export_ipfix *xi, int timeout_ms)
 	flow_export_free(&xi->fx);
 	pthread_mutex_destroy(&xi->lock);
 	free(xi);
+	return undelivered;
 }
 
 void export_ipfix_render(FILE *out, enum metrics_format fmt, void *ctx)

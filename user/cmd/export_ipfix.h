@@ -87,7 +87,8 @@ int export_ipfix_open(struct export_ipfix **out, const struct export_ipfix_opts 
 void export_ipfix_observe(struct export_ipfix *xi, const struct session *ss);
 /* The end of the input or of the run: every flow's remaining counts, as a forced end. */
 void export_ipfix_end(struct export_ipfix *xi);
-/* Queue what is due as far as there is room, and send at the budget's pace; never waits. */
+/* Queue what is due as far as there is room, and send at the budget's pace; never waits (NULL:
+ * nothing). */
 void export_ipfix_pump(struct export_ipfix *xi);
 /*
  * A recording's end with nothing left to serve: pump until every record is
@@ -98,8 +99,10 @@ void export_ipfix_drain(struct export_ipfix *xi);
 /*
  * Send what is left for up to timeout_ms, withdraw the templates (TCP),
  * close, print one summary line (after a first refresh), free. NULL is fine.
+ * Returns the records that never reached the collector (dropped or lost
+ * to send errors): 0 when every one went out.
  */
-void export_ipfix_close(struct export_ipfix *xi, int timeout_ms);
+__u64 export_ipfix_close(struct export_ipfix *xi, int timeout_ms);
 
 /* The fabprobe_ipfix_* families of docs/metrics.md, from the last pump (any thread). */
 void export_ipfix_render(FILE *out, enum metrics_format fmt, void *xi);
