@@ -185,8 +185,13 @@ static void render_self(struct mw *w, const struct metrics_view *v)
 		  "UNIX time of the last successful refresh of the maps, 0 before the first");
 	mw_sample_double(w, NULL, 0, s->last_refresh_time_s);
 	mw_family(w, "fabprobe_refresh_interval_seconds", MT_GAUGE,
-		  "How often the probe's maps are read (--interval)");
+		  "How often the probe's maps are read (--interval, or --ipfix-interval when "
+		  "shorter)");
 	mw_sample_double(w, NULL, 0, s->interval_s);
+	mw_family(w, "fabprobe_input_ended", MT_GAUGE,
+		  "1 once a recording has been read to its end: its final picture is served "
+		  "and refreshed no more");
+	mw_sample_u64(w, NULL, 0, s->input_ended);
 	mw_family(w, "fabprobe_refresh_duration_seconds", MT_GAUGE,
 		  "Time the last refresh took to read the maps and analyse them");
 	mw_sample_double(w, NULL, 0, s->refresh_duration_s);
@@ -233,34 +238,57 @@ static bool known(const struct metrics_view *v, int f)
 	return v->src->every_packet || !(flow_defs[f].flags & FF_EVERY_PACKET);
 }
 
+/*
+ * The interfaces the series name: the source's points, then those only the
+ * accumulators know (an unnamed capture's "capture"): ids[], *n of them.
+ */
+static void interface_ids(const struct metrics_view *v, __u32 ids[METRICS_MAX_IFACES], int *n)
+{
+	const struct source_desc *src = v->src;
+
+	*n = 0;
+	for (int i = 0; i < src->n_points && *n < METRICS_MAX_IFACES; i++)
+		ids[(*n)++] = src->points[i].id;
+	for (int i = 0; i < v->acc->n_ifaces && *n < METRICS_MAX_IFACES; i++)
+		if (!source_point(src, v->acc->ifaces[i].ifindex))
+			ids[(*n)++] = v->acc->ifaces[i].ifindex;
+}
+
 static void render_interfaces(struct mw *w, const struct metrics_view *v)
 {
 	const struct source_desc *src = v->src;
 	const struct metrics_acc *acc = v->acc;
 	__u64 flows[METRICS_MAX_IFACES][2] = {};
 	static const struct flow_delta zero;
+	__u32 ids[METRICS_MAX_IFACES];
 	char name[128], buf[32];
 	struct label l[2];
+	int n;
 
+	interface_ids(v, ids, &n);
 	mw_family(w, "fabprobe_interface_uplink", MT_GAUGE,
 		  "1 for each interface of the ECMP group (--uplinks), 0 for the others");
-	for (int i = 0; i < src->n_points; i++) {
-		l[0] = (struct label){"interface", src->points[i].name};
-		mw_sample_u64(w, l, 1, src->points[i].uplink);
+	for (int i = 0; i < n; i++) {
+		const struct obs_point *pt = source_point(src, ids[i]);
+
+		l[0] =
+		    (struct label){"interface", source_point_name(src, ids[i], buf, sizeof(buf))};
+		mw_sample_u64(w, l, 1, pt && pt->uplink);
 	}
 
 	for (size_t i = 0; i < v->snap->n_flows; i++) {
 		const struct flow_key *k = &v->snap->flows[i].key;
 
-		for (int j = 0; j < src->n_points && j < METRICS_MAX_IFACES; j++)
-			if (src->points[j].id == k->ifindex)
+		for (int j = 0; j < n; j++)
+			if (ids[j] == k->ifindex)
 				flows[j][k->dir & 1]++;
 	}
 	mw_family(w, "fabprobe_interface_flows", MT_GAUGE,
 		  "Flows in the flow table now, per interface and direction");
-	for (int i = 0; i < src->n_points && i < METRICS_MAX_IFACES; i++) {
+	for (int i = 0; i < n; i++) {
 		for (int d = 0; d < 2; d++) {
-			l[0] = (struct label){"interface", src->points[i].name};
+			l[0] = (struct label){"interface",
+					      source_point_name(src, ids[i], buf, sizeof(buf))};
 			l[1] = (struct label){"direction", dir_names[d]};
 			mw_sample_u64(w, l, 2, flows[i][d]);
 		}

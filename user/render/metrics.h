@@ -65,6 +65,7 @@ struct metrics_self {
 	double refresh_duration_s;  /* collect + analyse */
 	double render_duration_s;   /* the previous render of this text */
 	__u64 refreshes, refresh_errors;
+	bool input_ended; /* a recording read to its end: its final picture, refreshed no more */
 };
 
 struct metrics_view {
