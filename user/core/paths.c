@@ -133,7 +133,7 @@ void analysis_add_mirror_paths(struct analysis *a, const struct snapshot *s,
 
 	a->mirror_dropped = false;
 	/* Each session once, with its largest flow (for its name and its place). */
-	for (size_t i = 0; i < s->n_flows; i++) {
+	for (size_t i = 0; !s->mirror_unseen && i < s->n_flows; i++) {
 		const struct flow_key *k = &s->flows[i].key;
 		__u32 id = flow_point_id(k);
 		int at = k->mirror ? analysis_path_of(a, id) : -1;

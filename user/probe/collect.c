@@ -118,10 +118,13 @@ static int grow_flows(struct snapshot *s, size_t n)
 	return err;
 }
 
-static struct flow_record *new_record(struct snapshot *s, const struct flow_counters *c, __u32 rid)
+static struct flow_record *new_record(struct snapshot *s, const struct flow_counters *c, __u32 rid,
+				      const struct flow_key *key)
 {
 	struct flow_record *r = &s->flows[s->n_flows++];
 
+	r->key = *key;
+	s->mirror_unseen &= !key->mirror;
 	r->samples = 0;
 	r->rate = 0;
 	r->rid = rid;
@@ -153,7 +156,7 @@ static int add_flows(const struct probe *p, struct snapshot *s, const void *keys
 			memcpy(&key, k, sizeof(key));
 		rec = p && p->slots ? slot_record(p, s, k, &key) : SNAP_NO_RECORD;
 		if (rec == SNAP_NO_RECORD)
-			new_record(s, &values[i], SNAP_NO_RID)->key = key;
+			new_record(s, &values[i], SNAP_NO_RID, &key);
 		else
 			merge_entry(s, rec, &values[i]);
 	}
@@ -202,7 +205,7 @@ static int read_slots(const struct probe *p, struct snapshot *s)
 					rec[i] = rec[j];
 			if (rec[i] == SNAP_NO_RECORD) {
 				rec[i] = s->n_flows;
-				new_record(s, &bk->slot[i].c, b * FP_SLOT_WAYS + i)->key = key;
+				new_record(s, &bk->slot[i].c, b * FP_SLOT_WAYS + i, &key);
 			} else {
 				merge_entry(s, rec[i], &bk->slot[i].c);
 			}
@@ -495,6 +498,7 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 	s->n_flows = 0;
 	s->merged = 0;
 	s->n_rids = 0;
+	s->mirror_unseen = true;
 	err = batch_buffers(s, p->ncpus);
 	if (!err)
 		err = read_slots(p, s);

@@ -91,6 +91,12 @@ struct snapshot {
 	 */
 	size_t merged;
 	/*
+	 * Collect read no flow of mirror copies: the analysis has no mirror
+	 * sessions to look for among a million records. Made by hand: false,
+	 * and it looks.
+	 */
+	bool mirror_unseen;
+	/*
 	 * Each slot's record in the last read (collect.c), and the tag it had
 	 * then; slot_rec_n of each.
 	 */
