@@ -105,6 +105,17 @@ expect_error "bad --speed" "--speed: '-1' is not a number \\(times the recorded 
 	"$FABPROBE" top --pcap "$good" --speed -1
 expect_error "--hook with --pcap" "top: --hook applies to interfaces \\(-i, --uplinks\\), not to --pcap" \
 	"$FABPROBE" top --pcap "$good" --hook xdp
+# Only XDP drops a frame or has a mode: with --hook tc either flag would do
+# nothing. Refused before the interface is looked up (nosuch0 is not there).
+for c in top capture export; do
+	extra=()
+	[ "$c" = capture ] && extra=(-o "$tmp/hook.tar.gz")
+	[ "$c" = export ] && extra=(--listen 127.0.0.1:19981)
+	expect_error "$c --hook tc --mirror-port-drop" "^fabprobe: $c: --mirror-port-drop needs XDP, which --hook tc does not attach" \
+		"$FABPROBE" "$c" -i nosuch0 "${extra[@]}" --hook tc --mirror-port-drop
+	expect_error "$c --xdp-mode generic --hook tc" "^fabprobe: $c: --xdp-mode needs XDP, which --hook tc does not attach" \
+		"$FABPROBE" "$c" -i nosuch0 "${extra[@]}" --xdp-mode generic --hook tc
+done
 expect_error "--nic-root of a file" "--nic-root .*: not a directory" \
 	"$FABPROBE" nic --nic-root "$good"
 expect_error "one --path name twice" "--path: the name 'up1' is given twice" \

@@ -43,6 +43,12 @@ expect 2 "export with nothing to watch" "$FABPROBE" export
 expect 2 "export --listen without a port" "$FABPROBE" export -i lo --listen 127.0.0.1
 expect 2 "top -i and --pcap together" "$FABPROBE" top -i lo --pcap "$good"
 expect 2 "top --speed without --pcap" "$FABPROBE" top -i lo --speed 2
+# Flags only XDP honours, with --hook tc: a usage error before the interface is looked up.
+expect 2 "top --hook tc --mirror-port-drop" "$FABPROBE" top -i nosuch0 --hook tc --mirror-port-drop
+expect 2 "capture --hook tc --mirror-port-drop" "$FABPROBE" capture -i nosuch0 -o "$tmp/h.tar.gz" \
+	--hook tc --mirror-port-drop
+expect 2 "export --hook tc --xdp-mode generic" "$FABPROBE" export -i nosuch0 --listen 127.0.0.1:19981 \
+	--hook tc --xdp-mode generic
 expect 2 "top --json without --once" "$FABPROBE" top --pcap "$good" --json
 expect 2 "replay without a capture" "$FABPROBE" replay
 expect 2 "bad --flows" "$FABPROBE" top --pcap "$good" --flows 0

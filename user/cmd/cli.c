@@ -263,6 +263,16 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 			       cs->cmd);
 		return NULL;
 	}
+	/*
+	 * Only an XDP program can drop a frame or run in a mode; with --hook tc
+	 * neither flag would do anything. Said before any interface is looked up.
+	 */
+	if (!(cs->live.hooks & PROBE_HOOK_XDP) &&
+	    (cs->popts.mirror_drop || cs->live.xdp_mode != PROBE_XDP_AUTO)) {
+		fp_err("%s: %s needs XDP, which --hook tc does not attach (use --hook xdp or both)",
+		       cs->cmd, cs->popts.mirror_drop ? "--mirror-port-drop" : "--xdp-mode");
+		return NULL;
+	}
 	if (!sflow && (cs->sflow.port_map || cs->sflow.rcvbuf_bytes != SFLOW_RCVBUF_DEFAULT)) {
 		fp_err("%s: --sflow-port-map and --sflow-rcvbuf apply to --sflow only", cs->cmd);
 		return NULL;
