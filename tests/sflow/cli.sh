@@ -83,6 +83,47 @@ span() {
 }
 want=$(span "$PCAPS/ext/sflow_multiple_counter_30_pdus.pcap")
 check "sFlow capture stepping back: the same span ($want s)" test "$(span "$tmp/reversed.pcap")" = "$want"
+# Sampled headers that cannot run, each for its own reason: one of header
+# protocol 2 (ISO 802.4 token bus), one Ethernet header of 10 bytes (too
+# short to be a frame). Both counted in skipped_frames, and the line on
+# stderr names each reason with its count.
+python3 - "$tmp/skipped.pcap" <<'PY'
+import struct, sys
+
+def flow_sample(seq, protocol, header):
+    pad = b"\0" * (-len(header) % 4)
+    rec = struct.pack(">IIII", protocol, 1500, 4, len(header)) + header + pad
+    body = struct.pack(">IIIIIIII", seq, 49, 1, 1, 0, 49, 50, 1)
+    body += struct.pack(">II", 1, len(rec)) + rec  # record 0:1 sampled_header
+    return struct.pack(">II", 1, len(body)) + body  # sample 0:1 flow_sample
+
+def datagram(seq, sample):
+    # sFlow v5, IPv4 agent 192.0.2.7, sub-agent 0, uptime, one sample
+    return struct.pack(">II4sIIII", 5, 1, bytes([192, 0, 2, 7]), 0, seq, 1000 * seq, 1) + sample
+
+def udp_frame(payload):
+    udp = struct.pack(">HHHH", 40000, 6343, 8 + len(payload), 0) + payload
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                     bytes([192, 0, 2, 7]), bytes([192, 0, 2, 100])) + udp
+    return b"\x02\0\0\0\0\x02" + b"\x02\0\0\0\0\x01" + b"\x08\x00" + ip
+
+frames = [udp_frame(datagram(1, flow_sample(1, 2, bytes(range(64))))),
+          udp_frame(datagram(2, flow_sample(2, 1, bytes(range(10)))))]
+out = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+for i, f in enumerate(frames):
+    out += struct.pack("<IIII", 1 + i, 0, len(f), len(f)) + f
+open(sys.argv[1], "wb").write(out)
+PY
+expect 0 "replay --sflow, headers that cannot run" "$FABPROBE" replay --sflow "$tmp/skipped.pcap"
+check "... one line names each reason and its count" grep -qx \
+	"fabprobe: replay: 2 frames skipped: 1 of another header protocol, 1 too short or too long to run (counted in totals.skipped_frames)" \
+	"$tmp/err"
+"$FABPROBE" replay --sflow --json "$tmp/skipped.pcap" >"$tmp/skipped.json" 2>/dev/null
+check "... and in the JSON totals: 2 skipped, 1 of them another header protocol" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+sys.exit((t["sflow_datagrams"], t["skipped_frames"], t.get("sflow_skipped_protocol"),
+          t.get("sflow_skipped_untracked"), t["frames"]) != (2, 2, 1, 0, 0))' "$tmp/skipped.json"
 # 14 leaves of 5 uplinks in the map: 70 uplinks, more than the 64 paths an
 # analysis holds. Whole groups are paths while they fit (12 of 5, and the
 # capture's own port in no group); a cut group would be judged without some

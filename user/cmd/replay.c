@@ -20,6 +20,44 @@
 #include "util/options.h"
 #include "util/stop.h"
 
+/*
+ * Frames that could not run, in one line with every count: a recording's
+ * are too short or too long for the kernel; sFlow's may also be headers of
+ * another header protocol or of a port past those tracked (docs/sflow.md).
+ */
+static void say_skipped(const __u64 *t)
+{
+	const struct {
+		__u64 n;
+		const char *why;
+	} reasons[] = {
+	    {t[SNAP_CNT_SFLOW_OTHER_PROTO], "of another header protocol"},
+	    {t[SNAP_CNT_SFLOW_UNTRACKED], "of a port beyond those tracked"},
+	    {t[SNAP_CNT_SKIPPED] - t[SNAP_CNT_SFLOW_OTHER_PROTO] - t[SNAP_CNT_SFLOW_UNTRACKED],
+	     "too short or too long to run"},
+	};
+	char n[48], why[256] = "";
+	const char *only = NULL;
+	size_t len = 0;
+	int given = 0;
+
+	if (!t[SNAP_CNT_SKIPPED])
+		return;
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		if (!reasons[i].n)
+			continue;
+		only = reasons[i].why;
+		len += snprintf(why + len, sizeof(why) - len, "%s%llu %s", given++ ? ", " : "",
+				(unsigned long long)reasons[i].n, reasons[i].why);
+	}
+	fmt_count(n, sizeof(n), t[SNAP_CNT_SKIPPED], "frame");
+	if (given == 1)
+		/* One reason: the line as it always read, "N frames <why> skipped". */
+		fp_err("replay: %s %s skipped (counted in totals.skipped_frames)", n, only);
+	else
+		fp_err("replay: %s skipped: %s (counted in totals.skipped_frames)", n, why);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -193,13 +231,7 @@ int cmd_replay(int argc, char **argv)
 		progress(&ss, true);
 	err = rc < 0 ? rc : session_refresh(&ss);
 	if (!err) {
-		__u64 skipped = ss.snap.totals[SNAP_CNT_SKIPPED];
-		char n[48];
-
-		if (skipped)
-			fp_err("replay: %s too short or too long to run skipped (counted in "
-			       "totals.skipped_frames)",
-			       fmt_count(n, sizeof(n), skipped, "frame"));
+		say_skipped(ss.snap.totals);
 		r = report_of(&ss);
 		r.max_flows = max_flows;
 		if (json)

@@ -32,6 +32,8 @@ enum snap_counter {
 	SNAP_CNT_SFLOW_LOST,	     /* datagrams missing from agents' sequence numbers */
 	SNAP_CNT_SFLOW_MALFORMED,    /* datagrams rejected by the decoder */
 	SNAP_CNT_SFLOW_SOCKET_DROPS, /* datagrams the kernel dropped at the socket */
+	SNAP_CNT_SFLOW_OTHER_PROTO,  /* of SKIPPED: headers of another header protocol */
+	SNAP_CNT_SFLOW_UNTRACKED,    /* of SKIPPED: headers of ports past those tracked */
 	SNAP_CNT_MAX,
 };
 

@@ -55,6 +55,8 @@ struct sflow_src {
 	__u8 *frame;
 	__u64 now_ns; /* the datagram being decoded: arrival or capture time */
 	__u64 headers_run, skipped, socket_drops;
+	/* Of skipped, those neither too short nor too long: said apart (replay's line). */
+	__u64 skipped_protocol, skipped_untracked;
 	int err; /* the first error a callback met */
 	/* listener */
 	int fd;
@@ -185,6 +187,10 @@ static void on_sampled_header(void *ctx, const struct sflow_flow_sample *s,
 	    sflow_ports_rate_id(&fs->ports, &s->datagram->agent, &s->output, s->sampling_rate ?: 1);
 	if (len < ETH_HLEN_ || !id || fs->err) {
 		fs->skipped++;
+		if (dlt < 0)
+			fs->skipped_protocol++;
+		else if (!id)
+			fs->skipped_untracked++;
 		return;
 	}
 	/* On the wire it was orig bytes, the header plus what the agent did not copy. */
@@ -529,6 +535,8 @@ static int sflow_collect(struct source *s, struct snapshot *snap)
 	t[SNAP_CNT_SFLOW_LOST] = fs->seq.lost;
 	t[SNAP_CNT_SFLOW_MALFORMED] = fs->stats.malformed;
 	t[SNAP_CNT_SFLOW_SOCKET_DROPS] = fs->socket_drops;
+	t[SNAP_CNT_SFLOW_OTHER_PROTO] = fs->skipped_protocol;
+	t[SNAP_CNT_SFLOW_UNTRACKED] = fs->skipped_untracked;
 	return 0;
 }
 
