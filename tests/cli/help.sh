@@ -2,13 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0
 # Help is complete and true: every long option the sources define is in
 # some command's --help, every option a --help shows is accepted by that
-# command, and the man page names every command.
+# command, and the man page names every command and describes every option
+# a --help shows, with its short form.
 set -u
 FABPROBE=${FABPROBE:-build/fabprobe}
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
+# The man page's words with its markup undone: \-\-rows, ".BI \-n ", " \-\-rows"
+# and ".BR \-o " (" \-\-output )" read as --rows, -n, --rows and -o (--output.
+man_text=$(sed 's/\\-/-/g; s/\\f[BIRP]//g; s/"//g; s/ *, */, /g; s/ *( */ (/g' docs/fabprobe.8)
+# in_man CMD HELP: each option HELP shows is in the man page, as given there.
+in_man() {
+	local c=$1 help=$2 o s l
+	for o in $(grep -o -- '--[a-z][a-z0-9-]*' <<<"$help" | sort -u); do
+		grep -qE -- "$o([^a-z0-9-]|\$)" <<<"$man_text" && ok ||
+			bad "${c:-fabprobe} --help shows $o; docs/fabprobe.8 does not describe it"
+	done
+	while read -r s l; do
+		[ -n "$s" ] || continue
+		grep -qE -- "${s%,}(, | \()$l([^a-z0-9-]|\$)" <<<"$man_text" && ok ||
+			bad "${c:-fabprobe} --help shows $s $l; docs/fabprobe.8 never pairs them"
+	done < <(grep -oE -- '^ +-[a-zA-Z], --[a-z][a-z0-9-]*' <<<"$help")
+}
+in_man "" "$("$FABPROBE" --help)"
 commands=$("$FABPROBE" --help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1} /^$/ {if (on) exit}')
 [ -n "$commands" ] || bad "no commands in fabprobe --help"
 all_help=""
@@ -17,7 +35,8 @@ for c in $commands; do
 	all_help+="$help"$'\n'
 	grep -q "^Usage: fabprobe $c" <<<"$help" && ok || bad "$c --help has no usage line"
 	grep -q -- "^\.B $c\$" docs/fabprobe.8 && ok || bad "the man page does not describe $c"
-	for o in $(grep -o -- '--[a-z][a-z-]*' <<<"$help" | sort -u); do
+	in_man "$c" "$help"
+	for o in $(grep -o -- '--[a-z][a-z0-9-]*' <<<"$help" | sort -u); do
 		# Accepted means anything but "unknown option" (a missing value is fine).
 		# timeout: an option alone can be a whole valid command (top --nic runs on).
 		if timeout 5 "$FABPROBE" "$c" "$o" 2>&1 </dev/null | grep -q "unknown option '$o'"; then
