@@ -563,21 +563,36 @@ static const char *flow_endpoints(char *buf, size_t len, const struct flow_key *
 	return buf;
 }
 
+/* At least min, or the longest of the names: the columns after it stay in line. */
+static int name_width(int min, const char *name)
+{
+	int len = (int)strlen(name);
+
+	return len > min ? len : min;
+}
+
 static void text_paths(FILE *out, const struct analysis *a)
 {
 	char rate[32], bytes[32], port[32];
 	bool named = false, ports = false;
+	int path_w = 16, group_w = 12;
 
 	if (!a->n_paths)
 		return;
 	/* Group and port columns only where a source has them: live output stays as it was. */
 	for (int i = 0; i < a->n_paths; i++) {
-		named |= a->paths[i].group >= 0 && a->groups[a->paths[i].group].name[0];
-		ports |= a->paths[i].counters != NULL;
+		const struct path_view *p = &a->paths[i];
+
+		named |= p->group >= 0 && a->groups[p->group].name[0];
+		ports |= p->counters != NULL;
+		/* Mirror sessions (erspan:101@192.0.2.1) and sFlow ports run long. */
+		path_w = name_width(path_w, p->name);
+		if (p->group >= 0)
+			group_w = name_width(group_w, a->groups[p->group].name);
 	}
-	fprintf(out, "%-16s ", "PATH");
+	fprintf(out, "%-*s ", path_w, "PATH");
 	if (named)
-		fprintf(out, "%-12s ", "GROUP");
+		fprintf(out, "%-*s ", group_w, "GROUP");
 	fprintf(out, "%7s %9s %12s %10s %12s", "FLOWS", "ELEPHANTS", "PACKETS", "BYTES", "RATE");
 	if (ports)
 		fprintf(out, " %12s %9s %4s", "PORT OUT", "DISCARDS", "OPER");
@@ -586,9 +601,10 @@ static void text_paths(FILE *out, const struct analysis *a)
 		const struct path_view *p = &a->paths[i];
 		const struct port_counters *pc = p->counters;
 
-		fprintf(out, "%-16s ", p->name);
+		fprintf(out, "%-*s ", path_w, p->name);
 		if (named)
-			fprintf(out, "%-12s ", p->group >= 0 ? a->groups[p->group].name : "-");
+			fprintf(out, "%-*s ", group_w,
+				p->group >= 0 ? a->groups[p->group].name : "-");
 		fprintf(out, "%7llu %9llu %12llu %10s %12s", (unsigned long long)p->flows,
 			(unsigned long long)p->elephants, (unsigned long long)p->packets,
 			fmt_si(bytes, sizeof(bytes), p->bytes, "B"),
@@ -640,12 +656,26 @@ static void text_nic(FILE *out, const struct report *rep)
 	report_nic_text(out, rep->nic, nic_rows(rep));
 }
 
+/* A flow's path, as the JSON's: the analysed one (a mirror session is one), else its uplink. */
+static const char *flow_path(const struct report *rep, size_t i)
+{
+	const struct analysis *a = rep->an;
+	const struct flow_record *r = &rep->snap->flows[i];
+	const struct flow_view *v = a && i < a->n_flows ? &a->flows[i] : NULL;
+	const struct obs_point *pt = source_point(rep->src, r->key.ifindex);
+
+	if (v && v->path >= 0 && v->path < a->n_paths)
+		return a->paths[v->path].name;
+	return pt && pt->uplink ? pt->name : "-";
+}
+
 void report_text(FILE *out, const struct report *rep)
 {
 	const struct snapshot *s = rep->snap;
 	const struct analysis *a = rep->an;
 	size_t n = s->n_flows;
 	char ep[128], bytes[32], vni[16], op[32], more[48];
+	int path_w = 8;
 
 	/* A NIC-only session has no flows to speak of: its alerts, then the NIC. */
 	if (rep->nic && !strcmp(rep->src->mode, "nic")) {
@@ -679,20 +709,16 @@ void report_text(FILE *out, const struct report *rep)
 			"NAK: RNR NAKs included\n",
 			fmt_window(w, sizeof(w), a->interval_s, a->whole_run));
 	}
-	fprintf(out, "%-40s %6s %7s %-8s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n",
-		"FLOW (src:sport > dst)", "VNI", "QP", "PATH", "RATE", "PACKETS", "BYTES", "CE",
-		"CNP", "ACK", "NAK", "RTX", "GAPS", "LAST OPCODE");
+	for (size_t i = 0; i < n; i++)
+		path_w = name_width(path_w, flow_path(rep, i));
+	fprintf(out, "%-40s %6s %7s %-*s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n",
+		"FLOW (src:sport > dst)", "VNI", "QP", path_w, "PATH", "RATE", "PACKETS", "BYTES",
+		"CE", "CNP", "ACK", "NAK", "RTX", "GAPS", "LAST OPCODE");
 	for (size_t i = 0; i < n; i++) {
 		const struct flow_record *r = &s->flows[i];
 		const struct flow_view *v = a && i < a->n_flows ? &a->flows[i] : NULL;
-		const struct obs_point *pt = source_point(rep->src, r->key.ifindex);
 		const struct flow_counters *c = &r->c;
 		char rate[32], rtx[24], gaps[24];
-		/* The analysed path (a mirror session is one), as the JSON's. */
-		const char *path = v && v->path >= 0 && v->path < a->n_paths
-				       ? a->paths[v->path].name
-				   : pt && pt->uplink ? pt->name
-						      : "-";
 
 		if (r->key.flags & FP_FLOW_VXLAN)
 			snprintf(vni, sizeof(vni), "%u", r->key.vni);
@@ -708,9 +734,9 @@ void report_text(FILE *out, const struct report *rep)
 			snprintf(gaps, sizeof(gaps), "-");
 		}
 		fprintf(out,
-			"%-40s %6s %7u %-8s %9s %9llu %10s %6llu %6llu %6llu %6llu %6s %6s  %s%s\n",
-			flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp, path, rate,
-			(unsigned long long)c->packets,
+			"%-40s %6s %7u %-*s %9s %9llu %10s %6llu %6llu %6llu %6llu %6s %6s  %s%s\n",
+			flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp, path_w,
+			flow_path(rep, i), rate, (unsigned long long)c->packets,
 			fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
 			(unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
 			(unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks),
