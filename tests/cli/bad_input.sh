@@ -122,6 +122,18 @@ expect_error "one --path name twice" "--path: the name 'up1' is given twice" \
 	"$FABPROBE" replay --path "up1=$good" --path "up1=$good"
 expect_error "one --pcap name twice" "--pcap: the name 'up1' is given twice" \
 	"$FABPROBE" top --plain --pcap "up1=$good" --pcap "up1=$good"
+# Two unnamed captures would be one point: a packet both saw counted twice,
+# the second copy taken for a retransmission.
+for c in top export capture; do
+	out=()
+	[ "$c" = capture ] && out=(-o "$tmp/never.tar.gz")
+	expect_error "$c: two unnamed --pcap" "--pcap: several captures need a name each" \
+		"$FABPROBE" "$c" "${out[@]}" --pcap "$good" --pcap "$good"
+	expect_error "$c: a named --pcap beside an unnamed one" "--pcap: several captures need a name each" \
+		"$FABPROBE" "$c" "${out[@]}" --pcap "up1=$good" --pcap "$good"
+done
+expect_error "replay: a --path beside another without a name" "--path: .* is not NAME=FILE" \
+	"$FABPROBE" replay --path "up1=$good" --path "$good"
 expect_error "one mirror session named twice" "session 101 is named twice \('a' and 'b'\)" \
 	"$FABPROBE" replay --mirror-session 101=a,102=c --mirror-session 101=b "$good"
 expect_error "RoCE on the VXLAN port" "--roce-port and --vxlan-port are both 4789" \

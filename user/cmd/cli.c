@@ -144,6 +144,18 @@ int cli_add_capture(struct pcap_opts *po, const char *opt, const char *arg, bool
 			       name);
 			return -EINVAL;
 		}
+	/*
+	 * Unnamed captures are one point: two of them, taken at two places,
+	 * would count a packet both saw twice, and take the second copy for a
+	 * retransmission. Parts of one capture are merged first.
+	 */
+	for (int i = 0; i < po->n_files; i++)
+		if (!name[0] || !po->files[i].name[0]) {
+			fp_err("%s: several captures need a name each (NAME=FILE: one path each); "
+			       "parts of one capture are one file (mergecap -a -w OUT FILE...)",
+			       opt);
+			return -EINVAL;
+		}
 	po->files[po->n_files].path = file;
 	snprintf(po->files[po->n_files].name, FP_NAME_LEN, "%s", name);
 	po->n_files++;

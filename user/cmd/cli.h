@@ -150,7 +150,8 @@ enum {
 	"                           more) instead of the kernel tick (4 ms at HZ=250)\n"           \
 	"      --pcap [NAME=]FILE   read a pcap/pcapng capture instead of interfaces; with\n"      \
 	"                           NAME=, the capture of uplink NAME (repeat for each\n"          \
-	"                           uplink of one ECMP group; merged in time order)\n"             \
+	"                           uplink of one ECMP group; merged in time order; more\n"        \
+	"                           than one: each named)\n"                                       \
 	"      --speed X            with --pcap: play at X times the recorded pace, or 0 for\n"    \
 	"                           as fast as frames run\n" OPT_THREADS_HELP OPT_SFLOW_HELP       \
 	    OPT_PROBE_HELP OPT_NIC_HELP
