@@ -58,11 +58,11 @@ enum fp_class {
 };
 
 /*
- * A header in error past the RoCE or VXLAN port makes the frame malformed,
- * but for one cut short where the bytes were cut, not sent short: in a
- * truncated mirror copy (the switch left them out on purpose), or past
- * what a capture's snap length kept. The frame is what it shows as far as
- * it goes.
+ * A header in error past the RoCE or VXLAN port or a mirror's GRE protocol
+ * makes the frame malformed, but for one cut short where the bytes were
+ * cut, not sent short: in a truncated mirror copy (the switch left them
+ * out on purpose), or past what a capture's snap length kept. The frame is
+ * what it shows as far as it goes.
  */
 static __always_inline int bad_header(const struct cursor *c, const struct fp_pkt *p, int err,
 				      __u32 end)
@@ -174,7 +174,8 @@ static __always_inline void mirror_key(struct fp_pkt *p)
  * down to the BTH. A mirror copy (GRE: ERSPAN or TEB) carries a frame that
  * takes the same steps, once: a mirror inside a mirror is not followed.
  * Until a RoCE or VXLAN port, or a mirror's GRE protocol, is seen a bad
- * header only means "not ours"; past it, the frame is malformed.
+ * header only means "not ours"; past it, the frame is malformed, unless
+ * the header was cut after it was sent (bad_header()).
  */
 static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 {
@@ -188,7 +189,7 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	if (proto == FP_IPPROTO_GRE) {
 		proto = decap_mirror(c, p, &l3);
 		if (proto != FP_ETH_P_TEB)
-			return proto == FP_MALFORMED ? FP_CLASS_MALFORMED : FP_CLASS_OTHER;
+			return proto == FP_CUT ? bad_header(c, p, proto, end) : FP_CLASS_OTHER;
 		proto = parse_l2_l3(c, p, &l3, true);
 		mirror_bytes(c, p, &l3, proto, &end);
 	}

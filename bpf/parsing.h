@@ -6,7 +6,9 @@
  * header is invalid, or FP_CUT when the header runs past the bytes we
  * have. Whether a bad header makes the frame malformed is the caller's
  * call: only past the RoCE or VXLAN port or a mirror's GRE protocol, and
- * a cut is not an error in a mirror copy the switch truncated.
+ * a cut is not an error where the bytes were cut after the frame was
+ * sent: by the switch in a truncated mirror copy, or by a capture's snap
+ * length (core.h, bad_header()).
  */
 #ifndef __FP_PARSING_H
 #define __FP_PARSING_H
@@ -308,7 +310,7 @@ static __always_inline __u32 get_be32(const __u8 *b)
  * its protocol field is not ours (FP_OTHER). The optional fields are
  * counted, not walked: C, K and S add 4 bytes each, so one cursor step
  * serves every combination. Past the protocol field the header is a
- * mirror's, and cut short it is malformed.
+ * mirror's, and cut short it is FP_CUT: malformed if it was sent so.
  */
 static __always_inline int parse_gre(struct cursor *c, struct fp_pkt *p, __u16 *flags)
 {
@@ -327,14 +329,14 @@ static __always_inline int parse_gre(struct cursor *c, struct fp_pkt *p, __u16 *
 	key_off = FP_GRE_HLEN + 4 * !!(fl & FP_GRE_FLAG_C);
 	hlen = key_off + 4 * !!(fl & FP_GRE_FLAG_K) + 4 * !!(fl & FP_GRE_FLAG_S);
 	if ((void *)(gre + hlen) > c->end)
-		return FP_MALFORMED;
+		return FP_CUT;
 	p->mirror_id = 0;
 	p->mirror_flags = 0;
 	p->mirror_ft = 0;
 	if (fl & FP_GRE_FLAG_K) {
 		/* Always true after the check above; the verifier wants it said. */
 		if ((void *)(gre + key_off + 4) > c->end)
-			return FP_MALFORMED;
+			return FP_CUT;
 		p->mirror_id = get_be32(gre + key_off);
 		p->mirror_flags = FP_FLOW_MIRROR_KEY;
 	}
@@ -349,7 +351,7 @@ static __always_inline int parse_gre(struct cursor *c, struct fp_pkt *p, __u16 *
  * names the mirror instead of a GRE key), truncation and direction stated.
  * 0x88BE without a sequence number is ERSPAN type I, which has no header
  * of its own (Linux include/net/erspan.h). An ERSPAN version we do not
- * read is not ours; a header cut short is malformed. A type III copy of a
+ * read is not ours; a header cut short is FP_CUT. A type III copy of a
  * frame that is not Ethernet (FT != 0) is decoded, and FP_OTHER says it
  * is not parsed further.
  */
@@ -364,7 +366,7 @@ static __always_inline int parse_mirror(struct cursor *c, struct fp_pkt *p, int 
 		return FP_ETH_P_TEB;
 	}
 	if ((void *)(h + FP_ERSPAN2_HLEN) > c->end)
-		return FP_MALFORMED;
+		return FP_CUT;
 	if (proto == FP_ETH_P_ERSPAN) {
 		if (h[0] >> 4 != FP_ERSPAN2_VER)
 			return FP_OTHER;
@@ -375,10 +377,10 @@ static __always_inline int parse_mirror(struct cursor *c, struct fp_pkt *p, int 
 		if (h[0] >> 4 != FP_ERSPAN3_VER)
 			return FP_OTHER;
 		if ((void *)(h + FP_ERSPAN3_HLEN) > c->end)
-			return FP_MALFORMED;
+			return FP_CUT;
 		hlen = FP_ERSPAN3_HLEN + FP_ERSPAN3_SUB_HLEN * (h[11] & FP_ERSPAN3_O);
 		if ((void *)(h + hlen) > c->end)
-			return FP_MALFORMED;
+			return FP_CUT;
 		p->mirror_type = FP_MIRROR_ERSPAN_III;
 		p->mirror_flags =
 		    h[11] & FP_ERSPAN3_D ? FP_FLOW_MIRROR_EGRESS : FP_FLOW_MIRROR_INGRESS;

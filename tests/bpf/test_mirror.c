@@ -3,9 +3,10 @@
  * test_mirror - switch mirror copies through the BPF parser: ERSPAN type
  * I, II and III and GRE TEB, over IPv4 and IPv6, with and without a GRE
  * key; the mirrored RoCE packet's flow key and the point it was copied at;
- * truncated copies; GRE that is not a mirror; every header boundary; and
- * the mirror_drop verdicts. Harness: tests/lib/fixture.c (exact map
- * contents through XDP and tc, as test_parser).
+ * truncated copies; GRE that is not a mirror; every header boundary, cut
+ * by the switch or by a capture's snap length; and the mirror_drop
+ * verdicts. Harness: tests/lib/fixture.c (exact map contents through XDP
+ * and tc, as test_parser).
  *
  * Layouts: RFC 2784 and RFC 2890 (GRE), draft-foschiano-erspan-03 and
  * Linux include/net/erspan.h (ERSPAN). Byte counts are sums of the header
@@ -1060,13 +1061,21 @@ static void test_drop_tc(void **state)
 /* What a cut copy is: other, malformed, RoCE, or too short for the kernel. */
 enum cut_class { CUT_OTHER, CUT_MALFORMED, CUT_ROCE, CUT_REFUSED };
 
+/*
+ * Who cut the frame. COPY: the switch, which wrote the outer headers for
+ * what it sent (the frame was that short on the wire). REFIT: every length
+ * field rewritten to the cut frame, a short packet copied whole. SNAP: a
+ * capture's snap length, the frame whole on the wire (its wire length the
+ * uncut one): a header the capture cut is unseen, never malformed.
+ */
+enum cut_by { CUT_COPY, CUT_REFIT, CUT_SNAP };
+
 struct cut_case {
 	const char *name;
 	void (*build)(struct fx *fx);
 	enum fr_hdr at;
 	__u32 plus; /* bytes of that header kept */
-	bool refit; /* every length field rewritten to the cut frame: a short packet, not a cut copy
-		     */
+	enum cut_by by;
 	enum cut_class class;
 	unsigned int counted; /* CUT_MIRRORED, ... : the counters it moves besides */
 };
@@ -1124,66 +1133,91 @@ static void c_teb_vxlan_ack(struct fx *fx)
 /* Within the mirrored frame a cut copy is a truncated one: never malformed. */
 #define TRUNC (CUT_MIRRORED | CUT_TRUNC)
 static const struct cut_case cut_cases[] = {
-    {"cut_e2_eth_13", c_erspan2_write, FR_H_ETH, 13, false, CUT_REFUSED, 0},
-    {"cut_e2_at_ip", c_erspan2_write, FR_H_IP, 0, false, O, 0},
-    {"cut_e2_in_ip_19", c_erspan2_write, FR_H_IP, 19, false, O, 0},
-    {"cut_e2_at_gre", c_erspan2_write, FR_H_GRE, 0, false, O, 0},
-    {"cut_e2_in_gre_3", c_erspan2_write, FR_H_GRE, 3, false, O, 0},
-    {"cut_e2_gre_no_sequence", c_erspan2_write, FR_H_GRE, 4, false, M, 0},
-    {"cut_e2_in_gre_sequence", c_erspan2_write, FR_H_GRE, 7, false, M, 0},
-    {"cut_e2_at_erspan", c_erspan2_write, FR_H_ERSPAN, 0, false, M, 0},
-    {"cut_e2_in_erspan_7", c_erspan2_write, FR_H_ERSPAN, 7, false, M, 0},
-    {"cut_e2_at_mirrored_eth", c_erspan2_write, FR_H_M_ETH, 0, false, O, TRUNC},
-    {"cut_e2_in_mirrored_eth", c_erspan2_write, FR_H_M_ETH, 13, false, O, TRUNC},
-    {"cut_e2_in_mirrored_vlan", c_erspan2_write, FR_H_M_VLAN, 3, false, O, TRUNC},
-    {"cut_e2_at_mirrored_ip", c_erspan2_write, FR_H_M_IP, 0, false, O, TRUNC},
-    {"cut_e2_in_mirrored_ip", c_erspan2_write, FR_H_M_IP, 19, false, O, TRUNC},
-    {"cut_e2_at_mirrored_udp", c_erspan2_write, FR_H_M_UDP, 0, false, O, TRUNC},
-    {"cut_e2_in_mirrored_udp", c_erspan2_write, FR_H_M_UDP, 7, false, O, TRUNC},
-    {"cut_e2_at_bth", c_erspan2_write, FR_H_BTH, 0, false, O, TRUNC | CUT_ROCE_CUT},
-    {"cut_e2_in_bth", c_erspan2_write, FR_H_BTH, 11, false, O, TRUNC | CUT_ROCE_CUT},
-    {"cut_e2_at_reth", c_erspan2_write, FR_H_RETH, 0, false, R, TRUNC},
-    {"cut_e2_in_reth", c_erspan2_write, FR_H_RETH, 15, false, R, TRUNC},
-    {"cut_e2_at_payload", c_erspan2_write, FR_H_PAYLOAD, 0, false, R, TRUNC},
-    {"cut_e2_in_icrc", c_erspan2_write, FR_H_ICRC, 3, false, R, TRUNC},
+    {"cut_e2_eth_13", c_erspan2_write, FR_H_ETH, 13, CUT_COPY, CUT_REFUSED, 0},
+    {"cut_e2_at_ip", c_erspan2_write, FR_H_IP, 0, CUT_COPY, O, 0},
+    {"cut_e2_in_ip_19", c_erspan2_write, FR_H_IP, 19, CUT_COPY, O, 0},
+    {"cut_e2_at_gre", c_erspan2_write, FR_H_GRE, 0, CUT_COPY, O, 0},
+    {"cut_e2_in_gre_3", c_erspan2_write, FR_H_GRE, 3, CUT_COPY, O, 0},
+    {"cut_e2_gre_no_sequence", c_erspan2_write, FR_H_GRE, 4, CUT_COPY, M, 0},
+    {"cut_e2_in_gre_sequence", c_erspan2_write, FR_H_GRE, 7, CUT_COPY, M, 0},
+    {"cut_e2_at_erspan", c_erspan2_write, FR_H_ERSPAN, 0, CUT_COPY, M, 0},
+    {"cut_e2_in_erspan_7", c_erspan2_write, FR_H_ERSPAN, 7, CUT_COPY, M, 0},
+    {"cut_e2_at_mirrored_eth", c_erspan2_write, FR_H_M_ETH, 0, CUT_COPY, O, TRUNC},
+    {"cut_e2_in_mirrored_eth", c_erspan2_write, FR_H_M_ETH, 13, CUT_COPY, O, TRUNC},
+    {"cut_e2_in_mirrored_vlan", c_erspan2_write, FR_H_M_VLAN, 3, CUT_COPY, O, TRUNC},
+    {"cut_e2_at_mirrored_ip", c_erspan2_write, FR_H_M_IP, 0, CUT_COPY, O, TRUNC},
+    {"cut_e2_in_mirrored_ip", c_erspan2_write, FR_H_M_IP, 19, CUT_COPY, O, TRUNC},
+    {"cut_e2_at_mirrored_udp", c_erspan2_write, FR_H_M_UDP, 0, CUT_COPY, O, TRUNC},
+    {"cut_e2_in_mirrored_udp", c_erspan2_write, FR_H_M_UDP, 7, CUT_COPY, O, TRUNC},
+    {"cut_e2_at_bth", c_erspan2_write, FR_H_BTH, 0, CUT_COPY, O, TRUNC | CUT_ROCE_CUT},
+    {"cut_e2_in_bth", c_erspan2_write, FR_H_BTH, 11, CUT_COPY, O, TRUNC | CUT_ROCE_CUT},
+    {"cut_e2_at_reth", c_erspan2_write, FR_H_RETH, 0, CUT_COPY, R, TRUNC},
+    {"cut_e2_in_reth", c_erspan2_write, FR_H_RETH, 15, CUT_COPY, R, TRUNC},
+    {"cut_e2_at_payload", c_erspan2_write, FR_H_PAYLOAD, 0, CUT_COPY, R, TRUNC},
+    {"cut_e2_in_icrc", c_erspan2_write, FR_H_ICRC, 3, CUT_COPY, R, TRUNC},
     /* Refit: a short packet copied whole, so a cut past the port is malformed. */
-    {"cut_e2_at_mirrored_udp_refit", c_erspan2_write, FR_H_M_UDP, 0, true, O, MIR},
-    {"cut_e2_at_bth_refit", c_erspan2_write, FR_H_BTH, 0, true, M, MIR},
-    {"cut_e2_in_reth_refit", c_erspan2_write, FR_H_RETH, 8, true, M, MIR},
-    {"cut_e2_at_payload_refit", c_erspan2_write, FR_H_PAYLOAD, 0, true, M, MIR},
-    {"cut_e3_at_ip", c_erspan3_ack6, FR_H_IP, 0, false, O, 0},
-    {"cut_e3_in_ip_39", c_erspan3_ack6, FR_H_IP, 39, false, O, 0},
-    {"cut_e3_at_gre", c_erspan3_ack6, FR_H_GRE, 0, false, O, 0},
-    {"cut_e3_gre_no_key", c_erspan3_ack6, FR_H_GRE, 4, false, M, 0},
-    {"cut_e3_in_gre_key", c_erspan3_ack6, FR_H_GRE, 6, false, M, 0},
-    {"cut_e3_gre_no_sequence", c_erspan3_ack6, FR_H_GRE, 8, false, M, 0},
-    {"cut_e3_at_erspan", c_erspan3_ack6, FR_H_ERSPAN, 0, false, M, 0},
-    {"cut_e3_in_erspan_8", c_erspan3_ack6, FR_H_ERSPAN, 8, false, M, 0},
-    {"cut_e3_in_erspan_11", c_erspan3_ack6, FR_H_ERSPAN, 11, false, M, 0},
-    {"cut_e3_no_subheader", c_erspan3_ack6, FR_H_ERSPAN, 12, false, M, 0},
-    {"cut_e3_in_subheader", c_erspan3_ack6, FR_H_ERSPAN, 19, false, M, 0},
-    {"cut_e3_at_mirrored_eth", c_erspan3_ack6, FR_H_M_ETH, 0, false, O, TRUNC},
-    {"cut_e3_in_mirrored_ip_39", c_erspan3_ack6, FR_H_M_IP, 39, false, O, TRUNC},
-    {"cut_e3_at_mirrored_udp", c_erspan3_ack6, FR_H_M_UDP, 0, false, O, TRUNC},
-    {"cut_e3_at_bth", c_erspan3_ack6, FR_H_BTH, 0, false, O, TRUNC | CUT_ROCE_CUT},
-    {"cut_e3_in_bth", c_erspan3_ack6, FR_H_BTH, 6, false, O, TRUNC | CUT_ROCE_CUT},
-    {"cut_e3_at_aeth", c_erspan3_ack6, FR_H_AETH, 0, false, R, TRUNC},
-    {"cut_e3_at_icrc", c_erspan3_ack6, FR_H_ICRC, 0, false, R, TRUNC},
-    {"cut_e3_at_aeth_refit", c_erspan3_ack6, FR_H_AETH, 0, true, M, MIR},
-    {"cut_teb_at_gre", c_teb_vxlan_ack, FR_H_GRE, 0, false, O, 0},
-    {"cut_teb_gre_no_checksum", c_teb_vxlan_ack, FR_H_GRE, 4, false, M, 0},
-    {"cut_teb_at_mirrored_eth", c_teb_vxlan_ack, FR_H_M_ETH, 0, false, O, TRUNC},
-    {"cut_teb_in_mirrored_udp", c_teb_vxlan_ack, FR_H_M_UDP, 4, false, O, TRUNC},
-    {"cut_teb_at_vxlan", c_teb_vxlan_ack, FR_H_VXLAN, 0, false, O, TRUNC},
-    {"cut_teb_in_vxlan", c_teb_vxlan_ack, FR_H_VXLAN, 7, false, O, TRUNC},
-    {"cut_teb_at_inner_eth", c_teb_vxlan_ack, FR_H_IN_ETH, 0, false, O, TRUNC | CUT_VXLAN},
-    {"cut_teb_in_inner_ip", c_teb_vxlan_ack, FR_H_IN_IP, 10, false, O, TRUNC | CUT_VXLAN},
-    {"cut_teb_in_inner_udp", c_teb_vxlan_ack, FR_H_IN_UDP, 5, false, O, TRUNC | CUT_VXLAN},
-    {"cut_teb_at_bth", c_teb_vxlan_ack, FR_H_BTH, 0, false, O, TRUNC | CUT_ROCE_CUT | CUT_VXLAN},
-    {"cut_teb_at_aeth", c_teb_vxlan_ack, FR_H_AETH, 0, false, R, TRUNC | CUT_VXLAN},
-    {"cut_teb_at_vxlan_refit", c_teb_vxlan_ack, FR_H_VXLAN, 0, true, M, MIR},
-    {"cut_teb_at_inner_ip_refit", c_teb_vxlan_ack, FR_H_IN_IP, 0, true, M, MIR | CUT_VXLAN},
-    {"cut_teb_at_bth_refit", c_teb_vxlan_ack, FR_H_BTH, 0, true, M, MIR | CUT_VXLAN},
+    {"cut_e2_at_mirrored_udp_refit", c_erspan2_write, FR_H_M_UDP, 0, CUT_REFIT, O, MIR},
+    {"cut_e2_at_bth_refit", c_erspan2_write, FR_H_BTH, 0, CUT_REFIT, M, MIR},
+    {"cut_e2_in_reth_refit", c_erspan2_write, FR_H_RETH, 8, CUT_REFIT, M, MIR},
+    {"cut_e2_at_payload_refit", c_erspan2_write, FR_H_PAYLOAD, 0, CUT_REFIT, M, MIR},
+    {"cut_e3_at_ip", c_erspan3_ack6, FR_H_IP, 0, CUT_COPY, O, 0},
+    {"cut_e3_in_ip_39", c_erspan3_ack6, FR_H_IP, 39, CUT_COPY, O, 0},
+    {"cut_e3_at_gre", c_erspan3_ack6, FR_H_GRE, 0, CUT_COPY, O, 0},
+    {"cut_e3_gre_no_key", c_erspan3_ack6, FR_H_GRE, 4, CUT_COPY, M, 0},
+    {"cut_e3_in_gre_key", c_erspan3_ack6, FR_H_GRE, 6, CUT_COPY, M, 0},
+    {"cut_e3_gre_no_sequence", c_erspan3_ack6, FR_H_GRE, 8, CUT_COPY, M, 0},
+    {"cut_e3_at_erspan", c_erspan3_ack6, FR_H_ERSPAN, 0, CUT_COPY, M, 0},
+    {"cut_e3_in_erspan_8", c_erspan3_ack6, FR_H_ERSPAN, 8, CUT_COPY, M, 0},
+    {"cut_e3_in_erspan_11", c_erspan3_ack6, FR_H_ERSPAN, 11, CUT_COPY, M, 0},
+    {"cut_e3_no_subheader", c_erspan3_ack6, FR_H_ERSPAN, 12, CUT_COPY, M, 0},
+    {"cut_e3_in_subheader", c_erspan3_ack6, FR_H_ERSPAN, 19, CUT_COPY, M, 0},
+    {"cut_e3_at_mirrored_eth", c_erspan3_ack6, FR_H_M_ETH, 0, CUT_COPY, O, TRUNC},
+    {"cut_e3_in_mirrored_ip_39", c_erspan3_ack6, FR_H_M_IP, 39, CUT_COPY, O, TRUNC},
+    {"cut_e3_at_mirrored_udp", c_erspan3_ack6, FR_H_M_UDP, 0, CUT_COPY, O, TRUNC},
+    {"cut_e3_at_bth", c_erspan3_ack6, FR_H_BTH, 0, CUT_COPY, O, TRUNC | CUT_ROCE_CUT},
+    {"cut_e3_in_bth", c_erspan3_ack6, FR_H_BTH, 6, CUT_COPY, O, TRUNC | CUT_ROCE_CUT},
+    {"cut_e3_at_aeth", c_erspan3_ack6, FR_H_AETH, 0, CUT_COPY, R, TRUNC},
+    {"cut_e3_at_icrc", c_erspan3_ack6, FR_H_ICRC, 0, CUT_COPY, R, TRUNC},
+    {"cut_e3_at_aeth_refit", c_erspan3_ack6, FR_H_AETH, 0, CUT_REFIT, M, MIR},
+    {"cut_teb_at_gre", c_teb_vxlan_ack, FR_H_GRE, 0, CUT_COPY, O, 0},
+    {"cut_teb_gre_no_checksum", c_teb_vxlan_ack, FR_H_GRE, 4, CUT_COPY, M, 0},
+    {"cut_teb_at_mirrored_eth", c_teb_vxlan_ack, FR_H_M_ETH, 0, CUT_COPY, O, TRUNC},
+    {"cut_teb_in_mirrored_udp", c_teb_vxlan_ack, FR_H_M_UDP, 4, CUT_COPY, O, TRUNC},
+    {"cut_teb_at_vxlan", c_teb_vxlan_ack, FR_H_VXLAN, 0, CUT_COPY, O, TRUNC},
+    {"cut_teb_in_vxlan", c_teb_vxlan_ack, FR_H_VXLAN, 7, CUT_COPY, O, TRUNC},
+    {"cut_teb_at_inner_eth", c_teb_vxlan_ack, FR_H_IN_ETH, 0, CUT_COPY, O, TRUNC | CUT_VXLAN},
+    {"cut_teb_in_inner_ip", c_teb_vxlan_ack, FR_H_IN_IP, 10, CUT_COPY, O, TRUNC | CUT_VXLAN},
+    {"cut_teb_in_inner_udp", c_teb_vxlan_ack, FR_H_IN_UDP, 5, CUT_COPY, O, TRUNC | CUT_VXLAN},
+    {"cut_teb_at_bth", c_teb_vxlan_ack, FR_H_BTH, 0, CUT_COPY, O, TRUNC | CUT_ROCE_CUT | CUT_VXLAN},
+    {"cut_teb_at_aeth", c_teb_vxlan_ack, FR_H_AETH, 0, CUT_COPY, R, TRUNC | CUT_VXLAN},
+    {"cut_teb_at_vxlan_refit", c_teb_vxlan_ack, FR_H_VXLAN, 0, CUT_REFIT, M, MIR},
+    {"cut_teb_at_inner_ip_refit", c_teb_vxlan_ack, FR_H_IN_IP, 0, CUT_REFIT, M, MIR | CUT_VXLAN},
+    {"cut_teb_at_bth_refit", c_teb_vxlan_ack, FR_H_BTH, 0, CUT_REFIT, M, MIR | CUT_VXLAN},
+    /*
+     * The cuts in the GRE and ERSPAN headers above (malformed: the copy was
+     * sent that short), made by a capture of a copy whole on the wire: not
+     * malformed, and no copy decoded (docs/json.md, "malformed").
+     */
+    {"snap_e2_in_gre_3", c_erspan2_write, FR_H_GRE, 3, CUT_SNAP, O, 0},
+    {"snap_e2_gre_no_sequence", c_erspan2_write, FR_H_GRE, 4, CUT_SNAP, O, 0},
+    {"snap_e2_in_gre_sequence", c_erspan2_write, FR_H_GRE, 7, CUT_SNAP, O, 0},
+    {"snap_e2_at_erspan", c_erspan2_write, FR_H_ERSPAN, 0, CUT_SNAP, O, 0},
+    {"snap_e2_in_erspan_7", c_erspan2_write, FR_H_ERSPAN, 7, CUT_SNAP, O, 0},
+    {"snap_e3_gre_no_key", c_erspan3_ack6, FR_H_GRE, 4, CUT_SNAP, O, 0},
+    {"snap_e3_in_gre_key", c_erspan3_ack6, FR_H_GRE, 6, CUT_SNAP, O, 0},
+    {"snap_e3_gre_no_sequence", c_erspan3_ack6, FR_H_GRE, 8, CUT_SNAP, O, 0},
+    {"snap_e3_at_erspan", c_erspan3_ack6, FR_H_ERSPAN, 0, CUT_SNAP, O, 0},
+    {"snap_e3_in_erspan_8", c_erspan3_ack6, FR_H_ERSPAN, 8, CUT_SNAP, O, 0},
+    {"snap_e3_in_erspan_11", c_erspan3_ack6, FR_H_ERSPAN, 11, CUT_SNAP, O, 0},
+    {"snap_e3_no_subheader", c_erspan3_ack6, FR_H_ERSPAN, 12, CUT_SNAP, O, 0},
+    {"snap_e3_in_subheader", c_erspan3_ack6, FR_H_ERSPAN, 19, CUT_SNAP, O, 0},
+    {"snap_teb_gre_no_checksum", c_teb_vxlan_ack, FR_H_GRE, 4, CUT_SNAP, O, 0},
+    /* Past the mirror header: a copy, not truncated, cut where the capture cut it. */
+    {"snap_e2_at_bth", c_erspan2_write, FR_H_BTH, 0, CUT_SNAP, O, MIR | CUT_ROCE_CUT},
+    {"snap_e2_in_reth", c_erspan2_write, FR_H_RETH, 15, CUT_SNAP, R, MIR},
+    {"snap_e3_at_aeth", c_erspan3_ack6, FR_H_AETH, 0, CUT_SNAP, R, MIR},
+    {"snap_teb_in_vxlan", c_teb_vxlan_ack, FR_H_VXLAN, 7, CUT_SNAP, O, MIR},
+    {"snap_teb_in_inner_ip", c_teb_vxlan_ack, FR_H_IN_IP, 10, CUT_SNAP, O, MIR | CUT_VXLAN},
 };
 #undef O
 #undef M
@@ -1194,8 +1228,9 @@ static const struct cut_case cut_cases[] = {
 #define N_CUTS (sizeof(cut_cases) / sizeof(cut_cases[0]))
 
 /*
- * Build a cut case's frame: refit, or the outer headers written for the
- * cut copy. *packet_len: the mirrored packet's length before the cut.
+ * Build a cut case's frame: cut as cc->by says, its wire length the cut
+ * frame's but for a capture's cut. *packet_len: the mirrored packet's
+ * length before the cut.
  */
 static struct frame *cut_frame(const struct cut_case *cc, __u32 *packet_len)
 {
@@ -1207,13 +1242,16 @@ static struct frame *cut_frame(const struct cut_case *cc, __u32 *packet_len)
 	len = fr_off(f, cc->at) + cc->plus;
 	if (packet_len)
 		*packet_len = f->len - fr_off(f, FR_H_M_ETH);
-	if (f->off[FR_H_M_ETH] >= 0 && (__u32)f->off[FR_H_M_ETH] < len) {
+	if (cc->by == CUT_SNAP) {
+		f->wire_len = f->len;
+		fr_cut(f, len);
+	} else if (f->off[FR_H_M_ETH] >= 0 && (__u32)f->off[FR_H_M_ETH] < len) {
 		truncate_copy(f, len - fr_off(f, FR_H_M_ETH));
 	} else {
 		fr_cut(f, len);
 		fr_finish(f);
 	}
-	if (cc->refit)
+	if (cc->by == CUT_REFIT)
 		fr_finish(f);
 	return f;
 }
@@ -1228,14 +1266,14 @@ static void test_cut(void **state)
 
 	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
 	f = cut_frame(cc, &packet_len);
-	err = probe_run_frame(&g_probe, f->data, f->len, f->len, TS(0), FX_PATH);
+	err = probe_run_frame(&g_probe, f->data, f->len, fr_wire_len(f), TS(0), FX_PATH);
 	if (cc->class == CUT_REFUSED) {
 		/* BPF_PROG_TEST_RUN wants at least an Ethernet header. */
 		assert_int_equal(err, -EINVAL);
 	} else {
 		assert_int_equal(err, 0);
 		want[FP_CNT_FRAMES] = 1;
-		want[FP_CNT_BYTES] = f->len;
+		want[FP_CNT_BYTES] = fr_wire_len(f);
 		want[cc->class == CUT_OTHER  ? FP_CNT_OTHER
 		     : cc->class == CUT_ROCE ? FP_CNT_ROCE
 					     : FP_CNT_MALFORMED] = 1;
