@@ -131,6 +131,18 @@ struct fp_clock_sample {
 #define FP_ERSPAN3_FT_MASK   0x1F
 #define FP_ERSPAN3_D	     0x08 /* byte 11: direction, set = egress */
 #define FP_ERSPAN3_O	     0x01 /* byte 11: platform-specific subheader */
+#define FP_ERSPAN2_INDEX_HI  0x0F /* byte 5: Index bits 19-16, bytes 6 and 7 the rest */
+
+/*
+ * flow_key.mirror_id of an ERSPAN II or III copy: the session ID in its
+ * low 10 bits, and for type II the Index above them (20 bits: the port and
+ * direction the switch copied at). One session copying a packet at two
+ * ports (a server port's rx and an uplink's tx) sends two copies that
+ * differ in the Index alone: two flows, each with its own PSN state. The
+ * session, its path and its name are the low bits (mirror_session_id()).
+ */
+#define FP_MIRROR_SESSION_MASK 0x3FF
+#define FP_MIRROR_INDEX_SHIFT  10
 
 /* The mirror a frame came in; FP_MIRROR_NONE for a frame seen on the wire. */
 enum fp_mirror {
@@ -288,7 +300,10 @@ struct flow_key {
 	__u16 inner_dport;
 	__u32 vni;
 	__u32 dest_qp;
-	/* ERSPAN II/III: the session ID (10 bits); I and TEB: the GRE key if any */
+	/*
+	 * ERSPAN II/III: the session ID (10 bits), type II's Index above it
+	 * (FP_MIRROR_INDEX_SHIFT); I and TEB: the GRE key if any
+	 */
 	__u32 mirror_id;
 	/*
 	 * The switch that sent the copy, the outer source address: IPv4 as

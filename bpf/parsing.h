@@ -348,7 +348,8 @@ static __always_inline int parse_gre(struct cursor *c, struct fp_pkt *p, __u16 *
 /*
  * The mirror header after GRE. Returns FP_ETH_P_TEB when a mirrored
  * Ethernet frame follows, with FP_ENCAP_MIRROR set and the type, session (which
- * names the mirror instead of a GRE key), truncation and direction stated.
+ * names the mirror instead of a GRE key; type II's with its Index),
+ * truncation and direction stated.
  * 0x88BE without a sequence number is ERSPAN type I, which has no header
  * of its own (Linux include/net/erspan.h). An ERSPAN version we do not
  * read is not ours; a header cut short is FP_CUT. A type III copy of a
@@ -358,7 +359,7 @@ static __always_inline int parse_gre(struct cursor *c, struct fp_pkt *p, __u16 *
 static __always_inline int parse_mirror(struct cursor *c, struct fp_pkt *p, int proto, __u16 flags)
 {
 	__u8 *h = c->pos;
-	__u32 hlen;
+	__u32 hlen, index = 0;
 
 	if (proto == FP_ETH_P_TEB || (proto == FP_ETH_P_ERSPAN && !(flags & FP_GRE_FLAG_S))) {
 		p->mirror_type = proto == FP_ETH_P_TEB ? FP_MIRROR_GRE_TEB : FP_MIRROR_ERSPAN_I;
@@ -372,6 +373,8 @@ static __always_inline int parse_mirror(struct cursor *c, struct fp_pkt *p, int 
 			return FP_OTHER;
 		p->mirror_type = FP_MIRROR_ERSPAN_II;
 		p->mirror_flags = 0; /* not the GRE key: the session names it */
+		/* The port the copy was taken at: one session's two ports are two flows. */
+		index = (__u32)(h[5] & FP_ERSPAN2_INDEX_HI) << 16 | (__u32)h[6] << 8 | h[7];
 		hlen = FP_ERSPAN2_HLEN;
 	} else {
 		if (h[0] >> 4 != FP_ERSPAN3_VER)
@@ -386,7 +389,8 @@ static __always_inline int parse_mirror(struct cursor *c, struct fp_pkt *p, int 
 		    h[11] & FP_ERSPAN3_D ? FP_FLOW_MIRROR_EGRESS : FP_FLOW_MIRROR_INGRESS;
 		p->mirror_ft = (h[10] >> FP_ERSPAN3_FT_SHIFT) & FP_ERSPAN3_FT_MASK;
 	}
-	p->mirror_id = (__u32)(h[2] & FP_ERSPAN_SESSION_HI) << 8 | h[3];
+	p->mirror_id =
+	    index << FP_MIRROR_INDEX_SHIFT | (__u32)(h[2] & FP_ERSPAN_SESSION_HI) << 8 | h[3];
 	if (h[2] & FP_ERSPAN_T)
 		p->encap |= FP_ENCAP_TRUNC;
 	c->pos = h + hlen;

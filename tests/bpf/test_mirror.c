@@ -44,8 +44,9 @@
 #define SESSION	  101
 #define SESSION_B 102
 #define GRE_KEY	  0xC0FFEE
-#define LINK_VLAN 10 /* the collector link's own tag */
-#define INDEX	  0x12345
+#define LINK_VLAN 10	  /* the collector link's own tag */
+#define INDEX	  0x12345 /* ERSPAN II: the port a copy was taken at */
+#define INDEX_B	  0xFEDCB /* another port of the same session */
 
 /* Mirror header sizes after the outer IP header: GRE (+ sequence number) + ERSPAN. */
 #define GRE_SEQ	 (FR_GRE_LEN + 4)
@@ -73,6 +74,7 @@ struct mirror_spec {
 	bool subheader;	 /* O (type III) */
 	__u8 ft;	 /* frame type (type III) */
 	const char *sw;	 /* the switch; NULL: SW_A4 or SW_A6 */
+	__u32 index;	 /* type II's Index; 0: INDEX */
 };
 
 /* A copy's outer headers: switch -> collector Ethernet, IP, GRE, ERSPAN. */
@@ -85,7 +87,7 @@ static struct frame *copy_of(struct fx *fx, const struct mirror_spec *m)
 			      .egress = m->egress,
 			      .subheader = m->subheader,
 			      .ft = m->ft,
-			      .index = INDEX,
+			      .index = m->index ? m->index : INDEX,
 			      .timestamp = 0xABCD,
 			      .hwid = 5};
 	struct frame *f = fx_frame(fx);
@@ -282,6 +284,36 @@ static void b_two_switches(struct fx *fx)
 		f = copy_of(fx, &(struct mirror_spec){.type = FP_MIRROR_ERSPAN_II, .sw = SW_B4});
 		mirrored_v4(f);
 		send_only(f, psn);
+	}
+}
+
+/*
+ * One type II session copies each of two requests at two ports of a switch
+ * (a server port's rx and an uplink's tx): the copies differ in the Index
+ * alone. Two flows, and neither sees the other's PSNs as retransmissions.
+ */
+static void b_two_ports(struct fx *fx)
+{
+	for (__u32 psn = 100; psn <= 101; psn++) {
+		struct frame *f = copy_of(fx, &m_ii);
+
+		mirrored_v4(f);
+		send_only(f, psn);
+		f = copy_of(fx,
+			    &(struct mirror_spec){.type = FP_MIRROR_ERSPAN_II, .index = INDEX_B});
+		mirrored_v4(f);
+		send_only(f, psn);
+	}
+}
+
+/* The same request copied twice at one port: a retransmission, as on the wire. */
+static void b_one_port_twice(struct fx *fx)
+{
+	for (int i = 0; i < 2; i++) {
+		struct frame *f = copy_of(fx, &m_ii);
+
+		mirrored_v4(f);
+		send_only(f, 100);
 	}
 }
 
@@ -510,16 +542,23 @@ static void b_snaplen(struct fx *fx)
 
 /* ---- expected values ------------------------------------------------------ */
 
+/* The key's mirror_id of a copy of the given type and session or key (copy_of()'s Index). */
+#define MID(type, id) ((id) | ((type) == FP_MIRROR_ERSPAN_II ? II_INDEX(INDEX) : 0))
+/* Type II's Index, as the key holds it above the session. */
+#define II_INDEX(index) ((__u32)(index) << FP_MIRROR_INDEX_SHIFT)
+
 /* The mirrored SEND's key as a copy of the given type, session or key, switch. */
-#define MKEY(type, id, sw, fl)                                                                     \
+#define MKEY(type, id, sw, fl) MKEY_ID(type, MID(type, id), sw, fl)
+#define MKEY_ID(type, mid, sw, fl)                                                                 \
 	{                                                                                          \
 		.src = A4, .dst = B4, .sport = SPORT, .dport = ROCE_PORT, .qp = QP_A,              \
-		.mirror = (type), .mirror_id = (id), .msrc = (sw), .flags = (fl)                   \
+		.mirror = (type), .mirror_id = (mid), .msrc = (sw), .flags = (fl)                  \
 	}
 #define MKEY6(type, id, sw, fl)                                                                    \
 	{                                                                                          \
 		.src = A6, .dst = B6, .sport = SPORT, .dport = ROCE_PORT, .qp = QP_A,              \
-		.mirror = (type), .mirror_id = (id), .msrc = (sw), .flags = FP_FLOW_IPV6 | (fl)    \
+		.mirror = (type), .mirror_id = MID(type, id), .msrc = (sw),                        \
+		.flags = FP_FLOW_IPV6 | (fl)                                                       \
 	}
 
 /* n copies of RoCE packets making f new flows; the frames' bytes as they arrived. */
@@ -637,7 +676,7 @@ static const struct fixture fixtures[] = {
 			 .qp = QP_A,
 			 .flags = FP_FLOW_VXLAN,
 			 .mirror = FP_MIRROR_ERSPAN_II,
-			 .mirror_id = SESSION,
+			 .mirror_id = MID(FP_MIRROR_ERSPAN_II, SESSION),
 			 .msrc = SW_A4},
 		   .c = {C_VX(VXSEND4)}}},
 	.mirror_frames = ALL(1),
@@ -676,7 +715,7 @@ static const struct fixture fixtures[] = {
 			 .dport = ROCE_PORT,
 			 .qp = QP_B,
 			 .mirror = FP_MIRROR_ERSPAN_II,
-			 .mirror_id = SESSION,
+			 .mirror_id = MID(FP_MIRROR_ERSPAN_II, SESSION),
 			 .msrc = SW_A4},
 		   .c = {C_ONE(RC_ACK, ACK4), .acks = 1}}},
 	.mirror_frames = ALL(1),
@@ -775,6 +814,28 @@ static const struct fixture fixtures[] = {
 		   .c = {C_ONE_AT(RC_SEND_ONLY, SEND64, TS(1))}}},
 	.mirror_frames = ALL(2),
 	.runs = RUN_TC_INGRESS,
+    },
+    {
+	/* Type II's Index is in the key: one session's two ports, two flows. */
+	.name = "two_ports_two_flows_no_retransmits",
+	.build = b_two_ports,
+	.totals = TM_ROCE(4, 4 * (COPY4(H_II) + SEND64), 2),
+	.n_flows = 2,
+	.flows = {{.k = MKEY_ID(FP_MIRROR_ERSPAN_II, SESSION | II_INDEX(INDEX), SW_A4, 0),
+		   .c = {C_SENDS_AT(2, TS(0), TS(2))}},
+		  {.k = MKEY_ID(FP_MIRROR_ERSPAN_II, SESSION | II_INDEX(INDEX_B), SW_A4, 0),
+		   .c = {C_SENDS_AT(2, TS(1), TS(3))}}},
+	.mirror_frames = ALL(4),
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "one_port_twice_retransmit",
+	.build = b_one_port_twice,
+	.totals = TM_ROCE(2, 2 * (COPY4(H_II) + SEND64), 1),
+	.n_flows = 1,
+	.flows = {{.k = MKEY_ID(FP_MIRROR_ERSPAN_II, SESSION | II_INDEX(INDEX), SW_A4, 0),
+		   .c = {C_SENDS_AT(2, TS(0), TS(1)), .retransmits = 1}}},
+	.mirror_frames = ALL(2),
     },
     {
 	.name = "two_switches_two_flows_no_retransmits",
@@ -907,7 +968,7 @@ static const struct fixture fixtures[] = {
 			 .qp = QP_A,
 			 .flags = FP_FLOW_VXLAN,
 			 .mirror = FP_MIRROR_ERSPAN_II,
-			 .mirror_id = SESSION,
+			 .mirror_id = MID(FP_MIRROR_ERSPAN_II, SESSION),
 			 .msrc = SW_A4},
 		   .c = {C_ONE(RC_WRITE_ONLY, VXWRITE1K), .inner_ecn = {[FR_ECT1] = 1}}}},
 	.mirror_frames = ALL(1),

@@ -103,6 +103,7 @@ def mirror_view(frame_len, layers):
         v["o"] = erspan.get("erspan.o", int)
         v["version"] = erspan.get("erspan.version", int)
         v["session"] = erspan.get("erspan.spanid", int)
+        v["index"] = erspan.get("erspan.index", int)
         v["t_bit"] = erspan.get("erspan.truncated", int)
         v["ft"] = erspan.get("erspan.ft", int)
         v["direction"] = erspan.get("erspan.direction", num)
@@ -225,7 +226,9 @@ def check_frame(row, frame_len, layers):
                      "inner_dst": v["inner"][1], "inner_sport": str(v["udp"][1][0]),
                      "inner_dport": str(v["udp"][1][1])})
     t = mirror_type(v)
-    want["mirror_id"] = str(v["session"] if t in (2, 3) else (v["key"] or 0))
+    # Type II's Index, the port the copy was taken at, is kept above the session's 10 bits.
+    want["mirror_id"] = str(v["session"] | (v["index"] or 0) << 10 if t == 2 else
+                            v["session"] if t == 3 else (v["key"] or 0))
     want["mirror_src"] = ("digest:%08x" % digest6(v["switch"]) if v["switch_v6"]
                           else v["switch"])
     flags = int(row["flags"], 16)

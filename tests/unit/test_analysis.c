@@ -1124,6 +1124,33 @@ static void test_mirror_sessions_are_paths(void **state)
 }
 
 /*
+ * ERSPAN II's Index (the port a copy was taken at) separates flows, not
+ * sessions: a session's copies at two ports are two flows on one path,
+ * named by the session alone (--mirror-session matches it, or erspan:ID).
+ */
+static void test_mirror_index_one_path(void **state)
+{
+	(void)state;
+	assert_int_equal(mirror_names_add(&fx.ao.mirror_names, "9=leaf1:eth49"), 0);
+	add_mirror(50001, 7 | 3U << FP_MIRROR_INDEX_SHIFT, "10.9.0.1");
+	add_mirror(50001, 7 | 0xFFFFFU << FP_MIRROR_INDEX_SHIFT, "10.9.0.1");
+	add_mirror(50002, 9 | 5U << FP_MIRROR_INDEX_SHIFT, "10.9.0.1");
+	add_mirror(50002, 9 | 6U << FP_MIRROR_INDEX_SHIFT, "10.9.0.1");
+	assert_int_equal(flow_point_id(&fx.flows[0].key), flow_point_id(&fx.flows[1].key));
+	assert_int_equal(flow_point_id(&fx.flows[2].key), flow_point_id(&fx.flows[3].key));
+	analyse(1.0);
+	assert_int_equal(fx.an.n_paths, 4);
+	assert_string_equal(fx.an.paths[2].name, "erspan:7");
+	assert_string_equal(fx.an.paths[3].name, "leaf1:eth49");
+	assert_int_equal(fx.an.flows[0].path, 2);
+	assert_int_equal(fx.an.flows[1].path, 2);
+	assert_int_equal(fx.an.flows[2].path, 3);
+	assert_int_equal(fx.an.flows[3].path, 3);
+	assert_int_equal(fx.an.paths[2].flows, 2);
+	assert_int_equal(fx.an.paths[3].flows, 2);
+}
+
+/*
  * The joins' members and the index of the last refresh hold while the
  * same flows sit at the same rids (their places, for records without
  * rids); a refresh reuses them then and only then, and counts the joins
@@ -1638,6 +1665,7 @@ int main(void)
 	    T(test_groups_collide_within),
 	    T(test_groups_balance_apart),
 	    T(test_mirror_sessions_are_paths),
+	    T(test_mirror_index_one_path),
 	    T(test_refresh_reuses_joins_while_flows_stay),
 	    T(test_refresh_by_rid_survives_a_new_order),
 	    T(test_refresh_by_rid_as_flows_come_and_go),

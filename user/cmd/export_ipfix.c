@@ -211,7 +211,7 @@ static void flow_origin(const struct export_ipfix *xi, struct ipfix_flow *f,
 	/* ERSPAN I and GRE without a key carry no session: unknown is absent, not 0. */
 	if (mirror_has_session(k)) {
 		f->flags |= IPFIX_FLOW_MIRROR;
-		f->mirror_session = k->mirror_id;
+		f->mirror_session = mirror_session_id(k);
 	}
 	/* The analysis' path: an uplink, a mirror session, an sFlow port. */
 	if (v && v->path >= 0)

@@ -68,10 +68,28 @@ int mirror_names_add(struct mirror_names *m, const char *arg)
 	}
 }
 
+__u32 mirror_session_id(const struct flow_key *k)
+{
+	if (k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III)
+		return k->mirror_id & FP_MIRROR_SESSION_MASK;
+	return k->mirror_id;
+}
+
+bool mirror_index(const struct flow_key *k, __u32 *index)
+{
+	if (k->mirror != FP_MIRROR_ERSPAN_II)
+		return false;
+	*index = k->mirror_id >> FP_MIRROR_INDEX_SHIFT;
+	return true;
+}
+
 __u32 flow_point_id(const struct flow_key *k)
 {
-	/* A session is its type, number or key, and switch: hashed as three words. */
-	__u32 words[3] = {k->mirror_id, k->mirror_src,
+	/*
+	 * A session is its type, number or key, and switch: hashed as three
+	 * words. Not type II's Index: the session's ports are one path.
+	 */
+	__u32 words[3] = {mirror_session_id(k), k->mirror_src,
 			  (__u32)k->mirror << 8 | !!(k->flags & FP_FLOW_MIRROR_KEY)};
 
 	if (!k->mirror)
@@ -133,15 +151,17 @@ void mirror_session_name(char *buf, size_t len, const struct flow_key *k,
 	char sw[48];
 	int n = -1;
 
+	__u32 id = mirror_session_id(k);
+
 	for (int i = 0; has_id && i < m->n; i++)
-		if (m->v[i].id == k->mirror_id)
+		if (m->v[i].id == id)
 			n = i;
 	if (n >= 0)
 		snprintf(buf, len, "%s", m->v[n].name);
 	else if (erspan)
-		snprintf(buf, len, "erspan:%u", k->mirror_id);
+		snprintf(buf, len, "erspan:%u", id);
 	else if (has_id)
-		snprintf(buf, len, "gre:%u", k->mirror_id);
+		snprintf(buf, len, "gre:%u", id);
 	else
 		snprintf(buf, len, "gre");
 	if (qualify)

@@ -43,6 +43,10 @@ struct flow_key flow_identity(const struct flow_key *k);
 
 /* A mirror copy that names its session: ERSPAN II and III, and GRE with a key. */
 bool mirror_has_session(const struct flow_key *k);
+/* Its session ID (ERSPAN II and III) or GRE key: mirror_id without type II's Index. */
+__u32 mirror_session_id(const struct flow_key *k);
+/* Whether it has an ERSPAN II Index (*index set), the port and direction it was copied at. */
+bool mirror_index(const struct flow_key *k, __u32 *index);
 /* "erspan:101", "gre:7", "gre", or its --mirror-session name; "@switch" when qualify. */
 void mirror_session_name(char *buf, size_t len, const struct flow_key *k,
 			 const struct mirror_names *m, bool qualify);

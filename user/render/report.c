@@ -63,6 +63,7 @@ static void json_mirror(struct json *j, const struct flow_key *k)
 	const char *dir = mirror_direction(k);
 	bool erspan = k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III;
 	char sw[48];
+	__u32 index;
 
 	json_key(j, "mirror");
 	if (!k->mirror) {
@@ -77,7 +78,12 @@ static void json_mirror(struct json *j, const struct flow_key *k)
 		json_u64(j, k->mirror);
 	json_key(j, "session");
 	if (erspan)
-		json_u64(j, k->mirror_id);
+		json_u64(j, mirror_session_id(k));
+	else
+		json_null(j);
+	json_key(j, "index");
+	if (mirror_index(k, &index))
+		json_u64(j, index);
 	else
 		json_null(j);
 	json_key(j, "key");
