@@ -180,7 +180,8 @@ void analysis_add_mirror_paths(struct analysis *a, const struct snapshot *s,
 		for (int o = first; o < a->n_paths && !shared; o++) {
 			const struct flow_key *x = &s->flows[a->paths[o].rep].key;
 
-			shared = x->mirror == k->mirror && x->mirror_id == k->mirror_id &&
+			shared = x->mirror == k->mirror &&
+				 mirror_session_id(x) == mirror_session_id(k) &&
 				 x->mirror_src != k->mirror_src;
 		}
 		mirror_session_name(a->paths[j].name, FP_NAME_LEN, k, names, shared);
