@@ -56,6 +56,15 @@ def erspan2(frame, session, seq, switch, collector):
     return eth + ipv4(switch, collector, 47, gre + span + frame)
 
 
+def erspan3(frame, session, seq, switch, collector, ingress=True):
+    """ERSPAN type III (draft-foschiano-erspan-03): GRE 0x22EB, 12-byte header, D bit 0 at ingress."""
+    gre = struct.pack("!HHI", 0x1000, 0x22EB, seq)
+    # Version 2, VLAN 0; session; timestamp; SGT 0, P 0, FT 0 (Ethernet), HW ID 0, D, Gra 0, O 0.
+    span = struct.pack("!HHIHH", 0x2000, session & 0x3FF, seq, 0, 0 if ingress else 0x0008)
+    eth = b"\x02\x00\x00\x00\x00\x04" + b"\x02\x00\x00\x00\x00\x03" + b"\x08\x00"
+    return eth + ipv4(switch, collector, 47, gre + span + frame)
+
+
 def erspan1(frame, switch, collector):
     """ERSPAN type I: GRE with no flags, protocol 0x88BE, the copy right after: no session."""
     gre = struct.pack("!HH", 0x0000, 0x88BE)

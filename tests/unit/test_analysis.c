@@ -1123,6 +1123,62 @@ static void test_mirror_sessions_are_paths(void **state)
 	assert_int_equal(fx.an.paths[2].flows, 2);
 }
 
+/* An ERSPAN III copy of QP qp's packets in session id, taken at ingress or egress. */
+static struct flow_record *add_mirror3(__u32 qp, __u32 id, bool ingress, __u64 bytes)
+{
+	char src[16];
+	struct flow_record *r;
+
+	snprintf(src, sizeof(src), "10.0.0.%u", qp);
+	r = add_flow(src, "10.0.1.1", 50000 + qp, qp, 0, bytes);
+	r->key.mirror = FP_MIRROR_ERSPAN_III;
+	r->key.mirror_id = id;
+	inet_pton(AF_INET, "10.9.0.1", &r->key.mirror_src);
+	r->key.flags |= ingress ? FP_FLOW_MIRROR_INGRESS : FP_FLOW_MIRROR_EGRESS;
+	return r;
+}
+
+/*
+ * One ERSPAN III session copies a queue pair at ingress and at egress:
+ * two flows (the direction is in the key) on one path, and one queue pair
+ * that never collides with itself. Two QPs so copied do collide, counted
+ * and named each once. The path's own counts are its copies.
+ */
+static void test_mirror_copies_at_two_points_collide_once(void **state)
+{
+	const struct alert *al;
+
+	(void)state;
+	add_mirror3(1, 5, true, 500000);
+	add_mirror3(1, 5, false, 499000);
+	add_mirror3(2, 6, true, 1000); /* a mouse in the other session */
+	analyse(1.0);
+	assert_int_equal(fx.an.n_paths, 4);
+	assert_string_equal(fx.an.paths[2].name, "erspan:5");
+	assert_int_equal(fx.an.paths[2].flows, 2);
+	assert_int_equal(fx.an.paths[2].elephants, 2);
+	assert_int_equal(fx.an.n_collisions, 0);
+	assert_null(find_alert(ALERT_ELEPHANT_COLLISION));
+
+	add_mirror3(3, 5, true, 480000);
+	add_mirror3(3, 5, false, 490000);
+	analysis_free(&fx.an);
+	analyse(1.0);
+	assert_int_equal(fx.an.paths[2].elephants, 4);
+	assert_int_equal(fx.an.n_collisions, 1);
+	assert_int_equal(fx.an.collisions[0].count, 2);
+	assert_non_null(find_alert(ALERT_ELEPHANT_COLLISION));
+	assert_non_null(strstr(find_alert(ALERT_ELEPHANT_COLLISION)->message,
+			       "2 elephant flows share uplink erspan:5"));
+	al = find_alert(ALERT_ELEPHANT_COLLISION);
+	/* Each QP once, by its larger copy: QP 1 at ingress, QP 3 at egress. */
+	assert_int_equal(al->n_flows, 2);
+	assert_int_equal(al->flows[0].dest_qp, 1);
+	assert_true(al->flows[0].flags & FP_FLOW_MIRROR_INGRESS);
+	assert_int_equal(al->flows[1].dest_qp, 3);
+	assert_true(al->flows[1].flags & FP_FLOW_MIRROR_EGRESS);
+}
+
 /*
  * ERSPAN II's Index (the port a copy was taken at) separates flows, not
  * sessions: a session's copies at two ports are two flows on one path,
@@ -1666,6 +1722,7 @@ int main(void)
 	    T(test_groups_balance_apart),
 	    T(test_mirror_sessions_are_paths),
 	    T(test_mirror_index_one_path),
+	    T(test_mirror_copies_at_two_points_collide_once),
 	    T(test_refresh_reuses_joins_while_flows_stay),
 	    T(test_refresh_by_rid_survives_a_new_order),
 	    T(test_refresh_by_rid_as_flows_come_and_go),

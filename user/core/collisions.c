@@ -23,53 +23,6 @@ static int add_collision(struct analysis *a, const struct collision *c)
 	return err;
 }
 
-/*
- * Two or more elephants share one uplink while another uplink of the same
- * ECMP group could take one of them: within its speed, or (speed unknown)
- * without becoming as loaded as the shared uplink is now. A path in no
- * group has no alternative, so no collision.
- */
-int analysis_collisions(struct analysis *a)
-{
-	for (int p = 0; p < a->n_paths; p++) {
-		const struct path_view *loaded = &a->paths[p];
-		struct collision c = {.path = p, .idle_path = -1, .count = (int)loaded->elephants};
-		double smallest = INFINITY;
-		int err;
-
-		if (loaded->elephants < 2 || loaded->group < 0)
-			continue;
-		for (size_t i = 0; i < a->n_flows; i++) {
-			const struct flow_view *v = &a->flows[i];
-
-			if (v->path != p || !v->elephant)
-				continue;
-			analysis_rank(a, c.flows, &c.n_flows, i);
-			if (v->bps < smallest)
-				smallest = v->bps;
-		}
-		for (int q = 0; q < a->n_paths; q++) {
-			const struct path_view *idle = &a->paths[q];
-			/* Room: the idle uplink's speed, else moving one elephant lowers the peak.
-			 */
-			bool room = idle->speed_bps > 0 ? idle->bps + smallest <= idle->speed_bps
-							: idle->bps + smallest < loaded->bps;
-
-			if (q == p || idle->group != loaded->group ||
-			    idle->elephants >= loaded->elephants - 1 || !room)
-				continue;
-			if (c.idle_path < 0 || idle->bps < a->paths[c.idle_path].bps)
-				c.idle_path = q;
-		}
-		if (c.idle_path < 0)
-			continue;
-		err = add_collision(a, &c);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 static bool same_identity(const struct analysis *a, size_t i, size_t j)
 {
 	struct flow_key x = flow_identity(&a->flows[i].r->key),
@@ -101,31 +54,35 @@ static void name_identity(const struct analysis *a, struct collision *c, size_t 
 }
 
 /*
- * The elephants the model puts on each path, each queue pair once however
- * many points saw it (its flows there hash alike): by (path, identity
- * hash), radix sorted, an entry counting where its identity is new.
+ * The elephants on each path, each queue pair direction once however many
+ * points of the path saw it: on the model's paths (predicted; its flows
+ * there hash alike), or where they were observed, where one ERSPAN III
+ * session copies a QP at ingress and at egress as two flows (the
+ * direction is in the key, docs/mirror.md). By (path, identity hash),
+ * radix sorted, an entry counting where its identity is new.
  */
-static int predicted_elephants(const struct analysis *a, int per_path[AN_MAX_PATHS])
+static int elephants_per_path(const struct analysis *a, bool predicted, int per_path[AN_MAX_PATHS])
 {
 	struct radix_ent *e, *sorted;
 	size_t n = 0;
 
 	for (size_t i = 0; i < a->n_flows; i++)
-		n += a->flows[i].elephant && a->flows[i].predicted_path >= 0;
+		n += a->flows[i].elephant &&
+		     (predicted ? a->flows[i].predicted_path : a->flows[i].path) >= 0;
 	e = malloc((2 * n + 1) * sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	n = 0;
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct flow_view *v = &a->flows[i];
+		int path = predicted ? v->predicted_path : v->path;
 		struct flow_key id;
 
-		if (!v->elephant || v->predicted_path < 0)
+		if (!v->elephant || path < 0)
 			continue;
 		id = flow_identity(&v->r->key);
-		e[n++] = (struct radix_ent){.key = (__u64)v->predicted_path << 58 |
-						   kindex_hash(&id, sizeof(id), 0) >> 6,
-					    .idx = i};
+		e[n++] = (struct radix_ent){
+		    .key = (__u64)path << 58 | kindex_hash(&id, sizeof(id), 0) >> 6, .idx = i};
 	}
 	sorted = radix_sort(e, e + n, n);
 	for (size_t k = 0; k < n; k++)
@@ -133,6 +90,77 @@ static int predicted_elephants(const struct analysis *a, int per_path[AN_MAX_PAT
 		    !same_identity(a, sorted[k].idx, sorted[k - 1].idx))
 			per_path[sorted[k].key >> 58]++;
 	free(e);
+	return 0;
+}
+
+/*
+ * A grouped path with two elephant flows (or more) and another grouped
+ * path: else no collision, and no queue pairs to count.
+ */
+static bool may_collide(const struct analysis *a)
+{
+	int grouped = 0, loaded = 0;
+
+	for (int p = 0; p < a->n_paths; p++) {
+		grouped += a->paths[p].group >= 0;
+		loaded += a->paths[p].group >= 0 && a->paths[p].elephants >= 2;
+	}
+	return loaded && grouped >= 2;
+}
+
+/*
+ * Two or more elephants share one uplink while another uplink of the same
+ * ECMP group could take one of them: within its speed, or (speed unknown)
+ * without becoming as loaded as the shared uplink is now. A path in no
+ * group has no alternative, so no collision. Elephants are counted as
+ * queue pair directions, not as the path's flows: one QP copied at two
+ * points of a mirror session is two flows there, and never collides with
+ * itself.
+ */
+int analysis_collisions(struct analysis *a)
+{
+	int per_path[AN_MAX_PATHS] = {}, err;
+
+	if (!may_collide(a))
+		return 0;
+	err = elephants_per_path(a, false, per_path);
+	if (err)
+		return err;
+	for (int p = 0; p < a->n_paths; p++) {
+		const struct path_view *loaded = &a->paths[p];
+		struct collision c = {.path = p, .idle_path = -1, .count = per_path[p]};
+		double smallest = INFINITY;
+
+		if (per_path[p] < 2 || loaded->group < 0)
+			continue;
+		for (size_t i = 0; i < a->n_flows; i++) {
+			const struct flow_view *v = &a->flows[i];
+
+			if (v->path != p || !v->elephant)
+				continue;
+			name_identity(a, &c, i);
+			if (v->bps < smallest)
+				smallest = v->bps;
+		}
+		for (int q = 0; q < a->n_paths; q++) {
+			const struct path_view *idle = &a->paths[q];
+			/* Room: the idle uplink's speed, else moving one elephant lowers the peak.
+			 */
+			bool room = idle->speed_bps > 0 ? idle->bps + smallest <= idle->speed_bps
+							: idle->bps + smallest < loaded->bps;
+
+			if (q == p || idle->group != loaded->group ||
+			    per_path[q] >= per_path[p] - 1 || !room)
+				continue;
+			if (c.idle_path < 0 || idle->bps < a->paths[c.idle_path].bps)
+				c.idle_path = q;
+		}
+		if (c.idle_path < 0)
+			continue;
+		err = add_collision(a, &c);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -150,7 +178,7 @@ int analysis_predict(struct analysis *a, const struct analysis_opts *o)
 		if (v->is_data)
 			v->predicted_path = hash_path(&o->hash, &v->r->key) % n;
 	}
-	err = predicted_elephants(a, per_path);
+	err = elephants_per_path(a, true, per_path);
 	if (err)
 		return err;
 	/* When the model's paths are this group's uplinks, in order. */

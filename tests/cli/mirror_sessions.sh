@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Mirror sessions as paths in replay (docs/mirror.md, "Userspace"), on
+# crafted ERSPAN III captures whose queue pairs and copies the generator
+# knows: one session copying a QP at ingress and at egress is two flows on
+# one path, and one QP, which never collides with itself.
+set -u
+. "$(dirname "$0")/../lib/cli.sh"
+
+# mirror.py OUT COPIES...: 200 WRITEs per QP, 1 ms apart; a copy is
+# QP:SESSION:ingress|egress[:PAYLOAD] (1024 bytes, else), each QP at 10.0.0.QP.
+cat >"$tmp/mirror.py" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+out, copies = sys.argv[1], [(c + ":1024").split(":")[:4] for c in sys.argv[2:]]
+frames = []
+for psn in range(200):
+    for qp, session, point, payload in copies:
+        f = inject.write_only(f"10.0.0.{qp}", "10.0.1.1", 50000 + int(qp), int(qp), psn,
+                              payload=int(payload))
+        frames.append(inject.erspan3(f, int(session), len(frames), "192.0.2.1", "192.0.2.100",
+                                     point == "ingress"))
+with open(out, "wb") as w:
+    w.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for n, f in enumerate(frames):
+        w.write(struct.pack("<IIII", 1700000000, n * 1000 // len(copies), len(f), len(f)) + f)
+PY
+
+# report FILE PYTHON-EXPR: the expression over the JSON report r, printed.
+report() {
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"
+}
+path_of() { # report, path name: its "flows elephants" (copies)
+	report "$1" "' '.join(str(p[k]) for p in r['paths'] if p['name'] == '$2' for k in ('flows', 'elephants'))"
+}
+alerts() { report "$1" "' '.join(a['type'] for a in r['alerts'])"; }
+
+# One elephant QP copied at both points of session 5, a mouse in session 6.
+python3 "$tmp/mirror.py" "$tmp/one.pcap" 1:5:ingress 1:5:egress 2:6:ingress:16
+"$FABPROBE" replay --json "$tmp/one.pcap" >"$tmp/one.json" 2>"$tmp/err"
+check "one QP at ingress and egress: replay exits 0" test $? -eq 0
+check "one QP at ingress and egress: two flows on erspan:5, both elephants (copies)" \
+	eq "$(path_of "$tmp/one.json" erspan:5)" "2 2"
+check "one QP at ingress and egress: no elephant_collision" \
+	eq "$(alerts "$tmp/one.json" | grep -c elephant_collision)" 0
+
+# Two such QPs do collide: counted, and named, each once.
+python3 "$tmp/mirror.py" "$tmp/two.pcap" 1:5:ingress 1:5:egress 3:5:ingress 3:5:egress 2:6:ingress:16
+"$FABPROBE" replay --json "$tmp/two.pcap" >"$tmp/two.json" 2>"$tmp/err"
+check "two QPs at ingress and egress: 2 elephant flows share erspan:5, 2 named" \
+	eq "$(report "$tmp/two.json" "[(a['message'].split(' while')[0], len(a['flows'])) for a in r['alerts'] if a['type'] == 'elephant_collision']")" \
+	"[('2 elephant flows share uplink erspan:5', 2)]"
+
+finish mirror-sessions
