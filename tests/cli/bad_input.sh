@@ -136,6 +136,15 @@ expect_error "replay: a --path beside another without a name" "--path: .* is not
 	"$FABPROBE" replay --path "up1=$good" --path "$good"
 expect_error "one mirror session named twice" "session 101 is named twice \('a' and 'b'\)" \
 	"$FABPROBE" replay --mirror-session 101=a,102=c --mirror-session 101=b "$good"
+# A name is one path's (docs/mirror.md): one series, one column.
+expect_error "one name for two mirror sessions" "the name 'a' is given to sessions 101 and 102" \
+	"$FABPROBE" replay --mirror-session 101=a --mirror-session 102=a "$good"
+expect_error "a mirror session named as a --pcap" "the name 'up2' \(session 101\) is also given by --pcap" \
+	"$FABPROBE" export --pcap "up2=$good" --mirror-session 101=up2
+expect_error "a --pcap named as a mirror session" "the name 'up2' \(session 101\) is also given by --pcap" \
+	"$FABPROBE" top --plain --mirror-session 101=up2 --pcap "up1=$good" --pcap "up2=$good"
+expect_error "a mirror session named as an uplink" "the name 'lo' \(session 7\) is also given by --uplinks" \
+	"$FABPROBE" top --plain --uplinks lo --mirror-session 7=lo
 expect_error "RoCE on the VXLAN port" "--roce-port and --vxlan-port are both 4789" \
 	"$FABPROBE" replay --roce-port 4789 "$good"
 expect_error "an elephant rate past any link" "--elephant-rate: '1e20T' is not a rate above 0 and at most 1000T" \

@@ -3,7 +3,8 @@
 # Mirror sessions as paths in replay (docs/mirror.md, "Userspace"), on
 # crafted ERSPAN III captures whose queue pairs and copies the generator
 # knows: one session copying a QP at ingress and at egress is two flows on
-# one path, and one QP, which never collides with itself.
+# one path, and one QP, which never collides with itself; a path's name
+# is its own.
 set -u
 . "$(dirname "$0")/../lib/cli.sh"
 
@@ -51,5 +52,20 @@ python3 "$tmp/mirror.py" "$tmp/two.pcap" 1:5:ingress 1:5:egress 3:5:ingress 3:5:
 check "two QPs at ingress and egress: 2 elephant flows share erspan:5, 2 named" \
 	eq "$(report "$tmp/two.json" "[(a['message'].split(' while')[0], len(a['flows'])) for a in r['alerts'] if a['type'] == 'elephant_collision']")" \
 	"[('2 elephant flows share uplink erspan:5', 2)]"
+
+# A capture of session 5's copies beside a bare one named erspan:5: the
+# automatic name takes its switch.
+python3 "$tmp/mirror.py" "$tmp/copies.pcap" 1:5:ingress
+"$FABPROBE" replay --json --path "erspan:5=$PCAPS/rdma_write_bw.pcap" --path "collector=$tmp/copies.pcap" \
+	>"$tmp/names.json" 2>"$tmp/err"
+check "--path erspan:5 beside session 5: the session is erspan:5@192.0.2.1" \
+	eq "$(report "$tmp/names.json" "[p['name'] for p in r['paths']]")" \
+	"['erspan:5', 'collector', 'erspan:5@192.0.2.1']"
+# Given names are refused against each other before the run (bad_input.sh
+# has the rest).
+"$FABPROBE" top --plain --mirror-session 5=collector --pcap "collector=$tmp/copies.pcap" \
+	>/dev/null 2>"$tmp/err"
+check "a --mirror-session NAME that a --pcap has: exit 2, one line" \
+	eq "$? $(wc -l <"$tmp/err")" "2 1"
 
 finish mirror-sessions

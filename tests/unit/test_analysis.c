@@ -1123,6 +1123,34 @@ static void test_mirror_sessions_are_paths(void **state)
 	assert_int_equal(fx.an.paths[2].flows, 2);
 }
 
+/*
+ * A name is one path's. A session's name that a name given for another
+ * path already has takes its switch: an automatic one equal to an
+ * uplink's (a --path NAME) or to another session's --mirror-session NAME,
+ * and a --mirror-session NAME equal to an uplink's where the command did
+ * not refuse it.
+ */
+static void test_mirror_session_names_are_distinct(void **state)
+{
+	(void)state;
+	snprintf(fx.names[1].name, sizeof(fx.names[1].name), "erspan:7");
+	assert_int_equal(mirror_names_add(&fx.ao.mirror_names, "9=erspan:11,12=up1"), 0);
+	add_mirror(50001, 7, "10.9.0.1")->c.bytes = 5000;
+	add_mirror(50002, 9, "10.9.0.1")->c.bytes = 4000;
+	add_mirror(50003, 11, "10.9.0.3")->c.bytes = 3000;
+	add_mirror(50004, 12, "10.9.0.2")->c.bytes = 2000;
+	add_mirror(50005, 13, "10.9.0.2")->c.bytes = 1000;
+	analyse(1.0);
+	assert_int_equal(fx.an.n_paths, 7);
+	assert_string_equal(fx.an.paths[0].name, "up1");
+	assert_string_equal(fx.an.paths[1].name, "erspan:7");
+	assert_string_equal(fx.an.paths[2].name, "erspan:7@10.9.0.1");
+	assert_string_equal(fx.an.paths[3].name, "erspan:11");
+	assert_string_equal(fx.an.paths[4].name, "erspan:11@10.9.0.3");
+	assert_string_equal(fx.an.paths[5].name, "up1@10.9.0.2");
+	assert_string_equal(fx.an.paths[6].name, "erspan:13");
+}
+
 /* An ERSPAN III copy of QP qp's packets in session id, taken at ingress or egress. */
 static struct flow_record *add_mirror3(__u32 qp, __u32 id, bool ingress, __u64 bytes)
 {
@@ -1723,6 +1751,7 @@ int main(void)
 	    T(test_mirror_sessions_are_paths),
 	    T(test_mirror_index_one_path),
 	    T(test_mirror_copies_at_two_points_collide_once),
+	    T(test_mirror_session_names_are_distinct),
 	    T(test_refresh_reuses_joins_while_flows_stay),
 	    T(test_refresh_by_rid_survives_a_new_order),
 	    T(test_refresh_by_rid_as_flows_come_and_go),

@@ -162,6 +162,34 @@ int cli_add_capture(struct pcap_opts *po, const char *opt, const char *arg, bool
 	return 0;
 }
 
+/*
+ * A name is one path's: the series, the columns and the alerts' subjects
+ * go by it. Names of uplinks are given apart from those of mirror
+ * sessions, so each option's own duplicates are refused as it is parsed
+ * and the two lists are held against each other here.
+ */
+int cli_check_path_names(const struct pcap_opts *po, const char *capture_opt,
+			 const struct live_opts *lo, const struct mirror_names *m)
+{
+	for (int i = 0; i < m->n; i++) {
+		const char *name = m->v[i].name, *opt = NULL;
+
+		for (int f = 0; !opt && f < po->n_files; f++)
+			if (!strcmp(po->files[f].name, name))
+				opt = capture_opt;
+		for (int u = 0; !opt && lo && u < lo->n_uplinks; u++)
+			if (!strcmp(lo->uplinks[u], name))
+				opt = "--uplinks";
+		if (opt) {
+			fp_err("--mirror-session: the name '%s' (session %u) is also given by %s; "
+			       "each path needs a name of its own",
+			       name, m->v[i].id, opt);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* --- sFlow input (source/sflow.h) --- */
 
 int opt_parse_sflow(struct sflow_opts *so, int opt, const char *arg)
@@ -249,6 +277,8 @@ int cli_parse_common(struct cli_source *cs, struct analysis_opts *ao, int opt, c
 
 	if (!err)
 		err = opt_parse_analysis(ao, opt, arg);
+	if (err > 0 && cli_check_path_names(&cs->pcap, "--pcap", &cs->live, &ao->mirror_names))
+		err = -EINVAL;
 	if (err < 0)
 		return FP_EXIT_USAGE;
 	return err ? 0 : opt_bad(cs->cmd, opt, argv);

@@ -196,6 +196,13 @@ int cli_parse_source(struct cli_source *cs, int opt, const char *arg);
  * in errors. A NAME given twice is refused.
  */
 int cli_add_capture(struct pcap_opts *po, const char *opt, const char *arg, bool named);
+/*
+ * After a path's name is given: a --mirror-session NAME that a capture
+ * (given by capture_opt, --path or --pcap) or an uplink (--uplinks; lo
+ * may be NULL) also has is refused, one line and -EINVAL.
+ */
+int cli_check_path_names(const struct pcap_opts *po, const char *capture_opt,
+			 const struct live_opts *lo, const struct mirror_names *m);
 
 /*
  * The default: branch of a watching command's getopt loop: the source,

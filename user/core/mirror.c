@@ -34,6 +34,13 @@ static int mirror_name_add(struct mirror_names *m, const char *arg)
 			       m->v[i].name, name);
 			return -EINVAL;
 		}
+		/* Two paths of one name: one series, one column, for both. */
+		if (!strcmp(m->v[i].name, name)) {
+			fp_err("--mirror-session: the name '%s' is given to sessions %u and %u; "
+			       "each path needs a name of its own",
+			       name, m->v[i].id, v);
+			return -EINVAL;
+		}
 	}
 	if (m->n >= MIRROR_MAX_NAMES) {
 		fp_err("--mirror-session: at most %d sessions", MIRROR_MAX_NAMES);

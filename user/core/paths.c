@@ -122,6 +122,26 @@ void analysis_init_paths(struct analysis *a, const struct source_desc *d)
 }
 
 /*
+ * A session's name that a name given on the command line already has:
+ * one of the source's paths (its first), or --mirror-session's for
+ * another session. Those are refused against each other at the start
+ * (cli_check_path_names()); an automatic name (erspan:ID, gre:KEY, gre)
+ * can only meet one here.
+ */
+static bool name_taken(const struct analysis *a, int first, const struct mirror_names *names,
+		       const struct flow_key *k, const char *name)
+{
+	for (int p = 0; p < first; p++)
+		if (!strcmp(a->paths[p].name, name))
+			return true;
+	for (int i = 0; i < names->n; i++)
+		if (!strcmp(names->v[i].name, name) &&
+		    !(mirror_has_session(k) && names->v[i].id == k->mirror_id))
+			return true;
+	return false;
+}
+
+/*
  * Each mirror session the flows came in is a path, as an uplink is: the
  * copies of one switch port's traffic. Named by --mirror-session, else by
  * type and number, with the switch when two switches use one number.
@@ -172,7 +192,11 @@ void analysis_add_mirror_paths(struct analysis *a, const struct snapshot *s,
 			a->paths[m] = a->paths[m - 1];
 		a->paths[m] = held;
 	}
-	/* Another switch with the same type and number: both get qualified. */
+	/*
+	 * Another switch with the same type and number: both get qualified.
+	 * So does a session whose name a given one already has, the source's
+	 * path's or another session's (--mirror-session): a name is one path's.
+	 */
 	for (int j = first; j < a->n_paths; j++) {
 		const struct flow_key *k = &s->flows[a->paths[j].rep].key;
 		bool shared = false;
@@ -185,6 +209,8 @@ void analysis_add_mirror_paths(struct analysis *a, const struct snapshot *s,
 				 x->mirror_src != k->mirror_src;
 		}
 		mirror_session_name(a->paths[j].name, FP_NAME_LEN, k, names, shared);
+		if (!shared && name_taken(a, first, names, k, a->paths[j].name))
+			mirror_session_name(a->paths[j].name, FP_NAME_LEN, k, names, true);
 	}
 }
 
