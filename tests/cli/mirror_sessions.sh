@@ -4,7 +4,7 @@
 # crafted ERSPAN III captures whose queue pairs and copies the generator
 # knows: one session copying a QP at ingress and at egress is two flows on
 # one path, and one QP, which never collides with itself; a path's name
-# is its own.
+# is its own; a capture of copies alone is the collector's link.
 set -u
 . "$(dirname "$0")/../lib/cli.sh"
 
@@ -61,6 +61,14 @@ python3 "$tmp/mirror.py" "$tmp/copies.pcap" 1:5:ingress
 check "--path erspan:5 beside session 5: the session is erspan:5@192.0.2.1" \
 	eq "$(report "$tmp/names.json" "[p['name'] for p in r['paths']]")" \
 	"['erspan:5', 'collector', 'erspan:5@192.0.2.1']"
+# The capture of copies alone is the collector's link: no uplink of the
+# group (its flows are erspan:5's), so not weighed in the balance.
+"$FABPROBE" replay --json --path "up1=$PCAPS/rdma_write_bw.pcap" --path "collector=$tmp/copies.pcap" \
+	>"$tmp/coll.json" 2>"$tmp/err"
+check "--path of copies alone: out of the group, which is up1 and erspan:5" \
+	eq "$(report "$tmp/coll.json" "([p['flows'] for p in r['paths'] if p['name'] == 'collector'], [g['paths'] for g in r['groups']])")" \
+	"([0], [['up1', 'erspan:5']])"
+
 # Given names are refused against each other before the run (bad_input.sh
 # has the rest).
 "$FABPROBE" top --plain --mirror-session 5=collector --pcap "collector=$tmp/copies.pcap" \

@@ -1151,6 +1151,45 @@ static void test_mirror_session_names_are_distinct(void **state)
 	assert_string_equal(fx.an.paths[6].name, "erspan:13");
 }
 
+/*
+ * A capture (--path) that holds only mirror copies is the collector's
+ * link: its flows are on the session's path, and it is no idle uplink of
+ * the group, neither in the balance nor as room for a collision. A path
+ * with no flows and no copies stays an idle uplink.
+ */
+static void test_collector_link_leaves_the_group(void **state)
+{
+	int g;
+
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 500000);
+	add_flow("10.0.0.2", "10.0.1.2", 50001, 2, UP1, 500000);
+	add_mirror(50002, 7, "10.9.0.1")->key.ifindex = UP2;
+	fx.flows[2].c.bytes = 400000;
+	analyse(1.0);
+	assert_int_equal(fx.an.n_paths, 3);
+	assert_string_equal(fx.an.paths[1].name, "up2");
+	assert_int_equal(fx.an.paths[1].flows, 0);
+	assert_int_equal(fx.an.paths[1].group, -1);
+	g = fx.an.paths[0].group;
+	assert_true(g >= 0);
+	assert_int_equal(fx.an.paths[2].group, g);
+	assert_int_equal(fx.an.groups[g].n_paths, 2);
+	/* up1 8 Mb/s, erspan:7 3.2: the mean is theirs, not a third of it. */
+	assert_true(fx.an.groups[g].imbalance_bytes > 1.42 &&
+		    fx.an.groups[g].imbalance_bytes < 1.43);
+	/* erspan:7 has one elephant, so no room for one of up1's; up2 is no room either. */
+	assert_int_equal(fx.an.n_collisions, 0);
+
+	/* Without the copies up2 is an idle uplink, with room for one of up1's. */
+	fx.snap.n_flows = 2;
+	analysis_free(&fx.an);
+	analyse(1.0);
+	assert_int_equal(fx.an.paths[1].group, fx.an.paths[0].group);
+	assert_int_equal(fx.an.n_collisions, 1);
+	assert_int_equal(fx.an.collisions[0].idle_path, 1);
+}
+
 /* An ERSPAN III copy of QP qp's packets in session id, taken at ingress or egress. */
 static struct flow_record *add_mirror3(__u32 qp, __u32 id, bool ingress, __u64 bytes)
 {
@@ -1752,6 +1791,7 @@ int main(void)
 	    T(test_mirror_index_one_path),
 	    T(test_mirror_copies_at_two_points_collide_once),
 	    T(test_mirror_session_names_are_distinct),
+	    T(test_collector_link_leaves_the_group),
 	    T(test_refresh_reuses_joins_while_flows_stay),
 	    T(test_refresh_by_rid_survives_a_new_order),
 	    T(test_refresh_by_rid_as_flows_come_and_go),

@@ -243,9 +243,43 @@ static void balance(struct analysis *a, int g)
 	grp->imbalance_flows = mean_flows > 0 ? max_flows / mean_flows : 0;
 }
 
+/*
+ * A path of the source that brought mirror copies and no flow of its own
+ * is the collector's link, not an uplink: what it carried is on the
+ * sessions' paths. Out of its group, so that it is neither an idle
+ * uplink in the balance nor the room a collision would move an elephant
+ * to. The flows are walked only where a session and such a path are.
+ */
+static void ungroup_collector_links(struct analysis *a)
+{
+	int empty[AN_MAX_PATHS], n = 0;
+
+	if (!a->n_paths || !(a->paths[a->n_paths - 1].ifindex & MIRROR_POINT_BIT))
+		return; /* no session: the sessions' paths come last */
+	for (int p = 0; p < a->n_paths; p++)
+		if (!(a->paths[p].ifindex & MIRROR_POINT_BIT) && a->paths[p].group >= 0 &&
+		    !a->paths[p].flows)
+			empty[n++] = p;
+	for (size_t i = 0; n && i < a->n_flows; i++) {
+		const struct flow_key *k = &a->flows[i].r->key;
+
+		for (int e = 0; k->mirror && e < n; e++) {
+			struct path_view *p = &a->paths[empty[e]];
+
+			if (p->ifindex != k->ifindex)
+				continue;
+			a->groups[p->group].n_paths--;
+			p->group = -1;
+			empty[e] = empty[--n];
+			break;
+		}
+	}
+}
+
 /* Each group's balance, once mark_elephants() has summed the paths. */
 void analysis_balance_groups(struct analysis *a)
 {
+	ungroup_collector_links(a);
 	a->imbalance_bytes = a->imbalance_flows = 0;
 	a->imbalance_group = -1;
 	for (int g = 0; g < a->n_groups; g++) {

@@ -20,7 +20,10 @@ void analysis_init_paths(struct analysis *a, const struct source_desc *d);
 /* Each mirror session of the snapshot's flows as a path, by its largest flow. */
 void analysis_add_mirror_paths(struct analysis *a, const struct snapshot *s,
 			       const struct mirror_names *names);
-/* Each group's balance, and the least balanced one, once the paths are summed. */
+/*
+ * Each group's balance, and the least balanced one, once the paths are
+ * summed; first a path that brought only mirror copies leaves its group.
+ */
 void analysis_balance_groups(struct analysis *a);
 
 #endif /* __FP_PATHS_H */
