@@ -134,6 +134,8 @@ for c in top export capture; do
 done
 expect_error "replay: a --path beside another without a name" "--path: .* is not NAME=FILE" \
 	"$FABPROBE" replay --path "up1=$good" --path "$good"
+expect_error "replay: a --mirror-session NAME a --path has" "--mirror-session: the name 'up2' \\(session 101\\) is also given by --path" \
+	"$FABPROBE" replay --mirror-session 101=up2 --path "up1=$good" --path "up2=$good"
 expect_error "one mirror session named twice" "session 101 is named twice \('a' and 'b'\)" \
 	"$FABPROBE" replay --mirror-session 101=a,102=c --mirror-session 101=b "$good"
 # A name is one path's (docs/mirror.md): one series, one column.

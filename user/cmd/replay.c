@@ -177,6 +177,8 @@ int cmd_replay(int argc, char **argv)
 				return opt_bad("replay", opt, argv);
 		}
 	}
+	if (cli_check_path_names(&po, "--path", NULL, &aopts.mirror_names))
+		return FP_EXIT_USAGE;
 	for (; optind < argc; optind++) {
 		if (n_paths) {
 			fp_err("replay: give either FILE or --path NAME=FILE, not both");

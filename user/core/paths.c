@@ -136,7 +136,7 @@ static bool name_taken(const struct analysis *a, int first, const struct mirror_
 			return true;
 	for (int i = 0; i < names->n; i++)
 		if (!strcmp(names->v[i].name, name) &&
-		    !(mirror_has_session(k) && names->v[i].id == k->mirror_id))
+		    !(mirror_has_session(k) && names->v[i].id == mirror_session_id(k)))
 			return true;
 	return false;
 }
