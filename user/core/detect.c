@@ -129,10 +129,11 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 			    "on one path",
 			    c->count, p->name, group_label(grp, sizeof(grp), a, p->group),
 			    idle->name);
+			/* The message's count: queue pairs, where a mirror session's copies count
+			 * twice. */
 			say(al->evidence,
-			    "%s carries %s with %llu elephants; %s carries %s (over %s)", p->name,
-			    fmt_si(rate, sizeof(rate), p->bps, "b/s"),
-			    (unsigned long long)p->elephants, idle->name,
+			    "%s carries %s with %d elephants; %s carries %s (over %s)", p->name,
+			    fmt_si(rate, sizeof(rate), p->bps, "b/s"), c->count, idle->name,
 			    fmt_si(idle_rate, sizeof(idle_rate), idle->bps, "b/s"), window(a));
 		} else {
 			__u16 sport = hash_nearest_sport(&o->hash, &first->r->key, c->idle_path);
@@ -561,7 +562,7 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		if (!al)
 			return -ENOMEM;
 		say(al->message,
-		    "%s on the RoCE/VXLAN ports: truncated mirror copies, a bad "
+		    "%s on the RoCE/VXLAN ports: mirror headers sent cut short, a bad "
 		    "encapsulation, or corruption",
 		    fmt_count(bad, sizeof(bad), malformed, "malformed frame"));
 		say(al->evidence, "%llu malformed of %s in %s", (unsigned long long)malformed,
