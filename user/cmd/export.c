@@ -69,8 +69,8 @@ static void usage(FILE *out)
 		"                          IPv4 ADDR:PORT or [IPv6]:PORT; anything but\n"
 		"                          loopback must be asked for explicitly; \"none\":\n"
 		"                          no HTTP server (with --ipfix only)\n"
-		"  -r, --interval SECONDS  how often the maps are read (default 5; the\n"
-		"                          --ipfix-interval when that is shorter)\n"
+		"  -r, --interval SECONDS  how often the maps are read, 0.1 to 3600 (default 5;\n"
+		"                          the --ipfix-interval when that is shorter)\n"
 		"      --top-flows N       per-flow series for the N fastest flows (default %d,\n"
 		"                          0 = none, at most %d)\n"
 		"  -h, --help              this help\n" EXPORT_IPFIX_HELP OPT_SOURCE_HELP

@@ -35,7 +35,7 @@ static void usage(FILE *out)
 		"local QP names its process; alone, they are the whole picture.\n"
 		"\n"
 		"Options:\n"
-		"  -r, --interval SECONDS  refresh interval (default 1)\n"
+		"  -r, --interval SECONDS  refresh interval, 0.1 to 3600 (default 1)\n"
 		"  -d, --duration SECONDS  stop after this long (default: until q or Ctrl-C)\n"
 		"      --once              wait one interval, print one snapshot, exit (with\n"
 		"                          --pcap: the whole capture)\n"
