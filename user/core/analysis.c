@@ -306,12 +306,13 @@ static int place_rids(struct analysis *a, const struct snapshot *s)
  * in cache; keys are unique, so no other flow reads that record. A flow
  * new at its rid is written after the loop (write_fresh()): the record
  * there may be another flow's, found by key, that moved. *group_bps: the
- * sum of the flows' bps, in their order.
+ * flows' bps summed (their bytes, then divided: the same in any order).
  */
 static int compute_rates(struct analysis *a, const struct snapshot *s,
 			 const struct analysis_opts *o, double dt, double *group_bps)
 {
 	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
+	__u64 moved = 0; /* bytes, every flow's since the last refresh */
 
 	if (!err)
 		err = buf_grow((void **)&a->fresh, &a->cap_fresh, s->n_flows, sizeof(*a->fresh));
@@ -329,7 +330,6 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 	op_masks();
 	a->n_flows = s->n_flows;
 	a->n_fresh = 0;
-	*group_bps = 0;
 	for (size_t i = 0; i < PREV_AHEAD; i++)
 		prefetch_prev(a, s, i);
 	for (size_t i = 0; i < s->n_flows; i++) {
@@ -360,7 +360,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 		if (same)
 			p->gen = a->gen + 1;
 		v->bps = v->d.bytes * 8.0 / dt;
-		*group_bps += v->bps;
+		moved += v->d.bytes;
 		v->pps = v->d.packets / dt;
 		v->ce_per_s = v->d.ce / dt;
 		v->cnp_per_s = v->d.cnp / dt;
@@ -375,6 +375,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 		v->off_plan = (a->whole_run || v->d.packets) &&
 			      detect_wrong_class(r, o, v->is_data, a->whole_run, &seen);
 	}
+	*group_bps = moved * 8.0 / dt; /* whole bytes summed: the same in any order */
 	/* rids are unique, so as many flows each at its old rid are the same flows. */
 	a->same_flows = a->have_prev && a->n_prev == s->n_flows && !a->n_fresh;
 	return 0;
@@ -428,6 +429,8 @@ static double shown_threshold(const struct analysis *a, const struct analysis_op
 /* Elephants by this refresh's threshold, and each path's flows summed: one pass. */
 static void mark_elephants(struct analysis *a, const struct analysis_opts *o, double group_bps)
 {
+	__u64 moved[AN_MAX_PATHS] = {}; /* each path's bytes: a sum of rates, in any order */
+
 	if (group_bps > a->group_peak_bps)
 		a->group_peak_bps = group_bps;
 	a->elephant_bps = shown_threshold(a, o);
@@ -450,8 +453,10 @@ static void mark_elephants(struct analysis *a, const struct analysis_opts *o, do
 		p->elephants += v->elephant;
 		p->packets += v->r->c.packets;
 		p->bytes += v->r->c.bytes;
-		p->bps += v->bps;
+		moved[v->path] += v->d.bytes;
 	}
+	for (int p = 0; p < a->n_paths; p++)
+		a->paths[p].bps = moved[p] * 8.0 / a->interval_s;
 }
 
 /* prev[], written as it was read (compute_rates(), write_fresh()), indexed: the next gen. */

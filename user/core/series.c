@@ -27,6 +27,7 @@ int series_add(struct series *s, const struct analysis *a, double t_s)
 {
 	struct series_sample *x;
 	double dt = a->interval_s;
+	__u64 ce = 0, cnp = 0, rtx = 0;
 	int err = buf_grow((void **)&s->samples, &s->cap, s->n + 1, sizeof(*s->samples));
 
 	if (err)
@@ -37,11 +38,15 @@ int series_add(struct series *s, const struct analysis *a, double t_s)
 	for (size_t i = 0; i < n_total_defs; i++)
 		if (total_defs[i].rate_key)
 			x->total_per_s[total_defs[i].id] = a->totals_delta[total_defs[i].id] / dt;
+	/* Whole counts summed, then divided once: the same in any order of the flows. */
 	for (size_t i = 0; i < a->n_flows; i++) {
-		x->ce_per_s += a->flows[i].ce_per_s;
-		x->cnp_per_s += a->flows[i].cnp_per_s;
-		x->rtx_per_s += a->flows[i].rtx_per_s;
+		ce += a->flows[i].d.ce;
+		cnp += a->flows[i].d.cnp;
+		rtx += a->flows[i].d.rtx;
 	}
+	x->ce_per_s = ce / dt;
+	x->cnp_per_s = cnp / dt;
+	x->rtx_per_s = rtx / dt;
 	x->alerts = a->n_alerts;
 	for (int p = 0; p < a->n_paths; p++) {
 		int k = series_path(s, a->paths[p].name);

@@ -36,9 +36,9 @@ struct session {
 	/*
 	 * The front end shows no order by bytes (export): refreshes leave
 	 * the flows in the source's order, unsorted. The analysis' answers
-	 * are the same either way (analysis_before()), but for which mirror
-	 * sessions past AN_MAX_PATHS get a path and the last bits of sums of
-	 * rates (docs/design.md).
+	 * are the same either way (analysis_before(); sums of rates are of
+	 * whole counts), but for which mirror sessions past AN_MAX_PATHS get
+	 * a path (docs/design.md).
 	 */
 	bool unordered;
 	int paths_dropped_said; /* uplinks and mirror sessions past the paths, as last said */
