@@ -32,6 +32,12 @@ SAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 endif
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The objects that show the version are built again when it changes: a
+# stamp holds it, rewritten only then (else --version and a bundle's
+# provenance can name two builds).
+VERSION_STAMP := $(BUILD)/version.stamp
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = "$(VERSION)" ] || \
+	echo "$(VERSION)" >$(VERSION_STAMP); })
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	-I$(VMLINUX_DIR) -Ibpf
@@ -49,6 +55,8 @@ USER_SRCS := $(wildcard user/*/*.c)
 USER_HDRS := $(wildcard user/*/*.h)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 LIB_OBJS  := $(filter-out $(BUILD)/obj/cmd/main.o,$(USER_OBJS))
+VERSION_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(shell grep -l FABPROBE_VERSION $(USER_SRCS)))
+$(VERSION_OBJS): $(VERSION_STAMP)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
