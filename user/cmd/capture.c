@@ -244,6 +244,12 @@ static int watch(struct session *ss, struct series *series, const struct capture
 	double total = c->duration_given || !ss->desc.finite ? c->duration_s : 0;
 	int rc = 0, err;
 
+	/*
+	 * What a watching refresh keeps (the series, the alert log) follows
+	 * no order of the flows: they stay unsorted, as export's. The bundle's
+	 * own refresh, after, sorts them for its tables.
+	 */
+	ss->unordered = true;
 	while (!fp_stopping && rc != 1 && (!total || ss->desc.clock_s < total)) {
 		double silence = session_silence_s(ss, 1.0);
 
@@ -258,6 +264,7 @@ static int watch(struct session *ss, struct series *series, const struct capture
 		series_add(series, &ss->an, ss->desc.clock_s);
 		progress(ss, total, tty, rc == 1 || (total && ss->desc.clock_s >= total));
 	}
+	ss->unordered = false;
 	return 0;
 }
 
