@@ -362,7 +362,7 @@ static void slots_reclaim(struct probe *p, struct snapshot *s, size_t lru_first,
 	if (lru_evicted <= p->reclaim.lru_evicted)
 		return;
 	p->reclaim.lru_evicted = lru_evicted;
-	if (!p->slots || !taken || p->slots_stuck)
+	if (!p->slots || !taken || p->slots_stuck || p->input_ended)
 		return;
 	age = malloc(nslots * sizeof(*age));
 	if (!age)

@@ -80,6 +80,11 @@ struct probe {
 		__u64 slots_freed;	/* slots freed so far */
 	} reclaim;
 	bool slots_stuck; /* no slot can be freed: no grace period to wait for (membarrier) */
+	/*
+	 * The input has ended (a recording read): no new flow can come, so a
+	 * read frees no slot for one, and the flows the slots hold stay.
+	 */
+	bool input_ended;
 	bool replay;
 	bool mirror_drop;	  /* XDP returns XDP_DROP for mirror copies */
 	__u32 batch_bytes;	  /* replay's batches (probe_batch_*); 0: one frame a run */

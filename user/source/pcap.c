@@ -476,8 +476,10 @@ static int pcap_advance(struct source *s, double seconds)
 static int pcap_collect(struct source *s, struct snapshot *snap)
 {
 	struct pcap_source *ps = PCAPS(s);
-	int err = collect_snapshot(&ps->probe, snap);
+	int err;
 
+	ps->probe.input_ended = ps->ended;
+	err = collect_snapshot(&ps->probe, snap);
 	if (err)
 		return err;
 	/* Flows carry capture timestamps: the snapshot is taken at capture time too. */
