@@ -255,7 +255,7 @@ static int watch(struct session *ss, struct series *series, const struct capture
 
 		if (total && silence > total - ss->desc.clock_s)
 			silence = total - ss->desc.clock_s;
-		rc = session_advance(ss, silence > 0 ? silence : 1.0);
+		rc = session_advance_by(ss, silence > 0 ? silence : 1.0);
 		if (rc < 0)
 			return rc;
 		err = session_refresh(ss);

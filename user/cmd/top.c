@@ -103,7 +103,7 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 		/* -d ends on time: the last table covers what is left of it. */
 		if (t->duration_s > 0 && t->duration_s - waited < step)
 			step = t->duration_s - waited;
-		rc = session_advance(ss, step);
+		rc = session_advance_by(ss, step);
 		if (rc < 0 || fp_stopping)
 			break;
 		/*

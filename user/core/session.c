@@ -88,6 +88,22 @@ int session_advance(struct session *ss, double seconds)
 	return err;
 }
 
+int session_advance_by(struct session *ss, double seconds)
+{
+	double target = session_clock_s(ss) + seconds, left = seconds;
+	int rc;
+
+	if (!ss->desc.finite)
+		return session_advance(ss, seconds);
+	/* A recording's clock is whole ns: less than one left is there. */
+	while ((rc = session_advance(ss, left + 0.5e-9)) == 0 && !fp_stopping) {
+		left = target - session_clock_s(ss);
+		if (left < 1e-9)
+			break;
+	}
+	return rc;
+}
+
 void session_resume(struct session *ss)
 {
 	if (ss->src->ops->resume)

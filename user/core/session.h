@@ -62,6 +62,15 @@ int session_start(struct session *ss, struct source *src, const struct analysis_
  * early when told to stop (util/stop.h).
  */
 int session_advance(struct session *ss, double seconds);
+/*
+ * The same, but a recording read as fast as it runs, which hands control
+ * back every quarter second of wall time (progress, Ctrl-C), is advanced
+ * again until the seconds have passed in its own time: a front end that
+ * refreshes once each interval of the source's time (capture's series,
+ * top --plain's tables) refreshes on the interval, not at a wall budget.
+ * Returns early when told to stop.
+ */
+int session_advance_by(struct session *ss, double seconds);
 /* After a pause: a recording played at a pace goes on from where it stands. */
 void session_resume(struct session *ss);
 /* Collect, sort by bytes (unless unordered), analyse, note alerts: the new picture. */

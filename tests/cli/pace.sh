@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# A recording read as fast as it runs hands control back every quarter
+# second of wall time (progress, Ctrl-C); the front ends that refresh once
+# an interval of the recording's own time must go on reading until the
+# interval has passed. They took each hand-back for a whole interval: top
+# --plain printed a table at each ("every 0.7 s", "at 1 s" twice), -d
+# stopped early, and capture's series had a sample at 0.725, 1.667, ...
+# FABPROBE_TEST_PCAP_BUDGET (a test hook) hands back every 1024 frames.
+set -u
+. "$(dirname "$0")/../lib/cli.sh"
+
+python3 tests/ipfix/mkpcap.py many 6000 "$tmp/many.pcap" # 12,000 frames in 0.5 s
+
+tables() { # tables [ENV...]: top --plain's tables over the capture, one header line each
+	env "$@" "$FABPROBE" top --plain --pcap "$tmp/many.pcap" --speed 0 -r 0.1 -n 0 2>/dev/null |
+		grep '^fabprobe top'
+}
+tables >"$tmp/whole"
+tables FABPROBE_TEST_PCAP_BUDGET=1 >"$tmp/handed"
+check "top --plain: a table every 0.1 s of the capture, and the whole run's (6)" \
+	eq "$(wc -l <"$tmp/whole")" 6
+check "top --plain: the same tables when the read hands back every 1024 frames" \
+	cmp -s "$tmp/whole" "$tmp/handed"
+
+FABPROBE_TEST_PCAP_BUDGET=1 "$FABPROBE" top --plain --pcap "$tmp/many.pcap" --speed 0 -r 0.1 \
+	-d 0.3 -n 0 2>/dev/null | grep '^fabprobe top' >"$tmp/d"
+check "top --plain -d 0.3: three tables, as -d counts the capture's time" eq "$(wc -l <"$tmp/d")" 3
+
+series() { # series [ENV...]: the times of capture's series over the capture
+	rm -rf "$tmp/b" && mkdir "$tmp/b"
+	env "$@" "$FABPROBE" capture --pcap "$tmp/many.pcap" -o "$tmp/b/b.tar.gz" 2>/dev/null &&
+		tar -xzf "$tmp/b/b.tar.gz" -C "$tmp/b" && jq -c '[.series[].t]' "$tmp/b/report.json"
+}
+check "capture: one sample in its series for the capture's 0.5 s (a refresh a second, the last at its end)" \
+	eq "$(series | jq length)" 1
+check "capture: the same series when the read hands back every 1024 frames" \
+	eq "$(series FABPROBE_TEST_PCAP_BUDGET=1)" "$(series)"
+
+finish pace
