@@ -7,6 +7,7 @@
 # --plain printed a table at each ("every 0.7 s", "at 1 s" twice), -d
 # stopped early, and capture's series had a sample at 0.725, 1.667, ...
 # FABPROBE_TEST_PCAP_BUDGET (a test hook) hands back every 1024 frames.
+# Then a recording stopped before its end, which must say so.
 set -u
 . "$(dirname "$0")/../lib/cli.sh"
 
@@ -36,5 +37,31 @@ check "capture: one sample in its series for the capture's 0.5 s (a refresh a se
 	eq "$(series | jq length)" 1
 check "capture: the same series when the read hands back every 1024 frames" \
 	eq "$(series FABPROBE_TEST_PCAP_BUDGET=1)" "$(series)"
+
+# Stopped before the end (Ctrl-C): replay and capture say the report covers
+# a part, and an interrupted read is no damaged capture. A FIFO holds the
+# read: its writer sends 2,000,000 bytes (5,780 frames) and waits.
+stopped() { # stopped CMD...: run CMD on the FIFO, SIGINT it after 1 s; its stderr in $tmp/err
+	rm -f "$tmp/fifo" && mkfifo "$tmp/fifo"
+	{ head -c 2000000 "$tmp/many.pcap"; sleep 3; } >"$tmp/fifo" &
+	local w=$! p
+	"$@" >"$tmp/out" 2>"$tmp/err" &
+	p=$!
+	sleep 1
+	kill -INT "$p"
+	wait "$p"
+	echo "$?" >"$tmp/rc"
+	kill "$w" 2>/dev/null
+	wait "$w" 2>/dev/null
+}
+stopped "$FABPROBE" replay "$tmp/fifo"
+check "replay stopped: exit 0, one line says the report covers the first 5780 frames" \
+	bash -c "[ \$(cat '$tmp/rc') = 0 ] && [ \$(wc -l <'$tmp/err') = 1 ] &&
+		 grep -qx 'fabprobe: replay: stopped before the end of the capture: the report covers its first 5780 frames' '$tmp/err'"
+check "... and its report covers them" grep -q '^frames 5780 ' "$tmp/out"
+stopped "$FABPROBE" capture --pcap "$tmp/fifo" -o "$tmp/stopped.tar.gz"
+check "capture stopped: exit 0, says the bundle covers a part, and writes it" \
+	bash -c "[ \$(cat '$tmp/rc') = 0 ] && grep -q '^capture: stopped before the end of the capture: the bundle covers its first .* (5780 frames)' '$tmp/err' &&
+		 ! grep -q 'cut short or corrupt' '$tmp/err' && [ -s '$tmp/stopped.tar.gz' ]"
 
 finish pace

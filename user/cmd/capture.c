@@ -312,6 +312,12 @@ int cmd_capture(int argc, char **argv)
 	err = watch(&ss, &series, &c, tty);
 	if (tty)
 		fputc('\n', stderr);
+	/* Stopped before a recording's end (Ctrl-C, SIGTERM): the bundle is of a part. */
+	if (!err && fp_stopping && ss.desc.finite && !ss.ended)
+		fprintf(stderr,
+			"capture: stopped before the end of the capture: the bundle covers "
+			"its first %.1f s (%s)\n",
+			ss.desc.clock_s, fmt_count(fl, sizeof(fl), ss.desc.frames, "frame"));
 	if (!err) {
 		struct final_report f = {.host = &host, .samples = &ss.samples};
 

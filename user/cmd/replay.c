@@ -123,6 +123,7 @@ int cmd_replay(int argc, char **argv)
 	struct analysis_opts aopts;
 	struct session ss;
 	struct source *src;
+	char n[48];
 	struct report r;
 	bool json = false, sflow = false, sflow_opts = false, tty = isatty(STDERR_FILENO);
 	int n_paths = 0, opt, err, rc, code;
@@ -242,6 +243,11 @@ int cmd_replay(int argc, char **argv)
 			report_text(stdout, &r);
 		err = cli_flush_stdout("replay");
 	}
+	/* Stopped before the end (Ctrl-C, SIGTERM): a report that looks whole is not. */
+	if (!err && rc == 0 && fp_stopping)
+		fp_err(
+		    "replay: stopped before the end of the capture: the report covers its first %s",
+		    fmt_count(n, sizeof(n), ss.desc.frames, "frame"));
 	if (ss.desc.damaged)
 		fp_err("%s; the report covers the frames before it", ss.desc.event);
 	else if (ss.desc.event[0])

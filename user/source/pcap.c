@@ -57,6 +57,7 @@ struct pcap_source {
 	__u64 skipped;	/* frames the kernel would not run */
 	bool have_t0;
 	bool ended;
+	bool stopped; /* a read was interrupted by a stop: not the capture's end */
 	/* BUDGET_NS; FABPROBE_TEST_PCAP_BUDGET (a test hook): none, back every 1024 frames. */
 	__u64 budget_ns;
 	bool damaged;
@@ -235,7 +236,10 @@ static void next_frame(struct pcap_source *ps, struct pcap_file *f)
 		return;
 	}
 	f->done = true;
-	if (rc == PCAP_ERROR)
+	/* A read a stop interrupted (a FIFO, a slow disk) is no damage: the run was stopped. */
+	if (rc == PCAP_ERROR && fp_stopping)
+		ps->stopped = true;
+	else if (rc == PCAP_ERROR)
 		damaged(ps, f);
 }
 
@@ -468,7 +472,7 @@ static int pcap_advance(struct source *s, double seconds)
 	err = drain(ps);
 	if (err)
 		return err;
-	if (fp_stopping && earliest(ps))
+	if (fp_stopping && (earliest(ps) || ps->stopped))
 		return 0;
 	ps->ended = true;
 	ps->clock_ns = ps->last_ns > ps->clock_ns ? ps->last_ns : ps->clock_ns;
