@@ -24,6 +24,10 @@ check "top --plain: a table every 0.1 s of the capture, and the whole run's (6)"
 check "top --plain: the same tables when the read hands back every 1024 frames" \
 	cmp -s "$tmp/whole" "$tmp/handed"
 
+check "top --plain: rows past -n point at -n 0 (its --json is --once's)" \
+	bash -c "'$FABPROBE' top --plain --pcap '$tmp/many.pcap' --speed 0 -n 3 2>/dev/null |
+		 grep -q '^\.\.\. 5997 more flows (-n 0 shows all)\$'"
+
 FABPROBE_TEST_PCAP_BUDGET=1 "$FABPROBE" top --plain --pcap "$tmp/many.pcap" --speed 0 -r 0.1 \
 	-d 0.3 -n 0 2>/dev/null | grep '^fabprobe top' >"$tmp/d"
 check "top --plain -d 0.3: three tables, as -d counts the capture's time" eq "$(wc -l <"$tmp/d")" 3

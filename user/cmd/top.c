@@ -96,6 +96,7 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 	int rc = 0, err;
 
 	r.max_flows = t->rows;
+	r.all_flows = "-n 0"; /* --json is --once's */
 	while (!fp_stopping && rc != 1) {
 		double silence = session_silence_s(ss, t->interval_s);
 		double step = silence > 0 ? silence : t->interval_s;

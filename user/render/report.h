@@ -36,7 +36,7 @@ struct report {
 	const struct source_desc *src;
 	const struct series *series;   /* a capture's time series, or NULL */
 	size_t max_flows;	       /* text: flow rows, 0 = all */
-	const char *all_flows;	       /* text: the file with every flow (NULL: "--json") */
+	const char *all_flows;	       /* text: what shows every flow (NULL: "--json") */
 	const struct nic_picture *nic; /* NIC counters beside the flows, or NULL */
 	const char *no_paths;	       /* bundle: why there are no paths, how to name some */
 	const struct provenance *prov; /* bundle: where it came from, or NULL */
