@@ -24,6 +24,9 @@ check "top --plain: a table every 0.1 s of the capture, and the whole run's (6)"
 check "top --plain: the same tables when the read hands back every 1024 frames" \
 	cmp -s "$tmp/whole" "$tmp/handed"
 
+check "top --plain -r 0.2: each table's time to a tenth where not on a second (was 'at 0 s' for all)" \
+	eq "$("$FABPROBE" top --plain --pcap "$tmp/many.pcap" --speed 0 -r 0.2 -n 0 2>/dev/null |
+		grep '^fabprobe top' | grep -oE 'at [0-9.]+ s' | tr '\n' ' ')" "at 0.2 s at 0.4 s at 0.5 s "
 check "top --plain: rows past -n point at -n 0 (its --json is --once's)" \
 	bash -c "'$FABPROBE' top --plain --pcap '$tmp/many.pcap' --speed 0 -n 3 2>/dev/null |
 		 grep -q '^\.\.\. 5997 more flows (-n 0 shows all)\$'"

@@ -140,7 +140,7 @@ check "--plain over a capture exits 0" eq "$?" 0
 last=$(awk '/^fabprobe top: /{b=""} {b=b $0 "\n"} END{printf "%s", b}' "$TMP/plain.txt")
 check "its last block: rates over the whole capture" matches "$last" "^RATE: over the whole [0-9]+s"
 check "... and its header says so (was 'every 20.0 s')" \
-	matches "$last" "^fabprobe top: .*ended\), at [0-9]+ s, over the whole [0-9.]+ s$"
+	matches "$last" "^fabprobe top: .*ended\), at [0-9]+(\.[0-9])? s, over the whole [0-9.]+ s$"
 check "... its rates too (was 'last 20.0 s')" matches "$last" "^per second \(over the whole [0-9.]+ s\):"
 check "... with replay's alerts ($(jq '.alerts | length' "$TMP/replay.json"))" \
 	eq "$(grep -cE '^  (critical|warning|info) ' <<<"$last")" "$(jq '.alerts | length' "$TMP/replay.json")"

@@ -5,6 +5,7 @@
  * table every interval, --once prints one snapshot (text or --json).
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,9 +66,12 @@ static void print_header(const struct session *ss, FILE *out, bool whole)
 
 	for (int i = 0; i < ss->desc.n_points; i++)
 		uplinks |= ss->desc.points[i].uplink;
-	fprintf(out, "fabprobe top: %s (%s%s), %s %.0f s, %s %.1f s\n", ss->desc.what, ss->desc.how,
-		uplinks ? "; * uplink" : "", ss->desc.finite ? "at" : "up", ss->desc.clock_s, over,
-		dt);
+	/* The clock to the second, or to a tenth where it is not on one (-r 0.2, a capture's end).
+	 */
+	fprintf(out, "fabprobe top: %s (%s%s), %s %.*f s, %s %.1f s\n", ss->desc.what, ss->desc.how,
+		uplinks ? "; * uplink" : "", ss->desc.finite ? "at" : "up",
+		fabs(ss->desc.clock_s - round(ss->desc.clock_s)) < 0.05 ? 0 : 1, ss->desc.clock_s,
+		over, dt);
 	/* NIC counters alone: no frames to count (the NIC's own rates follow). */
 	if (!strcmp(ss->desc.mode, "nic"))
 		return;
