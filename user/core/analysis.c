@@ -540,6 +540,8 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 		 */
 		a->have_prev = false;
 		a->index_ok = false;
+		/* And what it wrote (gen + 1) matches no later refresh's gen. */
+		a->gen++;
 		a->joins.valid = false; /* they may not be prev[]'s */
 	}
 	return err;
