@@ -249,4 +249,27 @@ check "6000 flows into --flows 2048: the bundle keeps the flows and evictions re
 	eq "$(jq -c '[(.flows | length), .totals.flow_evictions]' "$tmp/b/report.json" 2>/dev/null)" \
 	"$(jq -c '[(.flows | length), .totals.flow_evictions]' "$tmp/many.json")"
 
+# The same when the capture stops before the recording's end (-d): its last
+# watching refresh frees no slot either, as no frame runs after it (1534 of
+# the 1980 flows it had just counted stayed before). 6000 flows over 2 s.
+python3 - "$tmp/spread.pcap" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i in range(6000):
+        t = 1700000000 * 10**6 + i * 333
+        for psn in range(2):
+            frame = inject.write_only("10.%d.%d.1" % (i // 250, i % 250), "10.99.0.2",
+                                      49152 + i % 1000, 77, psn, payload=64)
+            f.write(struct.pack("<IIII", t // 10**6, t % 10**6 + psn, len(frame), len(frame)) + frame)
+PY
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap "$tmp/spread.pcap" --flows 2048 --threads 1 -d 1 \
+	-o "$tmp/spread.tar.gz" 2>"$tmp/err" && tar -xzf "$tmp/spread.tar.gz" -C "$tmp/b"
+check "-d 1 of a 2 s capture into --flows 2048: the bundle has the flows its last refresh counted" \
+	eq "$(jq '.flows | length' "$tmp/b/report.json" 2>/dev/null)" \
+	"$(grep -oE '[0-9]+ flows, [0-9]+ alerts? now' "$tmp/err" | tail -1 | cut -d' ' -f1)"
+
 finish capture-pcap

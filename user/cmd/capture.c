@@ -258,6 +258,9 @@ static int watch(struct session *ss, struct series *series, const struct capture
 		rc = session_advance_by(ss, silence > 0 ? silence : 1.0);
 		if (rc < 0)
 			return rc;
+		/* The watch's last refresh: no frame runs after it, before the bundle's. */
+		if (fp_stopping || (total && session_clock_s(ss) >= total))
+			session_last_refresh(ss);
 		err = session_refresh(ss);
 		if (err)
 			return err;

@@ -169,6 +169,12 @@ int session_refresh(struct session *ss)
 	return 0;
 }
 
+void session_last_refresh(struct session *ss)
+{
+	if (ss->src->probe)
+		ss->src->probe->input_ended = true;
+}
+
 int session_whole(struct session *ss, struct analysis *whole)
 {
 	int err = analysis_update(whole, &ss->snap, &ss->desc, &ss->aopts, ss->desc.clock_s);

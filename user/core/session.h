@@ -76,6 +76,13 @@ void session_resume(struct session *ss);
 /* Collect, sort by bytes (unless unordered), analyse, note alerts: the new picture. */
 int session_refresh(struct session *ss);
 /*
+ * No frame will run after the next refresh (a capture's duration reached,
+ * a stop): the reads from then on free no slot of the flow table for new
+ * flows that cannot come, so the flows the table holds stay in the end's
+ * picture.
+ */
+void session_last_refresh(struct session *ss);
+/*
  * An analysis of the whole run so far in one interval (a bundle's
  * findings); its alerts are noted in the log as the latest.
  */

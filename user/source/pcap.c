@@ -484,7 +484,7 @@ static int pcap_collect(struct source *s, struct snapshot *snap)
 	struct pcap_source *ps = PCAPS(s);
 	int err;
 
-	ps->probe.input_ended = ps->ended;
+	ps->probe.input_ended |= ps->ended;
 	err = collect_snapshot(&ps->probe, snap);
 	if (err)
 		return err;
