@@ -1084,6 +1084,22 @@ static struct flow_record *add_mirror(__u16 sport, __u32 id, const char *sw)
 }
 
 /*
+ * ERSPAN II and III share the name erspan:N: a type II session 5 of one
+ * switch and a type III session 5 of another are two paths, each named
+ * with its switch (both were "erspan:5": one name, two paths).
+ */
+static void test_mirror_types_one_number_two_names(void **state)
+{
+	(void)state;
+	add_mirror(50001, 5, "10.9.0.1");
+	add_mirror(50002, 5, "10.9.0.2")->key.mirror = FP_MIRROR_ERSPAN_III;
+	analyse(1.0);
+	assert_int_equal(fx.an.n_paths, 4);
+	assert_string_equal(fx.an.paths[2].name, "erspan:5@10.9.0.1");
+	assert_string_equal(fx.an.paths[3].name, "erspan:5@10.9.0.2");
+}
+
+/*
  * Each mirror session is a path after the uplinks, in the order of its
  * largest flow, named by --mirror-session or type and number; two switches
  * with one number name both sessions with their switch, the first one
@@ -1791,6 +1807,7 @@ int main(void)
 	    T(test_groups_collide_within),
 	    T(test_groups_balance_apart),
 	    T(test_mirror_sessions_are_paths),
+	    T(test_mirror_types_one_number_two_names),
 	    T(test_mirror_index_one_path),
 	    T(test_mirror_copies_at_two_points_collide_once),
 	    T(test_mirror_session_names_are_distinct),

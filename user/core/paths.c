@@ -141,6 +141,15 @@ static bool name_taken(const struct analysis *a, int first, const struct mirror_
 	return false;
 }
 
+/* The session's name is given by --mirror-session. */
+static bool name_given(const struct mirror_names *names, const struct flow_key *k)
+{
+	for (int i = 0; mirror_has_session(k) && i < names->n; i++)
+		if (names->v[i].id == mirror_session_id(k))
+			return true;
+	return false;
+}
+
 /*
  * Each mirror session the flows came in is a path, as an uplink is: the
  * copies of one switch port's traffic. Named by --mirror-session, else by
@@ -149,6 +158,7 @@ static bool name_taken(const struct analysis *a, int first, const struct mirror_
 void analysis_add_mirror_paths(struct analysis *a, const struct snapshot *s,
 			       const struct mirror_names *names)
 {
+	char base[AN_MAX_PATHS][FP_NAME_LEN]; /* each session's name, unqualified */
 	int first = a->n_paths;
 
 	a->mirror_dropped = false;
@@ -193,20 +203,25 @@ void analysis_add_mirror_paths(struct analysis *a, const struct snapshot *s,
 		a->paths[m] = held;
 	}
 	/*
-	 * Another switch with the same type and number: both get qualified.
-	 * So does a session whose name a given one already has, the source's
-	 * path's or another session's (--mirror-session): a name is one path's.
+	 * Another switch's session with the same name (the same number, of
+	 * ERSPAN II or III alike, or one --mirror-session name): both get
+	 * qualified. So does a session whose name a given one already has, the
+	 * source's path's or another session's (--mirror-session): a name is
+	 * one path's.
 	 */
+	for (int j = first; j < a->n_paths; j++)
+		mirror_session_name(base[j], FP_NAME_LEN, &s->flows[a->paths[j].rep].key, names,
+				    false);
 	for (int j = first; j < a->n_paths; j++) {
 		const struct flow_key *k = &s->flows[a->paths[j].rep].key;
 		bool shared = false;
 
+		/* A given name beside an automatic one stays: the automatic one is taken, below. */
 		for (int o = first; o < a->n_paths && !shared; o++) {
 			const struct flow_key *x = &s->flows[a->paths[o].rep].key;
 
-			shared = x->mirror == k->mirror &&
-				 mirror_session_id(x) == mirror_session_id(k) &&
-				 x->mirror_src != k->mirror_src;
+			shared = !strcmp(base[o], base[j]) && x->mirror_src != k->mirror_src &&
+				 name_given(names, x) == name_given(names, k);
 		}
 		mirror_session_name(a->paths[j].name, FP_NAME_LEN, k, names, shared);
 		if (!shared && name_taken(a, first, names, k, a->paths[j].name))
