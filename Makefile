@@ -57,6 +57,9 @@ USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS))
 LIB_OBJS  := $(filter-out $(BUILD)/obj/cmd/main.o,$(USER_OBJS))
 VERSION_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(shell grep -l FABPROBE_VERSION $(USER_SRCS)))
 $(VERSION_OBJS): $(VERSION_STAMP)
+# Written when the Makefile is read; made again here after a clean in the same run.
+$(VERSION_STAMP):
+	@mkdir -p $(@D) && echo '$(VERSION)' >$@
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
