@@ -412,10 +412,10 @@ cleanup:
 	/* The HTTP threads read the IPFIX counters: stop them first. */
 	http_stop(&x);
 	/*
-	 * With --listen none, a job that sends a recording: records that never
-	 * reached the collector fail it, for the script that runs it. Served,
-	 * the metrics count them (fabprobe_ipfix_records_lost_total), and a
-	 * stop is no failure.
+	 * With --listen none (a job that sends a recording, or a live sender
+	 * stopped): records that never reached the collector fail it, for the
+	 * script or unit that runs it. Served, the metrics count them
+	 * (fabprobe_ipfix_records_lost_total), and a stop is no failure.
 	 */
 	if (export_ipfix_close(xi, EXPORT_IPFIX_CLOSE_MS) && !http && code == FP_EXIT_OK) {
 		fp_err("export: IPFIX records were not delivered (the line above counts them)");
