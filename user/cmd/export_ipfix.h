@@ -87,8 +87,10 @@ int export_ipfix_open(struct export_ipfix **out, const struct export_ipfix_opts 
 void export_ipfix_observe(struct export_ipfix *xi, const struct session *ss);
 /* The end of the input or of the run: every flow's remaining counts, as a forced end. */
 void export_ipfix_end(struct export_ipfix *xi);
-/* Queue what is due as far as there is room, and send at the budget's pace; never waits (NULL:
- * nothing). */
+/*
+ * Queue what is due as far as there is room, and send at the budget's
+ * pace; never waits. NULL: nothing to do.
+ */
 void export_ipfix_pump(struct export_ipfix *xi);
 /*
  * A recording's end with nothing left to serve: pump until every record is

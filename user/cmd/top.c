@@ -66,8 +66,7 @@ static void print_header(const struct session *ss, FILE *out, bool whole)
 
 	for (int i = 0; i < ss->desc.n_points; i++)
 		uplinks |= ss->desc.points[i].uplink;
-	/* The clock to the second, or to a tenth where it is not on one (-r 0.2, a capture's end).
-	 */
+	/* The clock to the second, or to a tenth off one (-r 0.2, a capture's end). */
 	fprintf(out, "fabprobe top: %s (%s%s), %s %.*f s, %s %.1f s\n", ss->desc.what, ss->desc.how,
 		uplinks ? "; * uplink" : "", ss->desc.finite ? "at" : "up",
 		fabs(ss->desc.clock_s - round(ss->desc.clock_s)) < 0.05 ? 0 : 1, ss->desc.clock_s,

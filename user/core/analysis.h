@@ -111,8 +111,7 @@ struct flow_view {
 	bool is_data;	 /* carries requests or read responses, not only ACK/CNP */
 	bool is_request; /* carries requests: its QP's requester sends it (not only read responses)
 			  */
-	/* Outside the traffic-class plan (detect_wrong_class()); over an interval, only if it sent.
-	 */
+	/* Outside the traffic-class plan (detect_wrong_class()); an interval's: only if it sent. */
 	bool off_plan;
 };
 

@@ -129,8 +129,7 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 			    "on one path",
 			    c->count, p->name, group_label(grp, sizeof(grp), a, p->group),
 			    idle->name);
-			/* The message's count: queue pairs, where a mirror session's copies count
-			 * twice. */
+			/* The message's count: QPs (a mirror session's copies count once). */
 			say(al->evidence,
 			    "%s carries %s with %d elephants; %s carries %s (over %s)", p->name,
 			    fmt_si(rate, sizeof(rate), p->bps, "b/s"), c->count, idle->name,

@@ -519,10 +519,6 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 	return err;
 }
 
-/*
- * The totals and the flows are not read in one instant, so inserts minus
- * flows present can dip; evictions only grow, so keep the highest.
- */
 __u64 snapshot_last_seen_ns(const struct snapshot *s)
 {
 	__u64 last = 0;
@@ -533,6 +529,10 @@ __u64 snapshot_last_seen_ns(const struct snapshot *s)
 	return last;
 }
 
+/*
+ * The totals and the flows are not read in one instant, so inserts minus
+ * flows present can dip; evictions only grow, so keep the highest.
+ */
 void snapshot_flow_totals(struct snapshot *s)
 {
 	__u64 inserted = s->totals[FP_CNT_FLOW_NEW], entries = s->n_flows + s->merged;
