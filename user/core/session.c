@@ -83,8 +83,11 @@ int session_advance(struct session *ss, double seconds)
 {
 	int err = ss->src->ops->advance(ss->src, seconds);
 
-	if (err == 1)
+	/* A recording read to its end: every refresh from now on is past its last frame. */
+	if (err == 1) {
 		ss->ended = true;
+		session_last_refresh(ss);
+	}
 	return err;
 }
 

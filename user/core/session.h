@@ -77,9 +77,9 @@ void session_resume(struct session *ss);
 int session_refresh(struct session *ss);
 /*
  * No frame will run after the next refresh (a capture's duration reached,
- * a stop): the reads from then on free no slot of the flow table for new
- * flows that cannot come, so the flows the table holds stay in the end's
- * picture.
+ * a stop; session_advance() says it at a recording's end): the reads from
+ * then on free no slot of the flow table for new flows that cannot come,
+ * so the flows the table holds stay in the end's picture.
  */
 void session_last_refresh(struct session *ss);
 /*

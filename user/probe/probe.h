@@ -81,8 +81,8 @@ struct probe {
 	} reclaim;
 	bool slots_stuck; /* no slot can be freed: no grace period to wait for (membarrier) */
 	/*
-	 * No frame will run after the next read: a recording read to its end,
-	 * or a front end's last refresh (session_last_refresh()). No new flow
+	 * No frame will run after the next read (session_last_refresh(): a
+	 * recording read to its end, or a front end's last refresh). No new flow
 	 * can come, so a read frees no slot for one, and the flows the slots
 	 * hold stay. Once set, it stays.
 	 */

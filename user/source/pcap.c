@@ -482,10 +482,8 @@ static int pcap_advance(struct source *s, double seconds)
 static int pcap_collect(struct source *s, struct snapshot *snap)
 {
 	struct pcap_source *ps = PCAPS(s);
-	int err;
+	int err = collect_snapshot(&ps->probe, snap);
 
-	ps->probe.input_ended |= ps->ended;
-	err = collect_snapshot(&ps->probe, snap);
 	if (err)
 		return err;
 	/* Flows carry capture timestamps: the snapshot is taken at capture time too. */

@@ -514,7 +514,6 @@ static int sflow_collect(struct source *s, struct snapshot *snap)
 		fp_err("sFlow: BPF_PROG_TEST_RUN failed: %s", fp_strerror(err));
 		fs->err = err;
 	}
-	fs->probe.input_ended |= fs->ended;
 	if (!err)
 		err = collect_snapshot(&fs->probe, snap);
 	if (!err)
