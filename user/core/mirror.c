@@ -90,6 +90,15 @@ bool mirror_index(const struct flow_key *k, __u32 *index)
 	return true;
 }
 
+const char *mirror_given_name(const struct mirror_names *m, const struct flow_key *k)
+{
+	/* A session is named once at most (mirror_name_add()). */
+	for (int i = 0; mirror_has_session(k) && i < m->n; i++)
+		if (m->v[i].id == mirror_session_id(k))
+			return m->v[i].name;
+	return NULL;
+}
+
 __u32 flow_point_id(const struct flow_key *k)
 {
 	/*
@@ -155,16 +164,12 @@ void mirror_session_name(char *buf, size_t len, const struct flow_key *k,
 {
 	bool erspan = k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III;
 	bool has_id = mirror_has_session(k);
-	char sw[48];
-	int n = -1;
-
+	const char *given = mirror_given_name(m, k);
 	__u32 id = mirror_session_id(k);
+	char sw[48];
 
-	for (int i = 0; has_id && i < m->n; i++)
-		if (m->v[i].id == id)
-			n = i;
-	if (n >= 0)
-		snprintf(buf, len, "%s", m->v[n].name);
+	if (given)
+		snprintf(buf, len, "%s", given);
 	else if (erspan)
 		snprintf(buf, len, "erspan:%u", id);
 	else if (has_id)

@@ -47,6 +47,8 @@ bool mirror_has_session(const struct flow_key *k);
 __u32 mirror_session_id(const struct flow_key *k);
 /* Whether it has an ERSPAN II Index (*index set), the port and direction it was copied at. */
 bool mirror_index(const struct flow_key *k, __u32 *index);
+/* Its session's --mirror-session name, or NULL. */
+const char *mirror_given_name(const struct mirror_names *m, const struct flow_key *k);
 /* "erspan:101", "gre:7", "gre", or its --mirror-session name; "@switch" when qualify. */
 void mirror_session_name(char *buf, size_t len, const struct flow_key *k,
 			 const struct mirror_names *m, bool qualify);

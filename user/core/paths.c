@@ -131,21 +131,13 @@ void analysis_init_paths(struct analysis *a, const struct source_desc *d)
 static bool name_taken(const struct analysis *a, int first, const struct mirror_names *names,
 		       const struct flow_key *k, const char *name)
 {
+	const char *given = mirror_given_name(names, k);
+
 	for (int p = 0; p < first; p++)
 		if (!strcmp(a->paths[p].name, name))
 			return true;
 	for (int i = 0; i < names->n; i++)
-		if (!strcmp(names->v[i].name, name) &&
-		    !(mirror_has_session(k) && names->v[i].id == mirror_session_id(k)))
-			return true;
-	return false;
-}
-
-/* The session's name is given by --mirror-session. */
-static bool name_given(const struct mirror_names *names, const struct flow_key *k)
-{
-	for (int i = 0; mirror_has_session(k) && i < names->n; i++)
-		if (names->v[i].id == mirror_session_id(k))
+		if (!strcmp(names->v[i].name, name) && names->v[i].name != given)
 			return true;
 	return false;
 }
@@ -221,7 +213,7 @@ void analysis_add_mirror_paths(struct analysis *a, const struct snapshot *s,
 			const struct flow_key *x = &s->flows[a->paths[o].rep].key;
 
 			shared = !strcmp(base[o], base[j]) && x->mirror_src != k->mirror_src &&
-				 name_given(names, x) == name_given(names, k);
+				 !mirror_given_name(names, x) == !mirror_given_name(names, k);
 		}
 		mirror_session_name(a->paths[j].name, FP_NAME_LEN, k, names, shared);
 		if (!shared && name_taken(a, first, names, k, a->paths[j].name))
