@@ -53,6 +53,30 @@ static void name_identity(const struct analysis *a, struct collision *c, size_t 
 	analysis_rank(a, c->flows, &c->n_flows, i);
 }
 
+/* Flow v's path, observed or the model's (predicted), if it is an elephant; else -1. */
+static int elephant_path(const struct flow_view *v, bool predicted)
+{
+	return v->elephant ? (predicted ? v->predicted_path : v->path) : -1;
+}
+
+/*
+ * The elephants on path c->path, named in c (each queue pair once, by its
+ * largest flow); their smallest rate.
+ */
+static double name_elephants(const struct analysis *a, struct collision *c, bool predicted)
+{
+	double smallest = INFINITY;
+
+	for (size_t i = 0; i < a->n_flows; i++) {
+		if (elephant_path(&a->flows[i], predicted) != c->path)
+			continue;
+		name_identity(a, c, i);
+		if (a->flows[i].bps < smallest)
+			smallest = a->flows[i].bps;
+	}
+	return smallest;
+}
+
 /*
  * The elephants on each path, each queue pair direction once however many
  * points of the path saw it: on the model's paths (predicted; its flows
@@ -67,18 +91,17 @@ static int elephants_per_path(const struct analysis *a, bool predicted, int per_
 	size_t n = 0;
 
 	for (size_t i = 0; i < a->n_flows; i++)
-		n += a->flows[i].elephant &&
-		     (predicted ? a->flows[i].predicted_path : a->flows[i].path) >= 0;
+		n += elephant_path(&a->flows[i], predicted) >= 0;
 	e = malloc((2 * n + 1) * sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	n = 0;
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct flow_view *v = &a->flows[i];
-		int path = predicted ? v->predicted_path : v->path;
+		int path = elephant_path(v, predicted);
 		struct flow_key id;
 
-		if (!v->elephant || path < 0)
+		if (path < 0)
 			continue;
 		id = flow_identity(&v->r->key);
 		e[n++] = (struct radix_ent){
@@ -129,23 +152,14 @@ int analysis_collisions(struct analysis *a)
 	for (int p = 0; p < a->n_paths; p++) {
 		const struct path_view *loaded = &a->paths[p];
 		struct collision c = {.path = p, .idle_path = -1, .count = per_path[p]};
-		double smallest = INFINITY;
+		double smallest;
 
 		if (per_path[p] < 2 || loaded->group < 0)
 			continue;
-		for (size_t i = 0; i < a->n_flows; i++) {
-			const struct flow_view *v = &a->flows[i];
-
-			if (v->path != p || !v->elephant)
-				continue;
-			name_identity(a, &c, i);
-			if (v->bps < smallest)
-				smallest = v->bps;
-		}
+		smallest = name_elephants(a, &c, false);
 		for (int q = 0; q < a->n_paths; q++) {
 			const struct path_view *idle = &a->paths[q];
-			/* Room: the idle uplink's speed, else moving one elephant lowers the peak.
-			 */
+			/* Room: within its speed, else one elephant moved lowers the peak. */
 			bool room = idle->speed_bps > 0 ? idle->bps + smallest <= idle->speed_bps
 							: idle->bps + smallest < loaded->bps;
 
@@ -191,9 +205,7 @@ int analysis_predict(struct analysis *a, const struct analysis_opts *o)
 
 		if (per_path[p] < 2)
 			continue;
-		for (size_t i = 0; i < a->n_flows; i++)
-			if (a->flows[i].elephant && a->flows[i].predicted_path == (int)p)
-				name_identity(a, &c, i);
+		name_elephants(a, &c, true);
 		/*
 		 * The least-loaded other path, and only one with at least two
 		 * elephants fewer: moving one there must not just move the
