@@ -335,6 +335,7 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 	for (size_t i = 0; i < s->n_flows; i++) {
 		const struct flow_record *r = &s->flows[i];
 		struct flow_view *v = &a->flows[i];
+		struct flow_delta now; /* its counters now: prev[]'s next */
 		struct prev_flow *p;
 		bool same;
 		int seen;
@@ -345,20 +346,16 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 			a->fresh[a->n_fresh++] = i;
 		memset(v, 0, sizeof(*v));
 		v->r = r;
-		flow_delta_of(&v->d, &r->c);
+		flow_delta_of(&now, &r->c);
+		v->d = now;
 		v->elephant = p && a->was_elephant[p - a->prev];
 		/* A flow evicted and back since the last refresh counts from zero. */
-		if (p && p->c.packets <= r->c.packets) {
-			struct flow_delta now = v->d;
-
+		if (p && p->c.packets <= r->c.packets)
 			flow_delta_sub(&v->d, &p->c);
-			if (same)
-				p->c = now;
-		} else if (same) {
-			p->c = v->d;
-		}
-		if (same)
+		if (same) {
+			p->c = now;
 			p->gen = a->gen + 1;
+		}
 		v->bps = v->d.bytes * 8.0 / dt;
 		moved += v->d.bytes;
 		v->pps = v->d.packets / dt;
