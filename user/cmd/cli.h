@@ -81,7 +81,7 @@ enum {
 	"                         16777216); each costs about 300 bytes of kernel memory,\n"       \
 	"                         100 more for its share of --flows6's default, and 160 in\n"      \
 	"                         fabprobe: 1048576 take about 550 MB and a second to set up;\n"   \
-	"                         a flow present takes 1 to 1.5 KB more in fabprobe (its\n"        \
+	"                         a flow present takes 0.9 to 1.3 KB more in fabprobe (its\n"      \
 	"                         records and analysis): 1048576 present, 1.3 to 1.7 GB\n"         \
 	"      --flows6 N         table of flows with an IPv6 address (default a quarter\n"        \
 	"                         of --flows, at least 1024; about 390 bytes each)\n"              \
