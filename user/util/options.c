@@ -28,31 +28,45 @@ bad:
 	return -EINVAL;
 }
 
-int opt_parse_bytes(const char *opt, const char *arg, __u64 min, __u64 max, __u64 *out)
+/*
+ * Digits, then at most one letter of units, each 1024 times the one before
+ * it (units "KMG": K 1024, M 1048576, ...), in either case. *end: what
+ * follows the digits and the letter. 1 with a letter, 0 without, -1
+ * without digits or past 64 bits.
+ */
+static int parse_scaled(const char *arg, const char *units, unsigned long long *v, char **end)
 {
-	static const char units[] = "KMG";
-	unsigned long long v;
 	const char *u;
-	char *end;
 
 	if (!arg || !isdigit((unsigned char)arg[0]))
-		goto bad;
+		return -1;
 	errno = 0;
-	v = strtoull(arg, &end, 10);
+	*v = strtoull(arg, end, 10);
 	if (errno)
-		goto bad;
-	/* 32M, 32MiB, 32MB, 32k: powers of 1024, as sysctl's buffer sizes. */
-	u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
-	if (u) {
-		for (int shift = 10 * (int)(u - units + 1); shift; shift -= 10) {
-			if (v > (~0ULL >> 10))
-				goto bad;
-			v <<= 10;
-		}
-		end++;
-		if (!strcmp(end, "iB") || !strcmp(end, "B"))
-			end += strlen(end);
+		return -1;
+	u = **end ? strchr(units, toupper((unsigned char)**end)) : NULL;
+	if (!u)
+		return 0;
+	for (int shift = 10 * (int)(u - units + 1); shift; shift -= 10) {
+		if (*v > (~0ULL >> 10))
+			return -1;
+		*v <<= 10;
 	}
+	(*end)++;
+	return 1;
+}
+
+int opt_parse_bytes(const char *opt, const char *arg, __u64 min, __u64 max, __u64 *out)
+{
+	unsigned long long v;
+	char *end;
+	/* 32M, 32MiB, 32MB, 32k: powers of 1024, as sysctl's buffer sizes. */
+	int unit = parse_scaled(arg, "KMG", &v, &end);
+
+	if (unit < 0)
+		goto bad;
+	if (unit && (!strcmp(end, "iB") || !strcmp(end, "B")))
+		end += strlen(end);
 	if (*end || v < min || v > max)
 		goto bad;
 	*out = v;
