@@ -172,6 +172,11 @@ expect_error "capture -o DIR --force" "adir is a directory" \
 expect_error "bad --flows" "--flows: '0'" "$FABPROBE" replay --flows 0 "$good"
 expect_error "bad --flows6" "--flows6: '0'" "$FABPROBE" replay --flows6 0 "$good"
 expect_error "--flows6 too large" "--flows6: '99999999'" "$FABPROBE" replay --flows6 99999999 "$good"
+expect_error "--flows6 past 16M" "--flows6: '17M' is not a count from 1 to 16777216" \
+	"$FABPROBE" replay --flows6 17M "$good"
+expect_error "--flows with a unit it does not take" "--flows: '12x' is not a count .*256k, 1M" \
+	"$FABPROBE" replay --flows 12x "$good"
+expect_error "--flows in bytes" "--flows: '1MB' is not a count" "$FABPROBE" top --pcap "$good" --flows 1MB
 expect_error "--hash-seed with a second 0x" "--hash-seed: '0x0x10'" "$FABPROBE" replay --hash-model crc32-lo --hash-seed 0x0x10 "$good"
 expect_error "--hash-seed past 32 bits" "--hash-seed: '0x100000000'" "$FABPROBE" replay --hash-model crc32-lo --hash-seed 0x100000000 "$good"
 expect_error "bad --roce-port" "--roce-port: '70000'" "$FABPROBE" replay --roce-port 70000 "$good"

@@ -75,6 +75,12 @@ json_check "room for all: no table alert" "$tmp/room.json" 'not any("flow table"
 json_check "default sizes: 65536 + a quarter of it" "$tmp/default.json" 't["flow_table_size"] == 65536 + 16384'
 "$FABPROBE" replay --json --flows 1000 "$tmp/mixed.pcap" >"$tmp/min.json"
 json_check "--flows 1000: the IPv6 table's floor of 1024" "$tmp/min.json" 't["flow_table_size"] == 1000 + 1024'
+# Table sizes in binary multiples, as an operator types them: k 1024, M 1048576.
+"$FABPROBE" replay --json --flows 4k --flows6 2K "$tmp/mixed.pcap" >"$tmp/suffix.json"
+json_check "--flows 4k --flows6 2K: 4096 + 2048 entries" "$tmp/suffix.json" 't["flow_table_size"] == 4096 + 2048'
+"$FABPROBE" top --once --json --pcap "$tmp/mixed.pcap" --flows 1M >"$tmp/suffix_top.json"
+json_check "top --flows 1M: 1048576 + a quarter of it" "$tmp/suffix_top.json" \
+	't["flow_table_size"] == 1048576 + 262144'
 "$FABPROBE" replay --flows 4096 --flows6 1024 "$tmp/mixed.pcap" >"$tmp/small.txt"
 check "text report: both tables' sizes" grep -q "of 5120 table entries (IPv4 4096 + IPv6 1024)" "$tmp/small.txt"
 

@@ -82,6 +82,45 @@ static void test_bytes(void **state)
 	assert_int_equal(v, 7);
 }
 
+/*
+ * --flows and --flows6 are table sizes: k and M are 1024 and 1048576 entries
+ * ("1M", "256k"); the range still holds, and nothing else follows the digits.
+ */
+static void test_flow_counts(void **state)
+{
+	struct probe_opts po = PROBE_OPTS_DEFAULT;
+
+	(void)state;
+	assert_int_equal(opt_parse_probe(&po, 'F', "1M"), 1);
+	assert_int_equal(po.flow_entries, 1048576);
+	assert_int_equal(opt_parse_probe(&po, 'F', "256k"), 1);
+	assert_int_equal(po.flow_entries, 262144);
+	assert_int_equal(opt_parse_probe(&po, 'F', "64K"), 1);
+	assert_int_equal(po.flow_entries, 65536);
+	assert_int_equal(opt_parse_probe(&po, 'F', "16m"), 1);
+	assert_int_equal(po.flow_entries, 1U << 24);
+	assert_int_equal(opt_parse_probe(&po, 'F', "1000"), 1);
+	assert_int_equal(po.flow_entries, 1000);
+	assert_int_equal(opt_parse_probe(&po, OPT_FLOWS6, "1k"), 1);
+	assert_int_equal(po.flow6_entries, 1024);
+	/* Past 16M, 0, garbage, a bare or doubled suffix, bytes, fractions: refused, kept. */
+	assert_true(opt_parse_probe(&po, 'F', "17M") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "16385k") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "1G") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "0k") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "12x") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "M") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "1MM") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "1MB") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "1.5M") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "-1k") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "99999999999999999999M") < 0);
+	assert_true(opt_parse_probe(&po, 'F', "18014398509481985k") < 0);
+	assert_true(opt_parse_probe(&po, OPT_FLOWS6, "32M") < 0);
+	assert_int_equal(po.flow_entries, 1000);
+	assert_int_equal(po.flow6_entries, 1024);
+}
+
 static void test_pairs(void **state)
 {
 	char ok[] = "up1=/tmp/a.pcap", name[8];
@@ -107,9 +146,8 @@ static void test_pairs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_numbers),
-	    cmocka_unit_test(test_bytes),
-	    cmocka_unit_test(test_hash_seed),
+	    cmocka_unit_test(test_numbers),   cmocka_unit_test(test_bytes),
+	    cmocka_unit_test(test_hash_seed), cmocka_unit_test(test_flow_counts),
 	    cmocka_unit_test(test_pairs),
 	};
 

@@ -29,9 +29,9 @@ int opt_parse_probe(struct probe_opts *po, int opt, const char *arg)
 {
 	switch (opt) {
 	case 'F':
-		return opt_parse_u32("--flows", arg, 1, 1U << 24, &po->flow_entries) ?: 1;
+		return opt_parse_count("--flows", arg, 1, 1U << 24, &po->flow_entries) ?: 1;
 	case OPT_FLOWS6:
-		return opt_parse_u32("--flows6", arg, 1, 1U << 24, &po->flow6_entries) ?: 1;
+		return opt_parse_count("--flows6", arg, 1, 1U << 24, &po->flow6_entries) ?: 1;
 	case 'R':
 		return opt_parse_port("--roce-port", arg, &po->roce_port) ?: 1;
 	case 'X':

@@ -78,13 +78,15 @@ enum {
 	}
 #define OPT_PROBE_HELP                                                                             \
 	"      --flows N          IPv4 flows the flow table holds (default 65536, at most\n"       \
-	"                         16777216); each costs about 300 bytes of kernel memory,\n"       \
+	"                         16M; k and M are 1024 and 1048576 entries: 1M = 1048576,\n"      \
+	"                         256k = 262144); each costs about 300 bytes of kernel memory,\n"  \
 	"                         100 more for its share of --flows6's default, and 160 in\n"      \
 	"                         fabprobe: 1048576 take about 550 MB and a second to set up;\n"   \
 	"                         a flow present takes 0.9 to 1.3 KB more in fabprobe (its\n"      \
 	"                         records and analysis): 1048576 present, 1.3 to 1.7 GB\n"         \
-	"      --flows6 N         table of flows with an IPv6 address (default a quarter\n"        \
-	"                         of --flows, at least 1024; about 390 bytes each)\n"              \
+	"      --flows6 N         table of flows with an IPv6 address (k, M as for --flows;\n"     \
+	"                         default a quarter of --flows, at least 1024; about 390\n"        \
+	"                         bytes each)\n"                                                   \
 	"      --roce-port PORT   RoCEv2 UDP port (default 4791)\n"                                \
 	"      --vxlan-port PORT  VXLAN UDP port (default 4789)\n"
 

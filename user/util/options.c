@@ -77,6 +77,21 @@ bad:
 	return -EINVAL;
 }
 
+int opt_parse_count(const char *opt, const char *arg, __u32 min, __u32 max, __u32 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (parse_scaled(arg, "KM", &v, &end) < 0 || *end || v < min || v > max) {
+		fp_err("%s: '%s' is not a count from %u to %u (k = 1024, M = 1048576: e.g. "
+		       "65536, 256k, 1M)",
+		       opt, arg ? arg : "", min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
 int opt_parse_u32(const char *opt, const char *arg, __u32 min, __u32 max, __u32 *out)
 {
 	__u64 v;

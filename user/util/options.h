@@ -9,7 +9,7 @@
 
 /*
  * Parse a decimal integer in [min, max] for option opt. On error prints one
- * line ("--flows: '12x' is not a number from 1 to 16777216") and returns
+ * line ("--rows: '12x' is not a number from 0 to 1000000") and returns
  * -EINVAL.
  */
 int opt_parse_u64(const char *opt, const char *arg, __u64 min, __u64 max, __u64 *out);
@@ -17,6 +17,12 @@ int opt_parse_u32(const char *opt, const char *arg, __u32 min, __u32 max, __u32 
 int opt_parse_port(const char *opt, const char *arg, __u16 *out);
 /* Bytes, with K, M or G for powers of 1024 ("32M", "32MiB", "4096"), in [min, max]. */
 int opt_parse_bytes(const char *opt, const char *arg, __u64 min, __u64 max, __u64 *out);
+/*
+ * A count of entries, as a table's size, with k or M for 1024 or 1048576
+ * ("1M", "256k", "65536"), in [min, max]. Binary, as the sizes are: "1M"
+ * is 1048576 entries, not a million. No other unit: "1MB" is refused.
+ */
+int opt_parse_count(const char *opt, const char *arg, __u32 min, __u32 max, __u32 *out);
 
 /*
  * A decimal ("0.5", "30") in [min, max]; of names what it counts in the
