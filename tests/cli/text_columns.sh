@@ -4,7 +4,8 @@
 # capture named on the command line, an sFlow port (192.0.2.1:swp49,
 # 2001:db8::2:swp49) or a mirror session can be longer than the PATH
 # column's usual width, and every column after it must still line up under
-# its title, in replay's report and in top --once's.
+# its title, in replay's report and in top --once's. So must the FLOW
+# column's: an IPv6 endpoint runs past its usual 40 characters.
 set -u
 FABPROBE=${FABPROBE:-build/fabprobe}
 TOOLS=${TOOLS:-$(dirname "$FABPROBE")/tools}
@@ -75,6 +76,42 @@ check "top --once --pcap with names past 16 characters: in columns" aligned "$tm
 "$FABPROBE" replay --sflow "$tmp/sflow.pcap" >"$tmp/sflow.txt" 2>"$tmp/err"
 check "replay --sflow, ports as agent:port: in columns" aligned "$tmp/sflow.txt"
 check "... the long names are there" grep -q "^2001:db8::2:swp49 " "$tmp/sflow.txt"
+# IPv6 endpoints up to 87 characters wide, beside a short IPv6 and an IPv4 flow.
+src6=2001:db8:1234:5678:9abc:def0:1234:5678 dst6=2001:db8:aaaa:bbbb:cccc:dddd:eeee:ffff
+python3 - "$tmp/v6.pcap" "$src6" "$dst6" <<'PY'
+import socket, struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+
+def write_only6(src, dst, sport, qp, psn):
+    """inject.write_only's frame with an IPv6 header in place of the IPv4 one."""
+    v4 = inject.write_only("10.0.0.1", "10.0.0.2", sport, qp, psn)
+    udp = v4[14 + 20:]
+    ip6 = struct.pack("!IHBB16s16s", 6 << 28 | (26 << 2 | 2) << 20, len(udp), 17, 64,
+                      socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst))
+    return v4[:12] + b"\x86\xdd" + ip6 + udp
+
+path, src6, dst6 = sys.argv[1:4]
+frames = []
+for psn in range(3):
+    frames.append(write_only6(src6, dst6, 49152, 0x101, psn))
+    frames.append(write_only6(src6, "fd00::2", 1024, 0x102, psn))
+    frames.append(write_only6("fd00::1", "fd00::2", 49153, 0x103, psn))
+    frames.append(inject.write_only("10.1.0.1", "10.2.0.1", 49154, 0x104, psn))
+with open(path, "wb") as out:
+    out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for n, f in enumerate(frames):
+        out.write(struct.pack("<IIII", 1700000000, n, len(f), len(f)) + f)
+PY
+"$FABPROBE" replay "$tmp/v6.pcap" >"$tmp/v6.txt" 2>"$tmp/err"
+check "replay, IPv6 endpoints past 40 characters: in columns" aligned "$tmp/v6.txt"
+check "... the longest whole" grep -q "^\[$src6\]:49152 > $dst6 " "$tmp/v6.txt"
+# As wide as the longest flow and no wider: its padding, one space, then VNI's six.
+longest="[$src6]:49152 > $dst6"
+check "... the FLOW column as wide as it" \
+	grep -qE "^FLOW \(src:sport > dst\) {$((${#longest} - 22))}    VNI " "$tmp/v6.txt"
+"$FABPROBE" top --once --pcap "$tmp/v6.pcap" >"$tmp/v6top.txt" 2>"$tmp/err"
+check "top --once --pcap, IPv6 endpoints: in columns" aligned "$tmp/v6top.txt"
 # Short names keep the widths the report always had.
 "$FABPROBE" replay "$PCAPS/rdma_write_bw.pcap" >"$tmp/short.txt" 2>"$tmp/err"
 check "short names: in columns" aligned "$tmp/short.txt"

@@ -681,7 +681,7 @@ void report_text(FILE *out, const struct report *rep)
 	const struct analysis *a = rep->an;
 	size_t n = s->n_flows;
 	char ep[128], bytes[32], vni[16], op[32], more[48];
-	int path_w = 8;
+	int path_w = 8, flow_w = 40;
 
 	/* A NIC-only session has no flows to speak of: its alerts, then the NIC. */
 	if (rep->nic && !strcmp(rep->src->mode, "nic")) {
@@ -715,9 +715,16 @@ void report_text(FILE *out, const struct report *rep)
 			"NAK: RNR NAKs included\n",
 			fmt_window(w, sizeof(w), a->interval_s, a->whole_run));
 	}
-	for (size_t i = 0; i < n; i++)
+	/*
+	 * IPv6 endpoints run past 40 (up to 89: "[8 groups]:65535 > 8 groups"),
+	 * IPv4 ones never do: their rows print as they always did. No cap: the
+	 * address format bounds it, and a cut address would name another host.
+	 */
+	for (size_t i = 0; i < n; i++) {
 		path_w = name_width(path_w, flow_path(rep, i));
-	fprintf(out, "%-40s %6s %7s %-*s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n",
+		flow_w = name_width(flow_w, flow_endpoints(ep, sizeof(ep), &s->flows[i].key));
+	}
+	fprintf(out, "%-*s %6s %7s %-*s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n", flow_w,
 		"FLOW (src:sport > dst)", "VNI", "QP", path_w, "PATH", "RATE", "PACKETS", "BYTES",
 		"CE", "CNP", "ACK", "NAK", "RTX", "GAPS", "LAST OPCODE");
 	for (size_t i = 0; i < n; i++) {
@@ -740,9 +747,9 @@ void report_text(FILE *out, const struct report *rep)
 			snprintf(gaps, sizeof(gaps), "-");
 		}
 		fprintf(out,
-			"%-40s %6s %7u %-*s %9s %9llu %10s %6llu %6llu %6llu %6llu %6s %6s  %s%s\n",
-			flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp, path_w,
-			flow_path(rep, i), rate, (unsigned long long)c->packets,
+			"%-*s %6s %7u %-*s %9s %9llu %10s %6llu %6llu %6llu %6llu %6s %6s  %s%s\n",
+			flow_w, flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp,
+			path_w, flow_path(rep, i), rate, (unsigned long long)c->packets,
 			fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
 			(unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
 			(unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks),
