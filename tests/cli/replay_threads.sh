@@ -166,5 +166,18 @@ check "top -i lo --threads: applies to --pcap only" \
 	test "$rc" -eq 2 -a "$(cat "$tmp/err")" = "fabprobe: top: --threads applies to --pcap only"
 "$FABPROBE" top --once --plain --pcap "$tmp/order.pcap" --speed 0 --threads 2 >"$tmp/top" 2>&1
 check "top --pcap --threads 2 runs" test $? -eq 0 -a -s "$tmp/top"
+# -T is --threads wherever --threads is taken, as on replay.
+"$FABPROBE" top --once --plain --pcap "$tmp/order.pcap" --speed 0 -T 2 >"$tmp/top" 2>&1
+check "top --pcap -T 2 runs" test $? -eq 0 -a -s "$tmp/top"
+for c in top capture export; do
+	out=()
+	[ "$c" = capture ] && out=(-o "$tmp/never.tar.gz")
+	"$FABPROBE" "$c" -i lo -T 2 "${out[@]}" >/dev/null 2>"$tmp/err"
+	check "$c -T: --threads (applies to --pcap only)" \
+		eq "$(cat "$tmp/err")" "fabprobe: $c: --threads applies to --pcap only"
+	"$FABPROBE" "$c" --pcap "$tmp/order.pcap" -T 0 >/dev/null 2>"$tmp/err"
+	check "$c -T 0: --threads' range" \
+		eq "$(cat "$tmp/err")" "fabprobe: --threads: '0' is not a number from 1 to 64"
+done
 
 finish replay-threads

@@ -87,7 +87,7 @@ static int parse(int argc, char **argv, struct capture_opts *c, struct cli_sourc
 	int opt;
 
 	optind = 1;
-	while ((opt = opt_getopt(argc, argv, ":i:d:o:h", long_opts)) != -1) {
+	while ((opt = opt_getopt(argc, argv, ":i:d:o:T:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (opt_parse_seconds("--duration", optarg, 1, 86400, &c->duration_s))

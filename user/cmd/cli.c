@@ -261,7 +261,7 @@ int cli_parse_source(struct cli_source *cs, int opt, const char *arg)
 		return opt_parse_number("--speed", arg, 0, 1e6, "(times the recorded pace)",
 					&cs->pcap.speed)
 			   ?: 1;
-	case OPT_THREADS:
+	case 'T':
 		cs->threads_given = true;
 		return opt_parse_threads(arg, &cs->pcap.threads);
 	default:

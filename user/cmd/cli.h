@@ -41,7 +41,6 @@ enum {
 	OPT_SPEED,
 	OPT_MIRROR_SESSION,
 	OPT_MIRROR_PORT_DROP,
-	OPT_THREADS,
 	OPT_FLOWS6,
 	OPT_PRECISE_CLOCK,
 	OPT_CMD_FIRST = 384, /* a command's own long options start here */
@@ -125,7 +124,7 @@ enum {
 	"                            or ID=NAME,ID=NAME; default erspan:ID, gre:KEY or gre)\n"
 
 #define OPT_THREADS_HELP                                                                           \
-	"      --threads N          with --pcap: run frames on N worker threads, each flow's\n"    \
+	"  -T, --threads N          with --pcap: run frames on N worker threads, each flow's\n"    \
 	"                           frames in order on one (default: one per CPU, as nproc\n"      \
 	"                           counts; the thread that reads the capture shares one)\n"
 
@@ -135,7 +134,7 @@ enum {
 	    {"hook", required_argument, NULL, 'H'}, {"xdp-mode", required_argument, NULL, 'M'},    \
 	    {"pcap", required_argument, NULL, OPT_PCAP},                                           \
 	    {"speed", required_argument, NULL, OPT_SPEED},                                         \
-	    {"threads", required_argument, NULL, OPT_THREADS},                                     \
+	    {"threads", required_argument, NULL, 'T'},                                             \
 	    {"mirror-port-drop", no_argument, NULL, OPT_MIRROR_PORT_DROP},                         \
 	    {"precise-clock", no_argument, NULL, OPT_PRECISE_CLOCK}, OPT_SFLOW_LONG_OPTS,          \
 	    OPT_PROBE_LONG_OPTS, OPT_NIC_LONG_OPTS

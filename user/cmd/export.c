@@ -100,7 +100,7 @@ static int parse(int argc, char **argv, struct export_opts *e, struct cli_source
 	__u32 v;
 
 	optind = 1;
-	while ((opt = opt_getopt(argc, argv, ":i:l:r:h", long_opts)) != -1) {
+	while ((opt = opt_getopt(argc, argv, ":i:l:r:T:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'l':
 			e->listen = optarg;

@@ -185,7 +185,7 @@ int cmd_top(int argc, char **argv)
 	cli_source_init(&cs, "top", 1);
 	analysis_opts_default(&aopts);
 	optind = 1;
-	while ((opt = opt_getopt(argc, argv, ":i:r:d:jn:h", long_opts)) != -1) {
+	while ((opt = opt_getopt(argc, argv, ":i:r:d:jn:T:h", long_opts)) != -1) {
 		switch (opt) {
 		case 'r':
 			if (opt_parse_seconds("--interval", optarg, 0.1, 3600, &t.interval_s))
