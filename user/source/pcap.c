@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "probe/collect.h"
 #include "probe/runpool.h"
@@ -35,6 +36,7 @@ struct pcap_file {
 	const __u8 *data;
 	__u64 ts_ns;
 	__u64 index;  /* frames read */
+	__u64 size;   /* bytes, when a regular file; else 0 */
 	bool pending; /* hdr/data hold the next frame */
 	bool done;
 };
@@ -115,12 +117,15 @@ void capture_close(pcap_t *p, char *iobuf)
 static int open_file(struct pcap_file *f)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
+	struct stat st;
 
 	f->pcap = capture_open(f->path, &f->iobuf, errbuf);
 	if (!f->pcap) {
 		fp_err("%s: cannot read capture: %s", f->path, errbuf);
 		return -EINVAL;
 	}
+	if (!fstat(fileno(pcap_file(f->pcap)), &st) && S_ISREG(st.st_mode))
+		f->size = st.st_size;
 	f->dlt = pcap_datalink(f->pcap);
 	switch (f->dlt) {
 	case DLT_EN10MB:
@@ -514,6 +519,29 @@ static void silence(const struct pcap_source *ps, struct source_desc *d)
 	d->silence_to_s = (next->ts_ns - ps->t0_ns) / 1e9;
 }
 
+/*
+ * How far the files have been read, of their size, when every one has a
+ * size. The stream's position, not the frames' lengths: it counts the
+ * file and block headers of either format; a file that grows while it is
+ * read counts as its size at open.
+ */
+static void position(const struct pcap_source *ps, struct source_desc *d)
+{
+	__u64 read = 0, total = 0;
+
+	for (int i = 0; i < ps->n_files; i++) {
+		const struct pcap_file *f = &ps->files[i];
+		long at = f->size ? ftell(pcap_file(f->pcap)) : -1;
+
+		if (at < 0)
+			return;
+		read += (__u64)at < f->size ? (__u64)at : f->size;
+		total += f->size;
+	}
+	d->bytes_read = read;
+	d->bytes_total = total;
+}
+
 static void pcap_describe(const struct source *s, struct source_desc *d)
 {
 	const struct pcap_source *ps = (const struct pcap_source *)s;
@@ -530,6 +558,7 @@ static void pcap_describe(const struct source *s, struct source_desc *d)
 	d->clock_s = ps->clock_ns / 1e9;
 	d->span_s = ps->ended ? d->clock_s : 0;
 	d->frames = ps->frames;
+	position(ps, d);
 	if (ps->o.speed <= 0 && !ps->ended)
 		silence(ps, d);
 	for (int i = 0; i < ps->o.n_files; i++) {

@@ -79,6 +79,12 @@ struct source_desc {
 	char event[256];	/* the latest thing an operator should know, or "" */
 	unsigned int event_seq; /* changes with each new event */
 	/*
+	 * How far into its files a recording has read, of their size (a
+	 * progress line's percent). bytes_total is 0 when a size is not
+	 * known: a FIFO, a pipe, sFlow.
+	 */
+	__u64 bytes_read, bytes_total;
+	/*
 	 * A recording read as fast as it runs: the stretch of its time with
 	 * no frame ahead of the clock, from the latest frame read to the next
 	 * one, so that a front end can pass it in one advance rather than one
