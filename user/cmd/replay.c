@@ -91,15 +91,17 @@ static void usage(FILE *out)
 		"corrupt (the report covers the frames before the damage).\n");
 }
 
-/* On a terminal, how far the read has come. */
-static void progress(const struct session *ss, bool done)
+/* On a terminal, how far the read has come since start_ns. */
+static void progress(const struct session *ss, __u64 start_ns, bool done)
 {
 	struct source_desc d;
+	char line[512];
 
 	ss->src->ops->describe(ss->src, &d);
-	char n[48];
-
-	fprintf(stderr, "\rreplay: %s: %s%s", d.what, fmt_count(n, sizeof(n), d.frames, "frame"),
+	fprintf(stderr, "\rreplay: %s\033[K%s",
+		source_progress(&d, (fp_mono_ns() - start_ns) / 1e9,
+				fmt_term_cols(STDERR_FILENO) - 1 - (int)strlen("replay: "), line,
+				sizeof(line)),
 		done ? "\n" : "");
 }
 
@@ -125,6 +127,7 @@ int cmd_replay(int argc, char **argv)
 	struct source *src;
 	char n[48];
 	struct report r;
+	__u64 start_ns = fp_mono_ns();
 	bool json = false, sflow = false, sflow_opts = false, tty = isatty(STDERR_FILENO);
 	int n_paths = 0, opt, err, rc, code;
 	size_t max_flows = 50;
@@ -229,9 +232,9 @@ int cmd_replay(int argc, char **argv)
 	ss.quiet = true;
 	while ((rc = session_advance(&ss, 1e12)) == 0 && !fp_stopping)
 		if (tty)
-			progress(&ss, false);
+			progress(&ss, start_ns, false);
 	if (tty)
-		progress(&ss, true);
+		progress(&ss, start_ns, true);
 	err = rc < 0 ? rc : session_refresh(&ss);
 	if (!err) {
 		say_skipped(ss.snap.totals);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stddef.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "source/source.h"
+#include "util/format.h"
 
 const struct obs_point *source_point(const struct source_desc *d, __u32 id)
 {
@@ -27,5 +29,32 @@ const char *source_point_name(const struct source_desc *d, __u32 id, char *buf, 
 	if (unnamed)
 		return unnamed;
 	snprintf(buf, len, "ifindex%u", id);
+	return buf;
+}
+
+const char *source_progress(const struct source_desc *d, double elapsed_s, int width, char *buf,
+			    size_t len)
+{
+	char pct[48] = "", size[32], n[48], took[16], rate[16], eta[16], left[32] = "",
+	     how_far[192], what[256];
+
+	if (d->bytes_total)
+		snprintf(pct, sizeof(pct), "%llu%% of %s, ",
+			 (unsigned long long)(d->bytes_read * 100 / d->bytes_total),
+			 fmt_si(size, sizeof(size), d->bytes_total, "B"));
+	/* At the pace so far; the first second's is mostly the program loading. */
+	if (d->bytes_total && d->bytes_read && !d->ended && elapsed_s >= 1)
+		snprintf(left, sizeof(left), ", about %s left",
+			 fmt_duration(
+			     eta, sizeof(eta),
+			     ceil(elapsed_s * (d->bytes_total - d->bytes_read) / d->bytes_read)));
+	snprintf(how_far, sizeof(how_far), "%s%s in %s (%s/s)%s", pct,
+		 fmt_count(n, sizeof(n), d->frames, "frame"),
+		 fmt_duration(took, sizeof(took), elapsed_s),
+		 fmt_si_compact(rate, sizeof(rate), elapsed_s > 0 ? d->frames / elapsed_s : 0),
+		 left);
+	width -= 2 + fmt_cols(how_far);
+	snprintf(buf, len, "%s: %s", fmt_trunc(what, sizeof(what), d->what, width > 8 ? width : 8),
+		 how_far);
 	return buf;
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "fabprobe.h"
 #include "util/format.h"
@@ -145,6 +146,13 @@ int fmt_cols(const char *text)
 	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
 		n += (*p & 0xC0) != 0x80;
 	return n;
+}
+
+int fmt_term_cols(int fd)
+{
+	struct winsize ws;
+
+	return ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
 }
 
 const char *fmt_pair_trunc(char *buf, size_t len, const char *a, const char *sep, const char *b,

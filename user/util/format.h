@@ -34,6 +34,9 @@ const char *fmt_duration(char *buf, size_t len, double seconds);
 /* Columns UTF-8 text takes on a terminal (one per code point: "…" is one). */
 int fmt_cols(const char *text);
 
+/* The width of the terminal fd is on, in columns; 80 when it cannot tell. */
+int fmt_term_cols(int fd);
+
 /*
  * "A > B" in at most width columns, shortening the longer name first with
  * fmt_trunc (two long IPv6 addresses each keep their tails).
