@@ -235,16 +235,27 @@ int cmd_replay(int argc, char **argv)
 			progress(&ss, start_ns, false);
 	if (tty)
 		progress(&ss, start_ns, true);
+	/* At a million flows the analysis and the report take seconds each: say which runs. */
+	if (tty && rc >= 0)
+		fputs("replay: analysing the flows...", stderr);
 	err = rc < 0 ? rc : session_refresh(&ss);
+	if (tty && rc >= 0)
+		fputs("\r\033[K", stderr);
 	if (!err) {
 		say_skipped(ss.snap.totals);
 		r = report_of(&ss);
 		r.max_flows = max_flows;
+		/* Not over the report itself, on the same terminal. */
+		if (tty && !isatty(STDOUT_FILENO))
+			fprintf(stderr, "replay: writing the report of %s...",
+				fmt_count(n, sizeof(n), ss.snap.n_flows, "flow"));
 		if (json)
 			report_json(stdout, &r);
 		else
 			report_text(stdout, &r);
 		err = cli_flush_stdout("replay");
+		if (tty && !isatty(STDOUT_FILENO))
+			fputs("\r\033[K", stderr);
 	}
 	/* Stopped before the end (Ctrl-C, SIGTERM): a report that looks whole is not. */
 	if (!err && rc == 0 && fp_stopping)
