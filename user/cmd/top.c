@@ -133,29 +133,62 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 	return rc < 0 ? rc : 0;
 }
 
-static int run_once(struct session *ss, const struct top_opts *t)
+/* On a terminal, how far --once has read a recording since start_ns. */
+static void progress(const struct session *ss, __u64 start_ns, bool done)
+{
+	struct source_desc d;
+	char line[512];
+
+	ss->src->ops->describe(ss->src, &d);
+	fprintf(stderr, "\rtop: %s\033[K%s",
+		source_progress(&d, (fp_mono_ns() - start_ns) / 1e9,
+				fmt_term_cols(STDERR_FILENO) - 1 - (int)strlen("top: "), line,
+				sizeof(line)),
+		done ? "\n" : "");
+}
+
+static int run_once(struct session *ss, const struct top_opts *t, __u64 start_ns)
 {
 	struct report r = report_of(ss);
+	bool tty = isatty(STDERR_FILENO), reading = tty && ss->desc.finite;
+	/* Not over the report itself, on the same terminal. */
+	bool writing = tty && !isatty(STDOUT_FILENO);
+	char n[48];
 	int rc, err;
 
 	r.max_flows = t->rows;
 	/* A recording is read whole; live, one interval passes. */
-	do
+	do {
 		rc = session_advance(ss, ss->desc.finite ? 1e12 : t->interval_s);
-	while (ss->desc.finite && rc == 0 && !fp_stopping);
+		if (reading && rc == 0 && !fp_stopping)
+			progress(ss, start_ns, false);
+	} while (ss->desc.finite && rc == 0 && !fp_stopping);
 	if (rc < 0)
 		return rc;
+	if (reading)
+		progress(ss, start_ns, true);
+	/* At a million flows the analysis and the report take seconds each: say which runs. */
+	if (tty)
+		fputs("top: analysing the flows...", stderr);
 	/* Stopped before the interval ended (Ctrl-C): the report is of the time it ran. */
 	err = session_refresh(ss);
+	if (tty)
+		fputs("\r\033[K", stderr);
 	if (err)
 		return err;
+	if (writing)
+		fprintf(stderr, "top: writing the report of %s...",
+			fmt_count(n, sizeof(n), ss->snap.n_flows, "flow"));
 	if (t->json) {
 		report_json(stdout, &r);
 	} else {
 		print_header(ss, stdout, ss->desc.finite);
 		report_text(stdout, &r);
 	}
-	return cli_flush_stdout("top");
+	err = cli_flush_stdout("top");
+	if (writing)
+		fputs("\r\033[K", stderr);
+	return err;
 }
 
 int cmd_top(int argc, char **argv)
@@ -179,6 +212,7 @@ int cmd_top(int argc, char **argv)
 	struct cli_source cs;
 	struct session ss;
 	struct source *src;
+	__u64 start_ns = fp_mono_ns();
 	int opt, err, code;
 	__u32 rows;
 
@@ -240,7 +274,7 @@ int cmd_top(int argc, char **argv)
 	if (session_start(&ss, src, &aopts, false))
 		return FP_EXIT_FAIL;
 	if (t.once)
-		err = run_once(&ss, &t);
+		err = run_once(&ss, &t, start_ns);
 	else if (t.plain || !isatty(STDOUT_FILENO))
 		err = run_plain(&ss, &t);
 	else
