@@ -122,7 +122,7 @@ static void progress(const struct session *ss, double total, bool tty, bool done
 {
 	static __u64 last_ns;
 	double elapsed = ss->desc.clock_s;
-	char f[48], fl[48], al[48];
+	char f[48], fl[48], al[48], sz[32];
 	__u64 now = fp_mono_ns();
 
 	if (!tty && !done && last_ns && now - last_ns < 10000000000ULL)
@@ -132,6 +132,11 @@ static void progress(const struct session *ss, double total, bool tty, bool done
 		fprintf(stderr, "%scapture: %3.0f/%.0f s", tty ? "\r" : "", elapsed, total);
 	else
 		fprintf(stderr, "%scapture: %3.0f s of the capture", tty ? "\r" : "", elapsed);
+	/* A capture's time says nothing of how much of it is left; its bytes do. */
+	if (ss->desc.bytes_total)
+		fprintf(stderr, " (%llu%% of %s)",
+			(unsigned long long)(ss->desc.bytes_read * 100 / ss->desc.bytes_total),
+			fmt_si(sz, sizeof(sz), ss->desc.bytes_total, "B"));
 	/* The alerts of the last interval; the bundle's are the whole run's. */
 	fprintf(stderr, ", %s, %llu RoCE, %s, %s now%s",
 		fmt_count(f, sizeof(f), ss->snap.totals[FP_CNT_FRAMES], "frame"),
