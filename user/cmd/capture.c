@@ -224,20 +224,26 @@ static int put_nic_file(void *ctx, const char *path, const void *data, size_t le
 	return bundle_add(ctx, name, data, len);
 }
 
-static int write_bundle(struct bundle *b, const struct final_report *f)
+/* tty: say which file is being written, on a line of its own, as it takes seconds. */
+static int write_bundle(struct bundle *b, const struct final_report *f, bool tty)
 {
-	int err = bundle_add_rendered(b, "report.json", render_json, f);
+	const struct {
+		const char *name;
+		void (*render)(FILE *out, const void *arg);
+	} files[] = {
+	    {"report.json", render_json}, {"summary.txt", render_summary},
+	    {"report.html", render_html}, {"samples.pcapng", render_samples},
+	    {"host.txt", render_host},	  {"nic.json", f->r.nic ? render_nic_json : NULL},
+	};
+	int err = 0;
 
-	if (!err)
-		err = bundle_add_rendered(b, "summary.txt", render_summary, f);
-	if (!err)
-		err = bundle_add_rendered(b, "report.html", render_html, f);
-	if (!err)
-		err = bundle_add_rendered(b, "samples.pcapng", render_samples, f);
-	if (!err)
-		err = bundle_add_rendered(b, "host.txt", render_host, f);
-	if (!err && f->r.nic)
-		err = bundle_add_rendered(b, "nic.json", render_nic_json, f);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && !err; i++) {
+		if (!files[i].render)
+			continue;
+		if (tty)
+			fprintf(stderr, "\rcapture: writing %s...\033[K", files[i].name);
+		err = bundle_add_rendered(b, files[i].name, files[i].render, f);
+	}
 	if (!err && f->r.nic)
 		err = nic_record(&f->r.nic->st, put_nic_file, b);
 	return err;
@@ -331,13 +337,20 @@ int cmd_capture(int argc, char **argv)
 
 		if (ss.src->probe)
 			samples_poll(ss.src->probe, 0);
+		/* On a terminal, the seconds each of these takes at a million flows are named. */
+		if (tty)
+			fputs("capture: analysing the flows...", stderr);
 		/* Findings over the whole capture: one analysis without a previous refresh. */
 		err = session_refresh(&ss);
+		if (tty)
+			fputs("\r\033[K", stderr);
 		if (!err) {
 			/* That and the files take seconds at a million flows. */
 			fprintf(stderr,
 				"capture: writing %s: the findings over the whole run, %s\n",
 				c.output, fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"));
+			if (tty)
+				fputs("capture: analysing the whole run...", stderr);
 			err = session_conclude(&ss);
 		}
 		f.r = report_of(&ss);
@@ -359,12 +372,14 @@ int cmd_capture(int argc, char **argv)
 		hostinfo_end(&host);
 		blind = report_unseen(&f.r, unseen, sizeof(unseen));
 		if (!err)
-			err = write_bundle(&b, &f);
+			err = write_bundle(&b, &f, tty);
 	}
 	if (err)
 		bundle_abort(&b);
 	else
 		err = bundle_commit(&b);
+	if (tty)
+		fputs("\r\033[K", stderr);
 	if (!err && blind)
 		fprintf(stderr, "capture: %s: the findings judge nothing (summary.txt says why)\n",
 			unseen);
