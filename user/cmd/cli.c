@@ -4,13 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/cli.h"
 #include "source/nic_source.h"
 #include "probe/runpool.h"
 #include "probe/samples.h"
+#include "util/format.h"
 #include "util/log.h"
 #include "util/options.h"
+#include "util/stop.h"
 
 void cli_source_init(struct cli_source *cs, const char *cmd, double default_speed)
 {
@@ -443,6 +446,19 @@ const char *cli_no_paths(const struct cli_source *cs)
 	if (cs->live_given)
 		return "no uplinks given (--uplinks)";
 	return "no packets watched (NIC counters only)";
+}
+
+void cli_read_progress(const char *cmd, const struct session *ss, __u64 start_ns, bool done)
+{
+	struct source_desc d;
+	char line[512];
+
+	ss->src->ops->describe(ss->src, &d);
+	fprintf(stderr, "\r%s: %s\033[K%s", cmd,
+		source_progress(&d, (fp_mono_ns() - start_ns) / 1e9,
+				fmt_term_cols(STDERR_FILENO) - 3 - (int)strlen(cmd), line,
+				sizeof(line)),
+		done ? "\n" : "");
 }
 
 int cli_flush_stdout(const char *cmd)

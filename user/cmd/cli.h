@@ -271,6 +271,12 @@ int cli_nic_check(const struct session *ss, const struct cli_source *cs, const c
  */
 int cli_flush_stdout(const char *cmd);
 
+/*
+ * On a terminal, how far cmd's read of a recording has come since
+ * start_ns: one stderr line, redrawn; done ends it.
+ */
+void cli_read_progress(const char *cmd, const struct session *ss, __u64 start_ns, bool done);
+
 /* --nic, --nic-root: 1 handled, 0 not ours, -EINVAL bad value. */
 int cli_parse_nic(struct cli_source *cs, int opt, const char *arg);
 

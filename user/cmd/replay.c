@@ -91,20 +91,6 @@ static void usage(FILE *out)
 		"corrupt (the report covers the frames before the damage).\n");
 }
 
-/* On a terminal, how far the read has come since start_ns. */
-static void progress(const struct session *ss, __u64 start_ns, bool done)
-{
-	struct source_desc d;
-	char line[512];
-
-	ss->src->ops->describe(ss->src, &d);
-	fprintf(stderr, "\rreplay: %s\033[K%s",
-		source_progress(&d, (fp_mono_ns() - start_ns) / 1e9,
-				fmt_term_cols(STDERR_FILENO) - 1 - (int)strlen("replay: "), line,
-				sizeof(line)),
-		done ? "\n" : "");
-}
-
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
@@ -232,9 +218,9 @@ int cmd_replay(int argc, char **argv)
 	ss.quiet = true;
 	while ((rc = session_advance(&ss, 1e12)) == 0 && !fp_stopping)
 		if (tty)
-			progress(&ss, start_ns, false);
+			cli_read_progress("replay", &ss, start_ns, false);
 	if (tty)
-		progress(&ss, start_ns, true);
+		cli_read_progress("replay", &ss, start_ns, true);
 	/* At a million flows the analysis and the report take seconds each: say which runs. */
 	if (tty && rc >= 0)
 		fputs("replay: analysing the flows...", stderr);

@@ -133,20 +133,6 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 	return rc < 0 ? rc : 0;
 }
 
-/* On a terminal, how far --once has read a recording since start_ns. */
-static void progress(const struct session *ss, __u64 start_ns, bool done)
-{
-	struct source_desc d;
-	char line[512];
-
-	ss->src->ops->describe(ss->src, &d);
-	fprintf(stderr, "\rtop: %s\033[K%s",
-		source_progress(&d, (fp_mono_ns() - start_ns) / 1e9,
-				fmt_term_cols(STDERR_FILENO) - 1 - (int)strlen("top: "), line,
-				sizeof(line)),
-		done ? "\n" : "");
-}
-
 static int run_once(struct session *ss, const struct top_opts *t, __u64 start_ns)
 {
 	struct report r = report_of(ss);
@@ -161,12 +147,12 @@ static int run_once(struct session *ss, const struct top_opts *t, __u64 start_ns
 	do {
 		rc = session_advance(ss, ss->desc.finite ? 1e12 : t->interval_s);
 		if (reading && rc == 0 && !fp_stopping)
-			progress(ss, start_ns, false);
+			cli_read_progress("top", ss, start_ns, false);
 	} while (ss->desc.finite && rc == 0 && !fp_stopping);
 	if (rc < 0)
 		return rc;
 	if (reading)
-		progress(ss, start_ns, true);
+		cli_read_progress("top", ss, start_ns, true);
 	/* At a million flows the analysis and the report take seconds each: say which runs. */
 	if (tty)
 		fputs("top: analysing the flows...", stderr);
