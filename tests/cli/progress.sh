@@ -76,6 +76,9 @@ check "capture, stderr a log: its progress line says the percent of the file" \
 	grep -qE '^capture: +[0-9]+ s of the capture \(100% of 69.[0-9] MB\), 200000 frames' "$tmp/plain.err"
 check "... and no line for each step" bash -c "! grep -q 'analysing\|\.\.\.' '$tmp/plain.err'"
 on_tty "'$FABPROBE' capture --pcap '$tmp/many.pcap' -o '$tmp/tty.tar.gz'"
+check "capture on a terminal: the read's percent between refreshes, rising" \
+	bash -c "p=\$(grep -oE '^capture: .*: [0-9]+% of' '$tmp/tty' | grep -oE '[0-9]+% of' | tr -d '% of');
+		 [ \"\$(sort -n <<<\"\$p\")\" = \"\$p\" ] && [ \$(sort -un <<<\"\$p\" | wc -l) -ge 3 ]"
 check "capture on a terminal: names the analyses and report.json, then clears the line before 'wrote'" \
 	bash -c "grep -qx 'capture: analysing the flows...' '$tmp/tty' &&
 		 grep -qx 'capture: analysing the whole run...' '$tmp/tty' &&

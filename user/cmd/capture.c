@@ -249,11 +249,18 @@ static int write_bundle(struct bundle *b, const struct final_report *f, bool tty
 	return err;
 }
 
+/* On a terminal, a recording's read between refreshes: a second of it can be millions of frames. */
+static void reading(const struct session *ss, void *start_ns)
+{
+	cli_read_progress("capture", ss, *(__u64 *)start_ns, false);
+}
+
 /* Watch until the duration has passed, the recording ends, or Ctrl-C. */
 static int watch(struct session *ss, struct series *series, const struct capture_opts *c, bool tty)
 {
 	double total = c->duration_given || !ss->desc.finite ? c->duration_s : 0;
-	int rc = 0, err;
+	__u64 start_ns = fp_mono_ns();
+	int rc = 0, err = 0;
 
 	/*
 	 * What a watching refresh keeps (the series, the alert log) follows
@@ -261,25 +268,32 @@ static int watch(struct session *ss, struct series *series, const struct capture
 	 * own refresh, after, sorts them for its tables.
 	 */
 	ss->unordered = true;
+	if (tty && ss->desc.finite) {
+		ss->reading = reading;
+		ss->reading_arg = &start_ns;
+	}
 	while (!fp_stopping && rc != 1 && (!total || ss->desc.clock_s < total)) {
 		double silence = session_silence_s(ss, 1.0);
 
 		if (total && silence > total - ss->desc.clock_s)
 			silence = total - ss->desc.clock_s;
 		rc = session_advance_by(ss, silence > 0 ? silence : 1.0);
-		if (rc < 0)
-			return rc;
+		if (rc < 0) {
+			err = rc;
+			break;
+		}
 		/* The watch's last refresh: no frame runs after it, before the bundle's. */
 		if (fp_stopping || (total && session_clock_s(ss) >= total))
 			session_last_refresh(ss);
 		err = session_refresh(ss);
 		if (err)
-			return err;
+			break;
 		series_add(series, &ss->an, ss->desc.clock_s);
 		progress(ss, total, tty, rc == 1 || (total && ss->desc.clock_s >= total));
 	}
 	ss->unordered = false;
-	return 0;
+	ss->reading = NULL;
+	return err;
 }
 
 int cmd_capture(int argc, char **argv)

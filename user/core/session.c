@@ -103,6 +103,8 @@ int session_advance_by(struct session *ss, double seconds)
 		left = target - session_clock_s(ss);
 		if (left < 1e-9)
 			break;
+		if (ss->reading)
+			ss->reading(ss, ss->reading_arg);
 	}
 	return rc;
 }

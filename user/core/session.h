@@ -47,6 +47,13 @@ struct session {
 	unsigned int event_seq; /* of the last event printed */
 	__u64 refreshes;
 	struct session_nic *nic; /* NIC counters beside the flows (src->nic), or NULL */
+	/*
+	 * Called each time session_advance_by() is handed control back short
+	 * of its seconds (a recording read as fast as it runs, every quarter
+	 * second of wall time): a front end's progress. NULL: none.
+	 */
+	void (*reading)(const struct session *ss, void *arg);
+	void *reading_arg;
 };
 
 /*
