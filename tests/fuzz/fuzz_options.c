@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Arbitrary command-line values through every option parser the
- * commands share: numbers, ports, seconds, rates, NAME=VALUE pairs,
+ * commands share: numbers, counts with k/M, ports, seconds, rates, NAME=VALUE pairs,
  * interface lists, hooks, XDP modes, captures and the analysis options. Each must
  * accept or refuse with an error code, never crash; accepted values must
  * be within their documented range.
@@ -62,6 +62,8 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 		abort();
 	if (!opt_parse_bytes("--b", arg, 4096, 1ULL << 29, &u64) &&
 	    (u64 < 4096 || u64 > 1ULL << 29))
+		abort();
+	if (!opt_parse_count("--flows", arg, 1, 1U << 24, &u32) && (u32 < 1 || u32 > 1U << 24))
 		abort();
 
 	cli_source_init(&cs, "fuzz", 1);
