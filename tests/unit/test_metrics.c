@@ -454,6 +454,125 @@ static void test_sampled_unknown_left_out(void **state)
 	}
 }
 
+/* Frames of a bare IPv4 RoCE flow: an ACK (BTH, AETH, ICRC) and a CNP (A17.9.3). */
+#define ACK_FRAME 62
+#define CNP_FRAME 74
+
+/*
+ * The reverse direction of a queue pair is one flow carrying ACKs in the
+ * data class (26) and CNPs in the CNP class (48): each kind counts under
+ * its own DSCP, whichever packet came last. An interval of one kind only
+ * counts all of it there.
+ */
+static void test_dscp_by_kind(void **state)
+{
+	struct fixture f;
+	struct flow_record *r;
+	struct flow_view *v;
+	const struct flow_delta *data, *cnp;
+	char *text;
+
+	(void)state;
+	fixture_init(&f, 1, 5);
+	r = &f.snap.flows[0];
+	v = &f.an.flows[0];
+	r->key.dir = FP_DIR_INGRESS;
+	/* 100 ACKs (3 of them CE) and 40 CNPs; the newest packet a CNP. */
+	r->c = (struct flow_counters){.packets = 140,
+				      .bytes = 100 * ACK_FRAME + 40 * CNP_FRAME,
+				      .ecn = {40, 0, 97, 3},
+				      .cnp = 40,
+				      .acks = 100,
+				      .becn = 40,
+				      .dscp_mask = 1ULL << 26,
+				      .dscp = 48};
+	r->cnp_dscp_mask = 1ULL << 48;
+	v->d = (struct flow_delta){.packets = 140,
+				   .bytes = r->c.bytes,
+				   .ce = 3,
+				   .cnp = 40,
+				   .acks = 100,
+				   .not_ect = 40,
+				   .becn = 40};
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	data = &f.acc.dscp[26];
+	cnp = &f.acc.dscp[48];
+	assert_true(f.acc.dscp_seen == (1ULL << 26 | 1ULL << 48));
+	assert_int_equal(data->packets, 100);
+	assert_int_equal(data->bytes, 100 * ACK_FRAME);
+	assert_int_equal(data->ce, 3);
+	assert_int_equal(data->cnp, 0);
+	assert_int_equal(data->acks, 100);
+	assert_int_equal(cnp->packets, 40);
+	assert_int_equal(cnp->bytes, 40 * CNP_FRAME);
+	assert_int_equal(cnp->ce, 0);
+	assert_int_equal(cnp->cnp, 40);
+	assert_int_equal(cnp->becn, 40);
+	text = render(&f.view, METRICS_PROMETHEUS, false);
+	assert_non_null(strstr(text, "fabprobe_dscp_cnp_packets_total{dscp=\"26\"} 0\n"));
+	assert_non_null(strstr(text, "fabprobe_dscp_cnp_packets_total{dscp=\"48\"} 40\n"));
+	assert_non_null(strstr(text, "fabprobe_dscp_roce_packets_total{dscp=\"48\"} 40\n"));
+	assert_non_null(strstr(text, "fabprobe_dscp_roce_packets_total{dscp=\"26\"} 100\n"));
+	free(text);
+
+	/* Then 10 ACKs alone, the newest an ACK; then 5 CNPs alone. */
+	r->c.packets += 10;
+	r->c.bytes += 10 * ACK_FRAME;
+	r->c.acks += 10;
+	r->c.dscp = 26;
+	v->d = (struct flow_delta){.packets = 10, .bytes = 10 * ACK_FRAME, .acks = 10};
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	assert_int_equal(data->packets, 110);
+	assert_int_equal(cnp->packets, 40);
+	r->c.packets += 5;
+	r->c.bytes += 5 * CNP_FRAME;
+	r->c.cnp += 5;
+	r->c.dscp = 48;
+	v->d = (struct flow_delta){.packets = 5, .bytes = 5 * CNP_FRAME, .cnp = 5};
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	assert_int_equal(data->packets, 110);
+	assert_int_equal(data->bytes, 110 * ACK_FRAME);
+	assert_int_equal(cnp->packets, 45);
+	assert_int_equal(cnp->bytes, 45 * CNP_FRAME);
+	assert_int_equal(cnp->cnp, 45);
+	fixture_free(&f);
+}
+
+/*
+ * A CNP's bytes are its frame's size from the flow's headers (tagged,
+ * VXLAN, IPv6 inside); CNPs of several DSCPs go under the newest packet's
+ * when it is one of them, else under the lowest.
+ */
+static void test_dscp_by_kind_estimates(void **state)
+{
+	/* Ethernet + 802.1Q, IPv4, UDP, VXLAN, inner Ethernet, IPv6, UDP, CNP */
+	const __u64 cnp_frame = 14 + 4 + 20 + 8 + 8 + 14 + 40 + 8 + 32;
+	struct fixture f;
+	struct flow_record *r;
+	struct flow_view *v;
+
+	(void)state;
+	fixture_init(&f, 1, 5);
+	r = &f.snap.flows[0];
+	v = &f.an.flows[0];
+	r->key.flags |= FP_FLOW_VXLAN | FP_FLOW_INNER_IPV6;
+	r->c = (struct flow_counters){.packets = 12,
+				      .bytes = 10 * 200 + 2 * cnp_frame,
+				      .cnp = 2,
+				      .vlan_tagged = 1,
+				      .dscp_mask = 1ULL << 26,
+				      .dscp = 26};
+	r->cnp_dscp_mask = 1ULL << 48 | 1ULL << 46;
+	v->d = (struct flow_delta){.packets = 12, .bytes = r->c.bytes, .cnp = 2};
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	assert_int_equal(f.acc.dscp[46].packets, 2);
+	assert_int_equal(f.acc.dscp[46].bytes, 2 * cnp_frame);
+	assert_int_equal(f.acc.dscp[26].packets, 10);
+	assert_int_equal(f.acc.dscp[26].bytes, 10 * 200);
+	assert_int_equal(f.acc.dscp[48].packets, 0);
+	fixture_free(&f);
+}
+
 static void test_accept_negotiation(void **state)
 {
 	(void)state;
@@ -482,6 +601,8 @@ int main(void)
 	    cmocka_unit_test(test_openmetrics_eof),
 	    cmocka_unit_test(test_alerts_every_type),
 	    cmocka_unit_test(test_accumulate_monotonic),
+	    cmocka_unit_test(test_dscp_by_kind),
+	    cmocka_unit_test(test_dscp_by_kind_estimates),
 	    cmocka_unit_test(test_interface_made_again),
 	    cmocka_unit_test(test_vni_bound),
 	    cmocka_unit_test(test_sampled_unknown_left_out),

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+
 #include "core/counters.h"
+#include "core/analysis.h"
 #include "probe/collect.h"
 
 /* In the order of the JSON report's "totals" object (docs/json.md). */
@@ -106,3 +109,61 @@ const struct flow_def flow_defs[FC_MAX] = {
     [FC_FECN] = {"fecn", NULL, "Packets with the BTH FECN bit", "FECN", 0},
     [FC_BECN] = {"becn", NULL, "Packets with the BTH BECN bit", "BECN", 0},
 };
+
+__u8 flow_class_dscp(const struct flow_record *r, bool cnps)
+{
+	__u64 set = cnps ? r->cnp_dscp_mask : r->c.dscp_mask;
+	__u8 newest = r->c.dscp & 63;
+
+	if (!set || (set & (1ULL << newest)))
+		return newest;
+	return __builtin_ctzll(set);
+}
+
+/*
+ * A CNP's frame on the wire: Ethernet, the flow's 802.1Q tag, IP, UDP,
+ * then BTH, 16 reserved bytes and the ICRC (IBTA Annex A17.9.3); in
+ * VXLAN the inner frame's headers after the outer UDP (RFC 7348).
+ */
+static __u64 cnp_frame_bytes(const struct flow_record *r)
+{
+	const __u8 flags = r->key.flags;
+	__u64 len = 14 + (r->c.vlan_tagged ? 4 : 0) + (flags & FP_FLOW_IPV6 ? 40 : 20) + 8 +
+		    FP_BTH_LEN + 16 + FP_ICRC_LEN;
+
+	if (flags & FP_FLOW_VXLAN)
+		len += FP_VXLAN_HLEN + 14 + (flags & FP_FLOW_INNER_IPV6 ? 40 : 20) + 8;
+	return len;
+}
+
+static __u64 min_u64(__u64 a, __u64 b)
+{
+	return a < b ? a : b;
+}
+
+int flow_delta_by_class(const struct flow_record *r, const struct flow_delta *d, __u8 dscp[2],
+			struct flow_delta *part)
+{
+	__u64 cnps = min_u64(d->cnp, d->packets);
+	struct flow_delta *cnp = &part[1];
+
+	part[0] = *d;
+	/* Only one kind in the interval: all of it in that kind's class. */
+	dscp[0] = flow_class_dscp(r, cnps && cnps == d->packets);
+	if (!cnps || cnps == d->packets)
+		return 1;
+	dscp[1] = flow_class_dscp(r, true);
+	if (dscp[1] == dscp[0])
+		return 1;
+	memset(cnp, 0, sizeof(*cnp));
+	cnp->packets = cnps;
+	cnp->cnp = cnps;
+	cnp->bytes = min_u64(cnps * cnp_frame_bytes(r), d->bytes);
+	/* CNPs are sent Not-ECT with BECN set: CE marks are the other packets' first. */
+	cnp->not_ect = min_u64(d->not_ect, cnps);
+	cnp->becn = min_u64(d->becn, cnps);
+	cnp->ce = d->ce > d->packets - cnps ? d->ce - (d->packets - cnps) : 0;
+	for (int i = 0; i < FC_MAX; i++)
+		part[0].v[i] -= cnp->v[i];
+	return 2;
+}

@@ -13,6 +13,7 @@
 #ifndef __FP_COUNTERS_H
 #define __FP_COUNTERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -123,5 +124,30 @@ static inline __u64 flow_counter(const struct flow_counters *c, enum flow_cnt i)
 		return 0;
 	}
 }
+
+struct flow_record;
+struct flow_delta;
+
+/*
+ * The DSCP under which per-class sums file a flow's CNPs (cnps) or its
+ * other packets. CNPs ride in a class of their own (the reverse direction
+ * of a queue pair carries ACKs in the data class and CNPs in the CNP
+ * class), and the flow keeps the DSCPs of each kind apart
+ * (flow_record.cnp_dscp_mask, c.dscp_mask): the one DSCP the kind used.
+ * Of several, the newest packet's DSCP when it is one of them, else the
+ * lowest; a record that keeps no set (made by hand): the newest packet's.
+ */
+__u8 flow_class_dscp(const struct flow_record *r, bool cnps);
+
+/*
+ * d, what flow r did over an interval, by traffic class: part[0] under
+ * dscp[0], and when its CNPs rode in another class than its other
+ * packets, part[1] (the CNPs) under dscp[1]. Returns the parts, 1 or 2;
+ * they add up to d in every counter. A CNP's bytes are not counted apart:
+ * the CNP part's are its frames' size from the flow's headers (IBTA
+ * A17.9.3, one 802.1Q tag at most, no IP options), at most d's bytes.
+ */
+int flow_delta_by_class(const struct flow_record *r, const struct flow_delta *d, __u8 dscp[2],
+			struct flow_delta *part);
 
 #endif /* __FP_COUNTERS_H */

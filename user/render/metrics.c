@@ -101,8 +101,9 @@ void metrics_accumulate(struct metrics_acc *acc, const struct snapshot *s, const
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct flow_view *v = &a->flows[i];
 		const struct flow_key *k = &v->r->key;
-		struct flow_delta d = v->d;
-		__u8 dscp = v->r->c.dscp & 63;
+		struct flow_delta d = v->d, part[2];
+		__u8 dscp[2];
+		int n;
 
 		delta_clamp(&d, &v->r->c);
 		if (!d.packets && !d.bytes)
@@ -112,8 +113,12 @@ void metrics_accumulate(struct metrics_acc *acc, const struct snapshot *s, const
 			last = iface_acc(acc, k->ifindex);
 		if (last)
 			delta_add(&last->dir[k->dir & 1], &d);
-		delta_add(&acc->dscp[dscp], &d);
-		acc->dscp_seen |= 1ULL << dscp;
+		/* The reverse direction of a QP carries ACKs and CNPs, each in its class. */
+		n = flow_delta_by_class(v->r, &d, dscp, part);
+		for (int j = 0; j < n; j++) {
+			delta_add(&acc->dscp[dscp[j]], &part[j]);
+			acc->dscp_seen |= 1ULL << dscp[j];
+		}
 		if (k->flags & FP_FLOW_VXLAN)
 			delta_add(vni_acc(acc, k->vni), &d);
 	}
