@@ -194,6 +194,49 @@ check "report.html: the same, under 'Also raised during the run'" \
 check "replay --json has no alert log (one analysis, no refreshes)" \
 	sh -c "! '$FABPROBE' replay --json '$tmp/pause.pcap' 2>/dev/null | grep -q alert_log"
 
+# Rates over the time RoCE was seen, not the whole capture: other frames for
+# 1 s, 2 s of RoCE (9 WRITEs of 1098 B), other frames to 10 s. Was: over 10 s.
+# A burst shorter than a second is rated over a second.
+idle_pcap() { # OUT FIRST_S LAST_S END_S: RoCE every 0.25 s from FIRST_S to LAST_S
+	python3 - "$@" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+out, first, last, end = sys.argv[1], *map(float, sys.argv[2:])
+recs, psn = [], 0
+for i in range(int(end / 0.25) + 1):
+    t = i * 0.25
+    if first <= t <= last:
+        f = inject.write_only("10.97.0.1", "10.97.0.2", 49997, 79, psn, payload=1024)
+        psn += 1
+    else:
+        f = b"\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00" + inject.ipv4("10.97.0.1", "10.97.0.2", 17, struct.pack("!HHHH", 5000, 53, 8, 0))
+    recs.append(struct.pack("<IIII", 1700000000 + int(t), int(t % 1 * 1e6), len(f), len(f)) + f)
+with open(out, "wb") as o:
+    o.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1) + b"".join(recs))
+PY
+}
+idle_pcap "$tmp/idle.pcap" 1 3 10
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap "$tmp/idle.pcap" --speed 0 -o "$tmp/idle.tar.gz" 2>/dev/null
+tar -xzf "$tmp/idle.tar.gz" -C "$tmp/b"
+check "traffic then idle: report.json's rates are over the 2 s of RoCE (9882 B: 39528 b/s)" \
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+sys.exit(not (r["interval_s"] == 2.0 and [(f["bytes"], f["bps"]) for f in r["flows"]] == [(9882, 39528)]))' \
+	"$tmp/b/report.json"
+check "... summary.txt's too" sh -c "grep -q '^RATE: over the whole 2.0 s;' '$tmp/b/summary.txt' &&
+	grep -q '^10.97.0.1:49997 > 10.97.0.2 .* 39.5 kb/s ' '$tmp/b/summary.txt'"
+check "... report.html's too" grep -q '>39.5 kb/s<' "$tmp/b/report.html"
+check "... as replay's" eq "$("$FABPROBE" replay --json "$tmp/idle.pcap" 2>/dev/null |
+	python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["interval_s"], r["flows"][0]["bps"])')" "2.0 39528"
+idle_pcap "$tmp/burst.pcap" 1 1.5 5
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap "$tmp/burst.pcap" --speed 0 -o "$tmp/burst.tar.gz" 2>/dev/null
+tar -xzf "$tmp/burst.tar.gz" -C "$tmp/b"
+check "a burst of 0.5 s: rated over a second, not its own span (3294 B: 26352 b/s)" \
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+sys.exit(not (r["interval_s"] == 1.0 and r["flows"][0]["bps"] == 26352))' "$tmp/b/report.json"
+
 # 300 flows: summary.txt shows the busiest 100 and says where the rest are;
 # report.json has them all.
 python3 tests/ipfix/mkpcap.py many 300 "$tmp/many.pcap"

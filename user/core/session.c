@@ -143,6 +143,36 @@ static void note_paths_dropped(struct session *ss)
 		fp_err("%s", ss->notice);
 }
 
+/*
+ * What a whole run's rates are over (analysis_update()'s span_s): the
+ * time its RoCE traffic was seen, from the first packet of its flows to
+ * the last, not the time the run watched nor a recording's first frame
+ * to its last, whose idle stretches would thin every rate. But no less
+ * than a second (or the run, when shorter), the interval of a live run's
+ * series: a burst of a few packets is not rated over its microseconds.
+ * With no RoCE flow, the source's time.
+ */
+#define WHOLE_SPAN_MIN_S 1.0
+
+static double whole_span_s(const struct session *ss)
+{
+	const struct snapshot *s = &ss->snap;
+	double floor_s = ss->desc.clock_s < WHOLE_SPAN_MIN_S ? ss->desc.clock_s : WHOLE_SPAN_MIN_S;
+	__u64 first = 0, last = 0;
+
+	for (size_t i = 0; i < s->n_flows; i++) {
+		const struct flow_counters *c = &s->flows[i].c;
+
+		if (i == 0 || c->first_seen_ns < first)
+			first = c->first_seen_ns;
+		if (c->last_seen_ns > last)
+			last = c->last_seen_ns;
+	}
+	if (!s->n_flows)
+		return ss->desc.clock_s;
+	return last > first && (last - first) / 1e9 > floor_s ? (last - first) / 1e9 : floor_s;
+}
+
 int session_refresh(struct session *ss)
 {
 	struct source *src = ss->src;
@@ -157,8 +187,12 @@ int session_refresh(struct session *ss)
 	report_event(ss, seq);
 	if (!ss->unordered)
 		snapshot_sort_by_bytes(&ss->snap);
-	/* Before a previous refresh, rates are over the source's time so far. */
-	err = analysis_update(&ss->an, &ss->snap, &ss->desc, &ss->aopts, ss->desc.clock_s);
+	/*
+	 * Before a previous refresh, rates are over the source's time so far;
+	 * a recording read to its end before it (replay) is a whole run.
+	 */
+	err = analysis_update(&ss->an, &ss->snap, &ss->desc, &ss->aopts,
+			      ss->ended ? whole_span_s(ss) : ss->desc.clock_s);
 	if (err) {
 		fp_err("analysis failed: %s", fp_strerror(err));
 		return err;
@@ -182,7 +216,7 @@ void session_last_refresh(struct session *ss)
 
 int session_whole(struct session *ss, struct analysis *whole)
 {
-	int err = analysis_update(whole, &ss->snap, &ss->desc, &ss->aopts, ss->desc.clock_s);
+	int err = analysis_update(whole, &ss->snap, &ss->desc, &ss->aopts, whole_span_s(ss));
 
 	if (err)
 		fp_err("analysis failed: %s", fp_strerror(err));
