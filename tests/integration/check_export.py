@@ -141,6 +141,19 @@ def check_truth(tmp, exp, prom, uplink):
     expect(got["egress"] == req_bytes, f"egress RoCE bytes {got['egress']} != requester sent {req_bytes}")
     expect(got["ingress"] == rsp_bytes, f"ingress RoCE bytes {got['ingress']} != responder sent {rsp_bytes}")
     expect(got["frames"] == frames, f"RoCE frames {got['frames']} != generator packets {frames}")
+    # Per DSCP: the responder's CNPs (DSCP 48, 74-byte frames) under 48, though
+    # they share their flows with its ACKs (26); everything else under 26.
+    cnps = sum(f["cnps"] for f in serve["sent"])
+    expect(cnps > 0, "the responder sent no CNP: the CE marking did not happen")
+    want = {48: (cnps, 74 * cnps, cnps), 26: (frames - cnps, req_bytes + rsp_bytes - 74 * cnps, 0)}
+    for dscp, (packets, nbytes, cnp) in want.items():
+        have = tuple(total(smp, f"fabprobe_dscp_{m}_total", dscp=str(dscp))
+                     for m in ("roce_packets", "roce_bytes", "cnp_packets"))
+        expect(have == (packets, nbytes, cnp),
+               f"DSCP {dscp}: packets, bytes, CNPs {have} != generator {(packets, nbytes, cnp)}")
+    others = {labels for (n, labels) in smp if n == "fabprobe_dscp_roce_packets_total"} - \
+        {frozenset({("dscp", "26")}), frozenset({("dscp", "48")})}
+    expect(not others, f"DSCPs the lab never sends: {sorted(others)}")
 
     up = prom_query(prom, 'up{job="fabprobe"}')
     expect(up == 1, f"up = {up}")

@@ -109,6 +109,11 @@ at leaf1 curl -sf "http://$EXP/metrics" >"$TMP/idle.prom"
 check "promtool check metrics on an idle scrape (lint clean)" promtool_clean "$TMP/idle.prom"
 
 echo "--- traffic"
+# CE marks past leaf1 (no drops): h3 answers them with CNPs in DSCP 48 on the
+# flows that carry its ACKs in DSCP 26, which the per-DSCP counters keep apart.
+for s in 1 2 3 4; do
+	at spine$s "$CONGEST" -i leaf2 --ce-above-mbps 100 >/dev/null 2>&1
+done
 bg h1 "$TMP/run.json" "$ROCEGEN" run --dst "$H3" --qp "$E1:write:150:65536" \
 	--qp "$E2:write:150:65536" --qp "$MOUSE:write:2:4096" --duration 4
 run_pid=${BG_PIDS[-1]}
@@ -120,10 +125,13 @@ wait "$run_pid"
 sleep 1
 kill -INT "$serve_pid"
 wait "$serve_pid"
+for s in 1 2 3 4; do
+	at spine$s "$CONGEST" -i leaf2 --detach >/dev/null 2>&1
+done
 check "promtool check metrics on a scrape during traffic (lint clean)" promtool_clean "$TMP/live.prom"
 check "the live scrape has top flows" grep -q '^fabprobe_flow_bytes_per_second{' "$TMP/live.prom"
 check "the live OpenMetrics scrape ends in # EOF" sh -c "tail -n 1 $TMP/live.om | grep -qx '# EOF'"
-check "Prometheus holds the generator's RoCE bytes, elephants and the collision" \
+check "Prometheus holds the generator's RoCE bytes per DSCP, elephants and the collision" \
 	at leaf1 $CHECK truth "$TMP" "$EXP" "$PROM" "$UPLINK"
 
 echo "--- shipped rules, dashboard and unit"
