@@ -48,6 +48,19 @@ assert len(r["series"]) >= 5, f"{len(r['series'])} samples"
 assert any(s["paths"][hit[0]["path"]]["bps"] > 100e6 for s in r["series"]), "no load in the series"
 assert r["totals"]["frames"] == r["totals"]["roce_packets"] + r["totals"]["other_packets"] + r["totals"]["malformed"]
 PY
+# The findings rate what the uplink carried while RoCE flowed (the run's 3 s),
+# not over the 7 s the capture watched (which gave 3/7 of it).
+check "report.json: the collision's uplink at the elephants' rate, not thinned by the idle" \
+	python3 - "$TMP/b/report.json" "$TMP/run.json" \
+	"$("$ROCEGEN" sport ${E1/:/ })" "$("$ROCEGEN" sport ${E2/:/ })" <<'PY'
+import json, sys
+r, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ports = {int(sys.argv[3]), int(sys.argv[4])}
+sent = sum(f["bytes"] for f in run["sent"] if f["sport"] in ports) * 8 / 3
+up = [a for a in r["alerts"] if a["type"] == "elephant_collision"][0]["path"]
+bps = {p["name"]: p["bps"] for p in r["paths"]}[up]
+assert bps >= 0.6 * sent, f"{up}: {bps / 1e6:.1f} Mb/s over {r['interval_s']} s; the elephants sent {sent / 1e6:.1f} Mb/s"
+PY
 up=$(python3 -c "import json; print([a for a in json.load(open('$TMP/b/report.json'))['alerts'] if a['type']=='elephant_collision'][0]['path'])")
 check "summary.txt puts the collision first, naming $up" sh -c \
 	"sed -n '/^FINDINGS/,/^$/p;/^1\\./p' $TMP/b/summary.txt | grep -q 'elephant_collision.*uplink $up'"
