@@ -234,22 +234,6 @@ static double quiet_at_end(const struct snapshot *s)
 	return last && s->taken_ns > last ? (s->taken_ns - last) / 1e9 : 0;
 }
 
-/* The flows' own time span, for rates without a previous snapshot. */
-static double flows_span_s(const struct snapshot *s)
-{
-	__u64 first = 0, last = 0;
-
-	for (size_t i = 0; i < s->n_flows; i++) {
-		const struct flow_counters *c = &s->flows[i].c;
-
-		if (i == 0 || c->first_seen_ns < first)
-			first = c->first_seen_ns;
-		if (c->last_seen_ns > last)
-			last = c->last_seen_ns;
-	}
-	return last > first ? (last - first) / 1e9 : 0;
-}
-
 _Static_assert(offsetof(struct flow_delta, ce) == FC_CE * sizeof(__u64) &&
 		   offsetof(struct flow_delta, becn) == FC_BECN * sizeof(__u64) &&
 		   sizeof(struct flow_delta) == FC_MAX * sizeof(__u64),
@@ -486,7 +470,7 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	if (a->have_prev && s->taken_ns > a->prev_taken_ns)
 		dt = (s->taken_ns - a->prev_taken_ns) / 1e9;
 	else
-		dt = span_s > 0 ? span_s : flows_span_s(s);
+		dt = span_s > 0 ? span_s : snapshot_span_s(s);
 	if (!(dt >= 1e-3))
 		dt = 1e-3; /* one frame, or all within 1 ms: rates over 1 ms */
 	a->interval_s = dt;

@@ -156,21 +156,12 @@ static void note_paths_dropped(struct session *ss)
 
 static double whole_span_s(const struct session *ss)
 {
-	const struct snapshot *s = &ss->snap;
 	double floor_s = ss->desc.clock_s < WHOLE_SPAN_MIN_S ? ss->desc.clock_s : WHOLE_SPAN_MIN_S;
-	__u64 first = 0, last = 0;
+	double span_s = snapshot_span_s(&ss->snap);
 
-	for (size_t i = 0; i < s->n_flows; i++) {
-		const struct flow_counters *c = &s->flows[i].c;
-
-		if (i == 0 || c->first_seen_ns < first)
-			first = c->first_seen_ns;
-		if (c->last_seen_ns > last)
-			last = c->last_seen_ns;
-	}
-	if (!s->n_flows)
+	if (!ss->snap.n_flows)
 		return ss->desc.clock_s;
-	return last > first && (last - first) / 1e9 > floor_s ? (last - first) / 1e9 : floor_s;
+	return span_s > floor_s ? span_s : floor_s;
 }
 
 int session_refresh(struct session *ss)

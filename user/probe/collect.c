@@ -529,6 +529,21 @@ __u64 snapshot_last_seen_ns(const struct snapshot *s)
 	return last;
 }
 
+double snapshot_span_s(const struct snapshot *s)
+{
+	__u64 first = 0, last = 0;
+
+	for (size_t i = 0; i < s->n_flows; i++) {
+		const struct flow_counters *c = &s->flows[i].c;
+
+		if (i == 0 || c->first_seen_ns < first)
+			first = c->first_seen_ns;
+		if (c->last_seen_ns > last)
+			last = c->last_seen_ns;
+	}
+	return last > first ? (last - first) / 1e9 : 0;
+}
+
 /*
  * The totals and the flows are not read in one instant, so inserts minus
  * flows present can dip; evictions only grow, so keep the highest.

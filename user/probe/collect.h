@@ -160,6 +160,8 @@ void flow_counters_merge(struct flow_counters *into, const struct flow_counters 
 
 /* The latest packet of any flow in s (the flows' clock), 0 with none. */
 __u64 snapshot_last_seen_ns(const struct snapshot *s);
+/* The flows' own time span, their first packet to their last, in s; 0 with none. */
+double snapshot_span_s(const struct snapshot *s);
 
 /* Sort flows by bytes, largest first. */
 void snapshot_sort_by_bytes(struct snapshot *s);
