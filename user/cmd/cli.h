@@ -106,7 +106,7 @@ enum {
 	"Analysis:\n"                                                                              \
 	"      --elephant-rate RATE  bits/s that make a flow an elephant, e.g. 10G, 500M\n"        \
 	"                            (default: 10%% of the uplink's speed, else of the\n"          \
-	"                            group's peak rate, at least 1 Mb/s)\n"                        \
+	"                            peak of all flows' rate together, at least 1 Mb/s)\n"         \
 	"      --data-dscp N         DSCP of the lossless class for RoCE data (default 26)\n"      \
 	"      --cnp-dscp N          DSCP for CNPs (default 48)\n"                                 \
 	"      --data-pcp N          802.1p priority for RoCE data (default: not checked)\n"       \
