@@ -80,7 +80,7 @@ check "capture on a terminal: the read's percent between refreshes, rising" \
 	bash -c "p=\$(grep -oE '^capture: .*: [0-9]+% of' '$tmp/tty' | grep -oE '[0-9]+% of' | tr -d '% of');
 		 [ \"\$(sort -n <<<\"\$p\")\" = \"\$p\" ] && [ \$(sort -un <<<\"\$p\" | wc -l) -ge 3 ]"
 check "capture on a terminal: names the analyses and report.json, then clears the line before 'wrote'" \
-	bash -c "grep -qx 'capture: analysing the flows...' '$tmp/tty' &&
+	bash -c "grep -qx 'capture: reading the flows...' '$tmp/tty' &&
 		 grep -qx 'capture: analysing the whole run...' '$tmp/tty' &&
 		 grep -q '^capture: writing report.json...' '$tmp/tty' &&
 		 grep -q \$'\\r\\e\\[Kcapture: wrote ' '$tmp/raw'"

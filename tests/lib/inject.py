@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Send crafted RoCEv2 frames out of an interface through a packet socket.
 
-  inject.py IFACE COUNT [--qp N[,N...]] [--sport N] [--src A] [--dst B] [--rate PPS]
+  inject.py IFACE COUNT [--qp N[,N...]] [--sport N] [--src A] [--dst B] [--rate PPS] [--ce] [--dscp N]
                         [--erspan SESSION [--switch ADDR] [--collector ADDR]]
 
 Each frame is an RC RDMA WRITE ONLY (BTH + RETH + 64-byte payload + ICRC)
 from SRC:SPORT to DST:4791, PSNs counting up from 0 per queue pair, DSCP
-26, ECT(0). With several --qp values the frames go round robin, the i-th
+26 (--dscp), ECT(0) (CE with --ce). With several --qp values the frames go round robin, the i-th
 QP from SPORT+i. With --erspan each frame is sent as a switch's ERSPAN
 type II mirror copy of session SESSION (GRE 0x88BE with a sequence
 number), from the switch ADDR to the collector. The frames are what a NIC
@@ -30,12 +30,12 @@ def csum(data):
     return ~s & 0xFFFF
 
 
-def write_only(src, dst, sport, qp, psn, payload=64):
+def write_only(src, dst, sport, qp, psn, payload=64, ecn=2, dscp=26):
     bth = struct.pack("!BBHI", 0x0A, 0, 0xFFFF, qp & 0xFFFFFF) + struct.pack("!I", 0x80000000 | psn)
     reth = struct.pack("!QII", 0x1000, 0x1234, payload)
     roce = bth + reth + bytes(payload) + b"\0\0\0\0"
     udp = struct.pack("!HHHH", sport, 4791, 8 + len(roce), 0) + roce
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 26 << 2 | 2, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, dscp << 2 | ecn, 20 + len(udp), 0, 0x4000, 64, 17, 0,
                      socket.inet_aton(src), socket.inet_aton(dst))
     ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
     eth = b"\x02\x00\x00\x00\x00\x02" + b"\x02\x00\x00\x00\x00\x01" + b"\x08\x00"
@@ -81,6 +81,8 @@ def main():
     ap.add_argument("--src", default="10.99.0.1")
     ap.add_argument("--dst", default="10.99.0.2")
     ap.add_argument("--rate", type=float, default=0, help="frames per second (0: as fast as possible)")
+    ap.add_argument("--ce", action="store_true", help="mark every frame CE (ECN 3), not ECT(0)")
+    ap.add_argument("--dscp", type=int, default=26, help="the frames' DSCP (default 26)")
     ap.add_argument("--erspan", type=int, help="send as ERSPAN II copies of this session")
     ap.add_argument("--switch", default="10.98.0.1", help="the mirroring switch's address")
     ap.add_argument("--collector", default="10.98.0.2", help="the collector's address")
@@ -92,7 +94,8 @@ def main():
     qps = [int(q, 0) for q in a.qp.split(",")]
     for i in range(a.count):
         n = i % len(qps)
-        f = write_only(a.src, a.dst, a.sport + n, qps[n], i // len(qps))
+        f = write_only(a.src, a.dst, a.sport + n, qps[n], i // len(qps),
+                       ecn=3 if a.ce else 2, dscp=a.dscp)
         nbytes += len(f)
         if a.erspan is not None:
             f = erspan2(f, a.erspan, i, a.switch, a.collector)

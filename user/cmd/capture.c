@@ -353,9 +353,13 @@ int cmd_capture(int argc, char **argv)
 			samples_poll(ss.src->probe, 0);
 		/* On a terminal, the seconds each of these takes at a million flows are named. */
 		if (tty)
-			fputs("capture: analysing the flows...", stderr);
-		/* Findings over the whole capture: one analysis without a previous refresh. */
-		err = session_refresh(&ss);
+			fputs("capture: reading the flows...", stderr);
+		/*
+		 * The flows as the watch left them, sorted for the tables: the
+		 * findings are the whole run's (session_conclude()), the moments
+		 * since the watch's last refresh no interval to raise alerts over.
+		 */
+		err = session_collect(&ss);
 		if (tty)
 			fputs("\r\033[K", stderr);
 		if (!err) {

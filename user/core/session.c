@@ -164,20 +164,25 @@ static double whole_span_s(const struct session *ss)
 	return span_s > floor_s ? span_s : floor_s;
 }
 
-int session_refresh(struct session *ss)
+int session_collect(struct session *ss)
 {
-	struct source *src = ss->src;
-	unsigned int seq;
-	int err;
+	int err = ss->src->ops->collect(ss->src, &ss->snap);
 
-	err = src->ops->collect(src, &ss->snap);
 	if (err)
 		return err;
 	describe(ss);
-	seq = ss->desc.event_seq;
-	report_event(ss, seq);
+	report_event(ss, ss->desc.event_seq);
 	if (!ss->unordered)
 		snapshot_sort_by_bytes(&ss->snap);
+	return 0;
+}
+
+int session_refresh(struct session *ss)
+{
+	int err = session_collect(ss);
+
+	if (err)
+		return err;
 	/*
 	 * Before a previous refresh, rates are over the source's time so far;
 	 * a recording read to its end before it (replay) is a whole run.

@@ -83,6 +83,13 @@ void session_resume(struct session *ss);
 /* Collect, sort by bytes (unless unordered), analyse, note alerts: the new picture. */
 int session_refresh(struct session *ss);
 /*
+ * Only its first half: the flows read and sorted, no interval analysed
+ * and nothing noted. For a last read before session_whole(), which
+ * analyses the whole run: the moments since the last refresh are no
+ * interval to raise alerts over.
+ */
+int session_collect(struct session *ss);
+/*
  * No frame will run after the next refresh (a capture's duration reached,
  * a stop; session_advance() says it at a recording's end): the reads from
  * then on free no slot of the flow table for new flows that cannot come,
