@@ -297,12 +297,48 @@ static __always_inline bool is_request(__u8 opcode)
 }
 
 /*
- * Retransmit: a request PSN not ahead of the highest seen. Gap: a request
- * PSN ahead of the highest the previous request allowed (one more, or the
- * PSNs a READ request reserves for its responses).
+ * Is a READ request ahead of the highest request PSN a retry of the READ
+ * there? A requester that lost READ responses may re-issue the READ from
+ * the PSN of the first missing one, its VA and length moved on by the
+ * bytes already answered, a PMTU for each PSN (IBTA Vol 1 9.7: a retried
+ * READ re-reads a part of the original, with the same PSNs for the same
+ * bytes; rxe's req_retry(), the lab's rocegen). So a retry k PSNs on starts
+ * k PMTUs on (256 to 4096 bytes each) and ends inside the original. The
+ * PSNs a READ reserves are sized for a 256-byte PMTU, so at a larger one
+ * the next READ lands among them too; it is no retry: the next piece of a
+ * buffer starts k PMTUs on but runs past the original's end, and a read of
+ * the same buffer again (perftest's read_bw) starts at the original's VA.
+ */
+static __always_inline bool read_retried(const struct fp_pkt *p, const struct psn_track *pt)
+{
+	__u32 k = (p->psn - pt->max_psn) & FP_PSN_MASK;
+	__u32 reserved = (pt->next_psn_max - pt->max_psn) & FP_PSN_MASK;
+	/* The original's length rounded up to 256 bytes: what its PSNs can hold. */
+	__u64 held = (__u64)reserved << FP_MIN_PMTU_SHIFT;
+	__u64 on = (__u32)(p->read_va - pt->read_va);
+	int s;
+
+	/* Past the reservation; no READ there (1 PSN); its length unknown; nothing to read. */
+	if (k >= reserved || held >= FP_READ_LEN_UNKNOWN || !p->read_len || on + p->read_len > held)
+		return false;
+#ifdef __clang__
+#pragma unroll
+#endif
+	for (s = FP_MIN_PMTU_SHIFT; s <= FP_MAX_PMTU_SHIFT; s++)
+		if (on == (__u64)k << s)
+			return true;
+	return false;
+}
+
+/*
+ * Retransmit: a request PSN not ahead of the highest seen, or a READ's
+ * retry from inside the PSNs of the READ there. Gap: a request PSN ahead
+ * of the highest the previous request allowed (one more, or the PSNs a
+ * READ request reserves for its responses).
  */
 static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs, bool shared)
 {
+	bool read = (p->opcode & FP_OP_MASK) == FP_OP_READ_REQ;
 	struct psn_track *pt = &fs->psn;
 	__u32 reserve = 1;
 	bool fresh;
@@ -311,16 +347,17 @@ static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs
 	fresh = !pt->tracking;
 	if (fresh)
 		pt->tracking = 1;
-	if ((p->opcode & FP_OP_MASK) == FP_OP_READ_REQ && p->read_len > 1)
+	if (read && p->read_len > 1)
 		reserve = (p->read_len + (1U << FP_MIN_PMTU_SHIFT) - 1) >> FP_MIN_PMTU_SHIFT;
 
-	if (!fresh && !psn_after(p->psn, pt->max_psn)) {
+	if (!fresh && (!psn_after(p->psn, pt->max_psn) || (read && read_retried(p, pt)))) {
 		fp_add(shared, fs->retransmits, 1);
 	} else {
 		if (!fresh && psn_after(p->psn, pt->next_psn_max))
 			fp_add(shared, fs->psn_gaps, 1);
 		pt->max_psn = p->psn;
 		pt->next_psn_max = (p->psn + reserve) & FP_PSN_MASK;
+		pt->read_va = p->read_va;
 	}
 	pt->last_psn = p->psn;
 }

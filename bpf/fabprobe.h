@@ -226,6 +226,8 @@ enum fp_op {
  * smallest IB MTU (256 bytes) could reserve before it calls a jump a gap.
  */
 #define FP_MIN_PMTU_SHIFT 8
+/* And the largest (4096): a retried READ starts 2^8 to 2^12 bytes a PSN past the original. */
+#define FP_MAX_PMTU_SHIFT 12
 
 /*
  * A READ request whose RETH a truncated mirror copy cut off: its length is
@@ -402,6 +404,13 @@ struct psn_track {
 	__u32 next_psn_max; /* highest PSN the next request may carry in order */
 	__u32 last_psn;	    /* PSN of the last request packet */
 	__u32 tracking;	    /* 1 once a request has set the three above */
+	/*
+	 * The low 32 bits of the RETH VA of the request at max_psn, a READ's
+	 * when next_psn_max reserves its PSNs: a READ retried from inside them
+	 * starts a whole number of PMTUs on (core.h, read_retried()).
+	 */
+	__u32 read_va;
+	__u32 pad;
 };
 
 /*

@@ -70,6 +70,7 @@ struct fp_pkt {
 	__u32 len; /* frame bytes on the wire; a mirror copy's: the mirrored packet's */
 	__u32 psn;
 	__u32 read_len; /* RETH DMA length of a READ request */
+	__u32 read_va;	/* the low 32 bits of its RETH VA */
 	__u16 vlan;
 	__u8 pcp;
 	__u8 vlan_tagged;
@@ -549,6 +550,7 @@ static __always_inline int parse_bth(struct cursor *c, __u32 payload_len, struct
 			p->read_len = FP_READ_LEN_UNKNOWN;
 			return 0;
 		}
+		p->read_va = get_be32(ext + 4);
 		/*
 		 * At 2^30 and past (IBTA allows up to 2^31) as unknown: its 2^22
 		 * PSNs are more than any PMTU of 512 or more reserves, and a

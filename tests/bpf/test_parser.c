@@ -546,6 +546,61 @@ static const struct read_spec read_gap = {.psn = 100, .dma_len = 4096, .next_psn
 /* Past IBTA's 2^31: no length (as unknown), where ceil(len / 256) wrapped to 0 PSNs. */
 static const struct read_spec read_huge = {.psn = 100, .dma_len = 0xFFFFFFFF, .next_psn = 200};
 
+/* One READ request: its PSN, and the RETH's VA (from READ_VA) and DMA length. */
+struct read_req {
+	__u32 psn;
+	__u64 va_off;
+	__u32 dma_len;
+};
+
+#define READ_VA	  0x7F00DEAD0000ULL
+#define READ_RKEY 0x1234
+#define READS_END                                                                                  \
+	{                                                                                          \
+		.dma_len = ~0U                                                                     \
+	}
+
+/* The requester's READ requests, fx->arg's until READS_END. */
+static void b_reads(struct fx *fx)
+{
+	for (const struct read_req *r = fx->arg; r->dma_len != ~0U; r++) {
+		struct frame *f = v4(fx);
+
+		bth(f, RC_READ_REQ, QP_A, r->psn);
+		fr_reth(f, READ_VA + r->va_off, READ_RKEY, r->dma_len);
+		tail(f, 0);
+	}
+}
+
+/*
+ * READ retry (IBTA Vol 1 9.7: a retried READ re-reads a part of the
+ * original that was not answered, with the same PSNs for the same bytes;
+ * rxe's req_retry(), the lab's rocegen): the requester re-issues a READ
+ * from the PSN of its first missing response, the VA and length moved past
+ * the responses that arrived. PMTU 1024: a
+ * READ of 4096 bytes at 100 takes 100-103; its responses from 102 lost, it
+ * is re-issued at 102 (the last 2048 bytes), then at 103 (the last 1024).
+ * Then two new READs: the next 4096 bytes at 104, the same again at 108.
+ */
+static const struct read_req reads_reissued[] = {
+    {100, 0, 4096},    {102, 2048, 2048}, {103, 3072, 1024},
+    {104, 4096, 4096}, {108, 4096, 4096}, READS_END,
+};
+/* PMTU 4096, across the PSN wrap: 16384 bytes at 0xFFFFFE take 0xFFFFFE-1; re-issued at 0. */
+static const struct read_req reads_reissued_wrap[] = {
+    {0xFFFFFE, 0, 16384}, {0, 8192, 8192}, {2, 16384, 16384}, READS_END};
+/*
+ * New READs that land inside the PSNs the last one could reserve at a
+ * 256-byte PMTU (PMTU here 1024) and are no retries: a buffer read in
+ * PMTU-sized pieces one after the other (the next VA is k PMTUs on, but
+ * the length does not fit in what is left), and perftest's read_bw, which
+ * reads one buffer again and again (rdma_read_bw.pcap: VA unchanged).
+ */
+static const struct read_req reads_in_order[] = {
+    {100, 0, 2048},    {102, 2048, 2048}, {104, 4096, 1024}, {105, 5120, 3000},
+    {108, 5120, 3000}, {111, 5120, 3000}, READS_END,
+};
+
 static void b_fecn_becn(struct fx *fx)
 {
 	static const bool fb[3][2] = {{true, false}, {false, true}, {true, true}};
@@ -792,6 +847,13 @@ static void b_not_roce(struct fx *fx)
 			 .first_seen_ns = TS(0),                                                   \
 			 .last_seen_ns = TS(1)}}}
 
+/* n READ requests, one per timestamp, rtx of them retries. */
+#define READ_REQ L4(ROCE(S_RETH, 0))
+#define C_READS(n, rtx)                                                                            \
+	.packets = (n), .bytes = (n)*READ_REQ, .ecn = {[FR_ECT0] = (n)},                           \
+	.opcodes = {OPB(RC_READ_REQ)}, .dscp_mask = 1ULL << DSCP, .dscp = DSCP,                    \
+	.last_opcode = RC_READ_REQ, .retransmits = (rtx), .first_seen_ns = TS(0),                  \
+	.last_seen_ns = TS((n)-1)
 static const struct fixture fixtures[] = {
     {
 	.name = "bare_send_only",
@@ -1280,6 +1342,31 @@ static const struct fixture fixtures[] = {
 	.build = b_read_then_send,
 	.arg = &read_huge,
 	READ_THEN_SEND(0),
+    },
+    {
+	.name = "read_reissued_mid_range",
+	.build = b_reads,
+	.arg = reads_reissued,
+	.totals = T_ROCE(5, 5 * READ_REQ, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_READS(5, 2)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "read_reissued_across_wrap",
+	.build = b_reads,
+	.arg = reads_reissued_wrap,
+	.totals = T_ROCE(3, 3 * READ_REQ, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_READS(3, 1)}}},
+    },
+    {
+	.name = "read_new_inside_256_reservation",
+	.build = b_reads,
+	.arg = reads_in_order,
+	.totals = T_ROCE(6, 6 * READ_REQ, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_READS(6, 0)}}},
     },
     {
 	.name = "fecn_becn",
