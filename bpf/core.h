@@ -362,6 +362,50 @@ static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs
 	pt->last_psn = p->psn;
 }
 
+static __always_inline bool is_read_response(__u8 opcode)
+{
+	__u8 transport = opcode & FP_TRANSPORT_MASK;
+
+	if (transport != FP_TRANSPORT_RC && transport != FP_TRANSPORT_XRC)
+		return false;
+	return (__u8)((opcode & FP_OP_MASK) - FP_OP_READ_RESP_FIRST) <=
+	       FP_OP_READ_RESP_ONLY - FP_OP_READ_RESP_FIRST;
+}
+
+/*
+ * A response carries the PSN of the request it answers, and a responder
+ * answers in PSN order. A READ response not ahead of the highest response
+ * PSN seen is one sent again: the responder answers a duplicate READ, or a
+ * READ retried from the middle of its PSNs, from that PSN on. No gaps
+ * here: the PSNs between two READs' responses are other requests'.
+ */
+static __always_inline void track_read_response(const struct fp_pkt *p, struct flow_counters *fs,
+						bool shared)
+{
+	struct psn_track *pt = &fs->psn;
+	__u32 seen = pt->resp_psn;
+
+	if ((seen & FP_PSN_RESP_SEEN) && !psn_after(p->psn, seen))
+		fp_add(shared, fs->retransmits, 1);
+	else
+		pt->resp_psn = p->psn | FP_PSN_RESP_SEEN;
+}
+
+/*
+ * An ACK's PSN is the last request it answers: READ responses up to it
+ * are sent, so ACKs keep the highest response PSN in step while the QP
+ * writes between two READs (else, 2^23 PSNs on, the next READ's responses
+ * would look old). Not a NAK: its PSN is the request expected next. Only
+ * in a flow that carried READ responses: one without pays no store.
+ */
+static __always_inline void track_ack(const struct fp_pkt *p, struct psn_track *pt)
+{
+	__u32 seen = pt->resp_psn;
+
+	if ((seen & FP_PSN_RESP_SEEN) && psn_after(p->psn, seen))
+		pt->resp_psn = p->psn | FP_PSN_RESP_SEEN;
+}
+
 /* One packet into a flow's counters: the map's entry (shared), or a new flow's first value. */
 static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters *fs, __u64 now,
 					 bool shared)
@@ -401,6 +445,7 @@ static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters 
 		switch (p->syndrome & FP_AETH_CLASS_MASK) {
 		case FP_AETH_CLASS_ACK:
 			fp_add(shared, fs->acks, 1);
+			track_ack(p, &fs->psn);
 			break;
 		case FP_AETH_CLASS_RNR:
 			fp_add(shared, fs->rnr_naks, 1);
@@ -412,6 +457,8 @@ static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters 
 		}
 	} else if (is_request(p->opcode)) {
 		track_psn(p, fs, shared);
+	} else if (is_read_response(p->opcode)) {
+		track_read_response(p, fs, shared);
 	}
 }
 

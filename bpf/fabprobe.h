@@ -392,12 +392,18 @@ static inline __attribute__((always_inline)) __u32 fp_addr6_digest(__u64 hi, __u
 }
 
 /*
- * Request-PSN state of a flow (IBTA 9.7.1), kept in the flow's own entry:
- * the flow table holds one entry for all CPUs, so the packets of one
- * queue pair handled on different CPUs (tc egress runs on the sender's
- * CPU) meet the same state, and no two flows ever share it. Updates are
- * plain stores: a race costs at most one misclassified packet, never a
- * lost frame count. tracking is 0 until the flow's first request.
+ * PSN state of a flow (IBTA 9.7.1), kept in the flow's own entry: the
+ * flow table holds one entry for all CPUs, so the packets of one queue
+ * pair handled on different CPUs (tc egress runs on the sender's CPU)
+ * meet the same state, and no two flows ever share it. Updates are plain
+ * stores: a race costs at most one misclassified packet, never a lost
+ * frame count.
+ *
+ * One direction of a QP carries two PSN spaces: its sender's requests, and
+ * its sender's responses to the other side's requests (READ responses,
+ * ACKs), which carry the other side's PSNs. max_psn to read_va follow
+ * the requests (tracking is 0 until the flow's first request), resp_psn
+ * the responses.
  */
 struct psn_track {
 	__u32 max_psn;	    /* highest request PSN seen, 24-bit */
@@ -410,8 +416,11 @@ struct psn_track {
 	 * starts a whole number of PMTUs on (core.h, read_retried()).
 	 */
 	__u32 read_va;
-	__u32 pad;
+	/* Highest READ response (or later ACK) PSN, | FP_PSN_RESP_SEEN once there is one. */
+	__u32 resp_psn;
 };
+
+#define FP_PSN_RESP_SEEN (1U << 24)
 
 /*
  * Counters of one flow: one copy shared by every CPU, so that a flow costs

@@ -601,6 +601,82 @@ static const struct read_req reads_in_order[] = {
     {108, 5120, 3000}, {111, 5120, 3000}, READS_END,
 };
 
+/* A READ response of 64 bytes on the responder's direction; FIRST, LAST and ONLY carry an AETH. */
+static void read_resp(struct fx *fx, __u8 opcode, __u32 psn)
+{
+	struct frame *f = v4_rev(fx);
+
+	bth(f, opcode, QP_B, psn);
+	if (opcode != RC_READ_RESP_MIDDLE)
+		fr_aeth(f, SYN_ACK, 1);
+	tail(f, 64);
+}
+
+/* The responses to a READ at psn of n packets: FIRST, MIDDLE..., LAST, or ONLY. */
+static void read_resps(struct fx *fx, __u32 psn, __u32 n)
+{
+	__u8 op;
+
+	for (__u32 i = 0; i < n; i++) {
+		if (n == 1)
+			op = RC_READ_RESP_ONLY;
+		else
+			op = i == 0	  ? RC_READ_RESP_FIRST
+			     : i == n - 1 ? RC_READ_RESP_LAST
+					  : RC_READ_RESP_MIDDLE;
+		read_resp(fx, op, psn + i);
+	}
+}
+
+/*
+ * A responder answers a duplicate READ again, from its PSN: the READ
+ * at 100 (4096 bytes, 100-103) answered, then its re-issue from 102
+ * answered (102-103, sent again), then the next READ's (104-107).
+ */
+static void b_read_resps_resent(struct fx *fx)
+{
+	read_resps(fx, 100, 4);
+	read_resps(fx, 102, 2);
+	read_resps(fx, 104, 4);
+}
+
+/*
+ * READ responses among the ACKs and NAKs of the same direction, which
+ * carry the same (the requester's) PSNs. A NAK's PSN is the one expected
+ * next, so the response at 202 after it is no resend; an ACK's is one
+ * answered, so a response after ACKs that went more than 2^23 on (a QP
+ * writing between two READs) is no resend either. The response at 202
+ * sent again is one.
+ */
+static void b_read_resps_acks(struct fx *fx)
+{
+	read_resps(fx, 100, 1);
+	ack(fx, SYN_ACK, 200);
+	read_resps(fx, 201, 1);
+	ack(fx, SYN_NAK_PSN, 202);
+	read_resps(fx, 202, 1);
+	ack(fx, SYN_ACK, 150);
+	read_resps(fx, 202, 1);
+	ack(fx, SYN_ACK, 202 + 0x600000);
+	ack(fx, SYN_ACK, 202 + 0xC00000);
+	read_resps(fx, 203 + 0xC00000, 1);
+}
+
+/*
+ * One QP's two PSN spaces on one flow: B's own requests (SENDs from 5000)
+ * and B's READ responses to A's requests (from 100). Neither resends.
+ */
+static void b_read_resps_beside_requests(struct fx *fx)
+{
+	for (__u32 i = 0; i < 3; i++) {
+		struct frame *f = v4_rev(fx);
+
+		bth(f, RC_SEND_ONLY, QP_B, 5000 + i);
+		tail(f, 64);
+		read_resps(fx, 100 + 2 * i, 2);
+	}
+}
+
 static void b_fecn_becn(struct fx *fx)
 {
 	static const bool fb[3][2] = {{true, false}, {false, true}, {true, true}};
@@ -854,6 +930,10 @@ static void b_not_roce(struct fx *fx)
 	.opcodes = {OPB(RC_READ_REQ)}, .dscp_mask = 1ULL << DSCP, .dscp = DSCP,                    \
 	.last_opcode = RC_READ_REQ, .retransmits = (rtx), .first_seen_ns = TS(0),                  \
 	.last_seen_ns = TS((n)-1)
+/* READ responses of 64 bytes: with an AETH (FIRST, LAST, ONLY) and without (MIDDLE). */
+#define RESP_AETH L4(ROCE(S_AETH, 64))
+#define RESP_MID  L4(ROCE(0, 64))
+
 static const struct fixture fixtures[] = {
     {
 	.name = "bare_send_only",
@@ -1367,6 +1447,61 @@ static const struct fixture fixtures[] = {
 	.totals = T_ROCE(6, 6 * READ_REQ, 1),
 	.n_flows = 1,
 	.flows = {{.k = KEY_V4, .c = {C_READS(6, 0)}}},
+    },
+    {
+	.name = "read_responses_resent",
+	.build = b_read_resps_resent,
+	.totals = T_ROCE(10, 6 * RESP_AETH + 4 * RESP_MID, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4_REV,
+		   .c = {.packets = 10,
+			 .bytes = 6 * RESP_AETH + 4 * RESP_MID,
+			 .ecn = {[FR_ECT0] = 10},
+			 .opcodes = {OPB(RC_READ_RESP_FIRST) | OPB(RC_READ_RESP_MIDDLE) |
+				     OPB(RC_READ_RESP_LAST)},
+			 .dscp_mask = 1ULL << DSCP,
+			 .dscp = DSCP,
+			 .last_opcode = RC_READ_RESP_LAST,
+			 .retransmits = 2,
+			 .first_seen_ns = TS(0),
+			 .last_seen_ns = TS(9)}}},
+	.runs = RUN_TC_INGRESS,
+    },
+    {
+	.name = "read_responses_among_acks",
+	.build = b_read_resps_acks,
+	.totals = T_ROCE(10, 5 * RESP_AETH + 5 * ACK4, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4_REV,
+		   .c = {.packets = 10,
+			 .bytes = 5 * RESP_AETH + 5 * ACK4,
+			 .ecn = {[FR_ECT0] = 10},
+			 .opcodes = {OPB(RC_READ_RESP_ONLY) | OPB(RC_ACK)},
+			 .dscp_mask = 1ULL << DSCP,
+			 .dscp = DSCP,
+			 .last_opcode = RC_READ_RESP_ONLY,
+			 .acks = 4,
+			 .naks = 1,
+			 .retransmits = 1,
+			 .first_seen_ns = TS(0),
+			 .last_seen_ns = TS(9)}}},
+    },
+    {
+	.name = "read_responses_beside_requests",
+	.build = b_read_resps_beside_requests,
+	.totals = T_ROCE(9, 3 * SEND64 + 6 * RESP_AETH, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4_REV,
+		   .c = {.packets = 9,
+			 .bytes = 3 * SEND64 + 6 * RESP_AETH,
+			 .ecn = {[FR_ECT0] = 9},
+			 .opcodes = {OPB(RC_SEND_ONLY) | OPB(RC_READ_RESP_FIRST) |
+				     OPB(RC_READ_RESP_LAST)},
+			 .dscp_mask = 1ULL << DSCP,
+			 .dscp = DSCP,
+			 .last_opcode = RC_READ_RESP_LAST,
+			 .first_seen_ns = TS(0),
+			 .last_seen_ns = TS(8)}}},
     },
     {
 	.name = "fecn_becn",
