@@ -296,6 +296,18 @@ static __always_inline bool is_request(__u8 opcode)
 	       op == FP_OP_SEND_LAST_INV || op == FP_OP_SEND_ONLY_INV;
 }
 
+/* psn_track's READ VA, in 256-byte units, in one piece. */
+static __always_inline __u32 psn_read_va(const struct psn_track *pt)
+{
+	return pt->read_va_lo | (__u32)pt->read_va_hi << 16;
+}
+
+static __always_inline void psn_set_read_va(struct psn_track *pt, __u32 units)
+{
+	pt->read_va_lo = units;
+	pt->read_va_hi = units >> 16;
+}
+
 /*
  * Is a READ request ahead of the highest request PSN a retry of the READ
  * there? A requester that lost READ responses may re-issue the READ from
@@ -308,6 +320,9 @@ static __always_inline bool is_request(__u8 opcode)
  * the next READ lands among them too; it is no retry: the next piece of a
  * buffer starts k PMTUs on but runs past the original's end, and a read of
  * the same buffer again (perftest's read_bw) starts at the original's VA.
+ * psn_track keeps the VA modulo 2^30 (no retry is further on), in 256-byte
+ * units: an unrelated READ whose VA matches modulo 1 GiB, and whose PSN
+ * and length fit, would pass.
  */
 static __always_inline bool read_retried(const struct fp_pkt *p, const struct psn_track *pt)
 {
@@ -315,18 +330,21 @@ static __always_inline bool read_retried(const struct fp_pkt *p, const struct ps
 	__u32 reserved = (pt->next_psn_max - pt->max_psn) & FP_PSN_MASK;
 	/* The original's length rounded up to 256 bytes: what its PSNs can hold. */
 	__u64 held = (__u64)reserved << FP_MIN_PMTU_SHIFT;
-	__u64 on = (__u32)(p->read_va - pt->read_va);
-	int s;
+	/* How far on the VA is, in 256-byte units, modulo what psn_track keeps. */
+	__u32 units =
+	    ((p->read_va >> FP_MIN_PMTU_SHIFT) - psn_read_va(pt)) & ((1U << FP_READ_VA_BITS) - 1);
+	int t;
 
 	/* Past the reservation; no READ there (1 PSN); its length unknown; nothing to read. */
-	if (k >= reserved || held >= FP_READ_LEN_UNKNOWN || !p->read_len || on + p->read_len > held)
+	if (k >= reserved || held >= FP_READ_LEN_UNKNOWN || !p->read_len)
 		return false;
 #ifdef __clang__
 #pragma unroll
 #endif
-	for (s = FP_MIN_PMTU_SHIFT; s <= FP_MAX_PMTU_SHIFT; s++)
-		if (on == (__u64)k << s)
-			return true;
+	/* k PMTUs of 256 << t bytes on, and no further than the original's end. */
+	for (t = 0; t <= FP_MAX_PMTU_SHIFT - FP_MIN_PMTU_SHIFT; t++)
+		if (((k << t) & ((1U << FP_READ_VA_BITS) - 1)) == units)
+			return ((__u64)k << (FP_MIN_PMTU_SHIFT + t)) + p->read_len <= held;
 	return false;
 }
 
@@ -357,7 +375,7 @@ static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs
 			fp_add(shared, fs->psn_gaps, 1);
 		pt->max_psn = p->psn;
 		pt->next_psn_max = (p->psn + reserve) & FP_PSN_MASK;
-		pt->read_va = p->read_va;
+		psn_set_read_va(pt, p->read_va >> FP_MIN_PMTU_SHIFT);
 	}
 	pt->last_psn = p->psn;
 }
@@ -383,12 +401,13 @@ static __always_inline void track_read_response(const struct fp_pkt *p, struct f
 						bool shared)
 {
 	struct psn_track *pt = &fs->psn;
-	__u32 seen = pt->resp_psn;
 
-	if ((seen & FP_PSN_RESP_SEEN) && !psn_after(p->psn, seen))
+	if (pt->resp_seen && !psn_after(p->psn, pt->resp_psn)) {
 		fp_add(shared, fs->retransmits, 1);
-	else
-		pt->resp_psn = p->psn | FP_PSN_RESP_SEEN;
+		return;
+	}
+	pt->resp_psn = p->psn;
+	pt->resp_seen = 1;
 }
 
 /*
@@ -400,10 +419,8 @@ static __always_inline void track_read_response(const struct fp_pkt *p, struct f
  */
 static __always_inline void track_ack(const struct fp_pkt *p, struct psn_track *pt)
 {
-	__u32 seen = pt->resp_psn;
-
-	if ((seen & FP_PSN_RESP_SEEN) && psn_after(p->psn, seen))
-		pt->resp_psn = p->psn | FP_PSN_RESP_SEEN;
+	if (pt->resp_seen && psn_after(p->psn, pt->resp_psn))
+		pt->resp_psn = p->psn;
 }
 
 /* One packet into a flow's counters: the map's entry (shared), or a new flow's first value. */

@@ -228,6 +228,8 @@ enum fp_op {
 #define FP_MIN_PMTU_SHIFT 8
 /* And the largest (4096): a retried READ starts 2^8 to 2^12 bytes a PSN past the original. */
 #define FP_MAX_PMTU_SHIFT 12
+/* The VA bits psn_track keeps, from FP_MIN_PMTU_SHIFT up to 2^30 (FP_READ_LEN_UNKNOWN). */
+#define FP_READ_VA_BITS 22
 
 /*
  * A READ request whose RETH a truncated mirror copy cut off: its length is
@@ -401,26 +403,28 @@ static inline __attribute__((always_inline)) __u32 fp_addr6_digest(__u64 hi, __u
  *
  * One direction of a QP carries two PSN spaces: its sender's requests, and
  * its sender's responses to the other side's requests (READ responses,
- * ACKs), which carry the other side's PSNs. max_psn to read_va follow
- * the requests (tracking is 0 until the flow's first request), resp_psn
- * the responses.
+ * ACKs), which carry the other side's PSNs. max_psn to tracking follow the
+ * requests (tracking is 0 until the flow's first request), resp_* the
+ * responses. Bit-fields, 16 bytes in all, as the request state alone was:
+ * a flow's value stays 224 bytes (BENCHMARKS.md, Memory).
  */
 struct psn_track {
-	__u32 max_psn;	    /* highest request PSN seen, 24-bit */
-	__u32 next_psn_max; /* highest PSN the next request may carry in order */
-	__u32 last_psn;	    /* PSN of the last request packet */
-	__u32 tracking;	    /* 1 once a request has set the three above */
+	__u64 max_psn : 24;	 /* highest request PSN seen */
+	__u64 next_psn_max : 24; /* highest PSN the next request may carry in order */
 	/*
-	 * The low 32 bits of the RETH VA of the request at max_psn, a READ's
-	 * when next_psn_max reserves its PSNs: a READ retried from inside them
-	 * starts a whole number of PMTUs on (core.h, read_retried()).
+	 * VA bits 8-29 of the request at max_psn, a READ's when next_psn_max
+	 * reserves its PSNs: a READ retried from inside them starts a whole
+	 * number of PMTUs, so of 256 bytes, and less than 2^30 bytes on
+	 * (core.h, read_retried()). Split where the 64-bit units have room.
 	 */
-	__u32 read_va;
-	/* Highest READ response (or later ACK) PSN, | FP_PSN_RESP_SEEN once there is one. */
-	__u32 resp_psn;
+	__u64 read_va_lo : 16;
+	__u64 last_psn : 24; /* PSN of the last request packet */
+	__u64 tracking : 1;  /* 1 once a request has set the fields above */
+	__u64 resp_seen : 1; /* 1 once resp_psn is set */
+	__u64 resp_psn : 24; /* highest READ response (or later ACK) PSN */
+	__u64 read_va_hi : 6;
+	__u64 : 8;
 };
-
-#define FP_PSN_RESP_SEEN (1U << 24)
 
 /*
  * Counters of one flow: one copy shared by every CPU, so that a flow costs

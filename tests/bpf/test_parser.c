@@ -590,6 +590,14 @@ static const struct read_req reads_reissued[] = {
 static const struct read_req reads_reissued_wrap[] = {
     {0xFFFFFE, 0, 16384}, {0, 8192, 8192}, {2, 16384, 16384}, READS_END};
 /*
+ * PMTU 4096, 32 MiB at 1000 (8192 PSNs), re-issued 5000 PSNs (20 MB) on:
+ * past the 16 MiB of VA that psn_track keeps, the offset still matches.
+ */
+static const struct read_req reads_reissued_far[] = {{1000, 0, 32 << 20},
+						     {6000, 5000 << 12, (32 << 20) - (5000 << 12)},
+						     {9192, 32 << 20, 4096},
+						     READS_END};
+/*
  * New READs that land inside the PSNs the last one could reserve at a
  * 256-byte PMTU (PMTU here 1024) and are no retries: a buffer read in
  * PMTU-sized pieces one after the other (the next VA is k PMTUs on, but
@@ -1436,6 +1444,14 @@ static const struct fixture fixtures[] = {
 	.name = "read_reissued_across_wrap",
 	.build = b_reads,
 	.arg = reads_reissued_wrap,
+	.totals = T_ROCE(3, 3 * READ_REQ, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_READS(3, 1)}}},
+    },
+    {
+	.name = "read_reissued_past_16_mib",
+	.build = b_reads,
+	.arg = reads_reissued_far,
 	.totals = T_ROCE(3, 3 * READ_REQ, 1),
 	.n_flows = 1,
 	.flows = {{.k = KEY_V4, .c = {C_READS(3, 1)}}},
