@@ -575,6 +575,18 @@ static void test_grouped_alerts_first_flow(void **state)
 	assert_int_equal(al->flows[1].sport, 50002);
 	assert_non_null(strstr(al->evidence, "4 packets resent after 2 NAKs"));
 	assert_null(find_alert(ALERT_CE_WITHOUT_CNP));
+
+	/* A second later, 4 more resent with no NAK between (READ responses sent again). */
+	fx.snap.taken_ns += 1000000000ULL;
+	fx.flows[0].c.retransmits += 4;
+	fx.flows[0].c.packets += 4;
+	fx.flows[0].c.ecn[2] += 4;
+	fx.flows[0].c.bytes += 4000;
+	analyse(0);
+	al = find_alert(ALERT_RETRANSMITS);
+	assert_non_null(al);
+	assert_non_null(strstr(al->evidence, "4 packets resent in "));
+	assert_null(strstr(al->evidence, "NAK"));
 }
 
 static void test_retransmits_gaps_rnr(void **state)

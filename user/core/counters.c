@@ -92,8 +92,9 @@ const struct flow_def flow_defs[FC_MAX] = {
     [FC_CNP] = {"cnp", "cnp_packets", "RoCEv2 congestion notification packets", "CNP",
 		FF_IFACE | FF_DSCP | FF_VNI},
     [FC_RTX] = {"retransmits", "retransmitted_packets",
-		"RoCEv2 request packets resent (PSN not ahead of the highest)", "RTX",
-		FF_IFACE | FF_VNI | FF_EVERY_PACKET},
+		"RoCEv2 packets resent: requests (PSN not ahead of the highest), READs "
+		"retried, READ responses sent again",
+		"RTX", FF_IFACE | FF_VNI | FF_EVERY_PACKET},
     [FC_NAKS] = {"naks", "nak_packets", "RoCEv2 NAKs (PSN sequence error and others)", "NAK",
 		 FF_IFACE},
     [FC_RNR_NAKS] = {"rnr_naks", "rnr_nak_packets", "RoCEv2 RNR NAKs (receiver not ready)", "RNR",

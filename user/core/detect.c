@@ -398,11 +398,13 @@ static int loss_alerts(struct analysis *a, const struct flow_findings *f)
 			return -ENOMEM;
 		v = group_first(a, &f->rtx);
 		rev = reverse_of(a, v);
-		say(al->evidence, "%s: %s resent after %s in %s (%.1f/s)",
+		/* A responder resends READ responses on a duplicate READ: no NAK then. */
+		say(al->evidence, "%s: %s resent%s%s in %s (%.1f/s)",
 		    flow_name(name, sizeof(name), &v->r->key),
 		    fmt_count(c1, sizeof(c1), v->d.rtx, "packet"),
-		    fmt_count(c2, sizeof(c2), rev ? rev->d.naks : 0, "NAK"), window(a),
-		    v->rtx_per_s);
+		    rev && rev->d.naks ? " after " : "",
+		    rev && rev->d.naks ? fmt_count(c2, sizeof(c2), rev->d.naks, "NAK") : "",
+		    window(a), v->rtx_per_s);
 		say(al->message, "%s %s packets (go-back-N): loss on the path or in the receiver",
 		    fmt_count(c1, sizeof(c1), f->rtx.count, "flow"),
 		    f->rtx.count == 1 ? "resends" : "resend");

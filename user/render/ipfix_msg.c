@@ -87,7 +87,8 @@ const struct ipfix_element ipfix_elements[] = {
     COUNT(10, "roceRnrNakPackets", rnr_naks, 0, 0,
 	  "acknowledge packets with a receiver-not-ready NAK syndrome"),
     COUNT(11, "roceRetransmitPackets", retransmits, 0, IPFIX_V_SAMPLED,
-	  "request packets whose PSN is not ahead of the highest seen"),
+	  "packets resent: requests whose PSN is not ahead of the highest seen, READs "
+	  "retried, READ responses sent again"),
     ENT(12, "rocePsnGaps", 8, IPFIX_T_UNSIGNED64, IPFIX_S_DELTA, IPFIX_U_NONE, IPFIX_SRC_U64,
 	psn_gaps, 0, IPFIX_V_SAMPLED, "forward PSN jumps between consecutive requests"),
     ENT(13, "fabprobeMirrorSession", 4, IPFIX_T_UNSIGNED32, IPFIX_S_IDENTIFIER, IPFIX_U_NONE,
