@@ -8,13 +8,17 @@ set -uo pipefail
 lab_init fpi-
 
 read -r E1 E2 MOUSE <<<"$(colliding_qps 2)"
+# A READ QP too, below the elephant rate: its retries after a drop, and the
+# responses sent again for them, are checked against the generator's.
+READQP=90:106
 QPS="--qp $E1:write:150:65536 --qp $E2:write:150:65536 --qp $MOUSE:write:2:4096"
-echo "elephants $E1 $E2 (one uplink), mouse $MOUSE"
+QPS+=" --qp $READQP:read:10:4096"
+echo "elephants $E1 $E2 (one uplink), mouse $MOUSE, READ $READQP"
 
 # path_map: "sport=uplink" for every QP, both directions (leaf1 and leaf2 hash).
 path_map() {
 	local q l r sport
-	for q in $E1 $E2 $MOUSE; do
+	for q in $E1 $E2 $MOUSE $READQP; do
 		l=${q%%:*} r=${q##*:}
 		sport=$("$ROCEGEN" sport "$l" "$r")
 		echo "req:$sport=$(uplink_of leaf1 "$H1" "$H3" "$sport")"
