@@ -269,14 +269,43 @@ static void netdev_line(struct ui *u, int y, const struct nic_netdev *nd, bool s
 	put(u, y, 0, COLS, false, false, ui_attr(u, sel ? R_SEL : R_NORMAL), line);
 }
 
-/* Lines rows top..last take, with a title before each new section. */
+/*
+ * Lines rows top..last take as draw() puts them: a title before each
+ * section, and a blank line before each title but the first.
+ */
 static int lines_to(const struct nic_row *rows, int top, int last)
 {
 	int n = 0;
 
-	for (int r = top; r <= last; r++)
-		n += row_lines(&rows[r]) + (r == top || rows[r].kind != rows[r - 1].kind);
+	for (int r = top; r <= last; r++) {
+		n += row_lines(&rows[r]);
+		if (r == top)
+			n++;
+		else if (rows[r].kind != rows[r - 1].kind)
+			n += 2;
+	}
 	return n;
+}
+
+/*
+ * The first row on screen: the selection in view, and no scrolling while
+ * the rows from one higher up to the last would fit (rows are of one or
+ * two lines, so table.c's scroll_to() cannot count them).
+ */
+static void scroll_lines(struct vstate *vs, const struct nic_row *rows, int height)
+{
+	int last = vs->n_rows - 1;
+
+	if (vs->sel > last)
+		vs->sel = last;
+	if (vs->sel < 0)
+		vs->sel = 0;
+	if (vs->top > vs->sel)
+		vs->top = vs->sel;
+	while (vs->top < vs->sel && lines_to(rows, vs->top, vs->sel) > height)
+		vs->top++;
+	while (vs->top > 0 && lines_to(rows, vs->top - 1, last) <= height)
+		vs->top--;
 }
 
 static void draw(struct ui *u, struct vstate *vs, int y0, int height)
@@ -297,9 +326,7 @@ static void draw(struct ui *u, struct vstate *vs, int y0, int height)
 	}
 	if (!vs->n_rows)
 		return;
-	scroll_to(vs, vs->n_rows, 1);
-	while (vs->top < vs->sel && lines_to(rows, vs->top, vs->sel) > height)
-		vs->top++;
+	scroll_lines(vs, rows, height);
 	for (int r = vs->top; r < (int)vs->n_rows && y < y0 + height; r++) {
 		const struct nic_row *row = &rows[r];
 		bool sel = r == vs->sel;
