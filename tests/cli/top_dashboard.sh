@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The dashboard through tmux, on inputs that need no lab: the NIC view
-# over the recorded mlx5 tree scrolls only when its rows do not fit.
+# The dashboard's first screen and keys through tmux, on inputs that need
+# no lab: NIC counters alone (the recorded mlx5 tree) open on the NIC view,
+# whose header counts what the NIC view holds and which scrolls only when
+# its rows do not fit.
 # TOP_TMUX_SHOW=1 prints every captured screen.
 set -uo pipefail
 FABPROBE=${FABPROBE:-build/fabprobe}
@@ -17,6 +19,17 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+
+echo "--- top --nic-root alone: the NIC view"
+start 160 45 --nic-root "$NIC_TREE" -r 1
+check "NIC counters alone: the dashboard opens on the NIC view" \
+	wait_screen "^RDMA PORT / NETDEV +CNPTX/s +ECNRX/s" 10
+maybe_show "NIC counters alone"
+check "... its header counts the tree's ports, netdevs and QPs (2, 2, 8)" \
+	wait_screen "^NIC counters: 2 RDMA ports, 2 netdevs, 8 QPs  every 1\.0s" 1
+check "... and no frames or flow table, which cannot change" \
+	not_matches "$(screen | sed -n 2,3p)" "frames|RoCE|^flows "
+check "q exits 0" eq "$(quit_rc)" 0
 
 echo "--- the NIC view scrolls only when its rows do not fit"
 start 160 45 --nic-root "$NIC_TREE" -r 1 --view nic
@@ -43,6 +56,10 @@ check "18 lines, G: the last QP on the body's last line, none blank under it" \
 check "... its section's title above it" wait_screen "^QP DEVICE/PORT " 1
 keys g
 check "g: back to the top" matches "$(screen | sed -n 5p)" "^RDMA PORT / NETDEV "
+check "q exits 0" eq "$(quit_rc)" 0
+
+start 160 45 --nic-root "$NIC_TREE" -r 1 --view flows
+check "--view flows with NIC counters alone: Flows, as asked" wait_screen "^FLOW \(src > dst\)" 10
 check "q exits 0" eq "$(quit_rc)" 0
 
 finish top-dashboard

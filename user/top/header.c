@@ -193,13 +193,14 @@ static void draw_table_line(struct ui *u)
 	int n = 0;
 
 	/* Capacity as the IPv4 table's + the IPv6 table's (--flows, --flows6). */
-	putf(u, 2, 0, A_NORMAL, "flows %zu/%u+%u (%s)  evicted %llu  every %.1fs%s%s",
-	     ss->snap.n_flows, ss->snap.flow_capacity - ss->snap.flow_capacity6,
-	     ss->snap.flow_capacity6,
-	     fmt_pct(fill, sizeof(fill), ss->snap.n_flows, ss->snap.flow_capacity),
-	     (unsigned long long)snapshot_evictions(&ss->snap), u->t->interval_s,
-	     u->an == &u->whole ? "  rates: " : "",
-	     u->an == &u->whole ? window_text(u, win, sizeof(win)) : "");
+	if (!top_nic_only(u))
+		putf(u, 2, 0, A_NORMAL, "flows %zu/%u+%u (%s)  evicted %llu  every %.1fs%s%s",
+		     ss->snap.n_flows, ss->snap.flow_capacity - ss->snap.flow_capacity6,
+		     ss->snap.flow_capacity6,
+		     fmt_pct(fill, sizeof(fill), ss->snap.n_flows, ss->snap.flow_capacity),
+		     (unsigned long long)snapshot_evictions(&ss->snap), u->t->interval_s,
+		     u->an == &u->whole ? "  rates: " : "",
+		     u->an == &u->whole ? window_text(u, win, sizeof(win)) : "");
 	if (u->filter.n)
 		n += snprintf(r + n, sizeof(r) - n, "filter: %s  ", u->filter_text);
 	if (u->paused)
@@ -217,6 +218,30 @@ static void draw_table_line(struct ui *u)
 	}
 }
 
+bool top_nic_only(const struct ui *u)
+{
+	return u->ss->desc.mode && !strcmp(u->ss->desc.mode, "nic");
+}
+
+/*
+ * Line 1 with NIC counters alone: no frames to count, and no flow table
+ * (line 2 keeps its right side only): what the NIC view holds instead.
+ */
+static void draw_nic_line(struct ui *u)
+{
+	const struct nic_state *st = u->ss->nic ? &u->ss->nic->now.st : NULL;
+	char ports[32], netdevs[32], qps[32];
+
+	if (st && (st->n_ports || st->n_netdevs))
+		putf(u, 1, 0, A_NORMAL, "NIC counters: %s, %s, %s  every %.1fs",
+		     fmt_count(ports, sizeof(ports), st->n_ports, "RDMA port"),
+		     fmt_count(netdevs, sizeof(netdevs), st->n_netdevs, "netdev"),
+		     fmt_count(qps, sizeof(qps), st->n_qps, "QP"), u->t->interval_s);
+	else
+		putf(u, 1, 0, A_NORMAL, "NIC counters: %s",
+		     st && st->info[0] ? st->info : "none read");
+}
+
 void draw_header(struct ui *u)
 {
 	draw_title(u);
@@ -225,7 +250,10 @@ void draw_header(struct ui *u)
 		     u->t->interval_s);
 		return;
 	}
-	draw_rates(u);
+	if (top_nic_only(u))
+		draw_nic_line(u);
+	else
+		draw_rates(u);
 	draw_table_line(u);
 }
 

@@ -293,6 +293,8 @@ int top_ui_run(struct session *ss, const struct top_opts *t)
 		u.vs[v].sort = views[v]->default_sort;
 	if (t->view && view_index(t->view) >= 0)
 		u.view = view_index(t->view);
+	else if (top_nic_only(&u))
+		u.view = view_index(view_nic.name);
 	setlocale(LC_ALL, "");
 	u.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	/* newterm, unlike initscr, reports a terminal it cannot drive. */

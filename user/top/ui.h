@@ -254,6 +254,8 @@ void set_view(struct ui *u, int v);
 struct vstate *cur_vs(struct ui *u);
 
 /* header.c */
+/* The only input is NIC counters: no packets, no flows (the NIC view opens). */
+bool top_nic_only(const struct ui *u);
 void draw_header(struct ui *u);
 void draw_tabs(struct ui *u);
 void draw_legend(struct ui *u);
