@@ -3,17 +3,22 @@
 # The dashboard's first screen and keys through tmux, on inputs that need
 # no lab: NIC counters alone (the recorded mlx5 tree) open on the NIC view,
 # whose header counts what the NIC view holds and which scrolls only when
-# its rows do not fit.
+# its rows do not fit; sFlow from the crafted fabric (sflow_scenario, its
+# ports at 100 Gb/s) on Paths, where b rescales the bars and LOAD% stays
+# the link's utilisation.
 # TOP_TMUX_SHOW=1 prints every captured screen.
 set -uo pipefail
 FABPROBE=${FABPROBE:-build/fabprobe}
+TOOLS=${TOOLS:-$(dirname "$FABPROBE")/tools}
 NIC_TREE=$(cd "$(dirname "$0")/../fixtures/nic/mlx5" && pwd)
 TMP=$(mktemp -d /tmp/fp-top-dash-XXXXXX)
 SOCK=fpt-dash-$$
 SESSION=dash
+sender=
 . "$(dirname "$0")/../lib/check.sh"
 . "$(dirname "$0")/../integration/tmux.bash"
 cleanup() {
+	[ -n "$sender" ] && kill "$sender" 2>/dev/null
 	tmx kill-server >/dev/null 2>&1
 	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
 	rm -rf "$TMP"
@@ -60,6 +65,51 @@ check "q exits 0" eq "$(quit_rc)" 0
 
 start 160 45 --nic-root "$NIC_TREE" -r 1 --view flows
 check "--view flows with NIC counters alone: Flows, as asked" wait_screen "^FLOW \(src > dst\)" 10
+check "q exits 0" eq "$(quit_rc)" 0
+
+echo "--- top --sflow: Paths, b, and LOAD%"
+"$TOOLS/sflow_scenario" pcap "$TMP/sc.pcap" "$TMP/sc.json" "$TMP/sc.map" >/dev/null
+port=$(python3 -I -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start 160 40 --sflow "127.0.0.1:$port" --sflow-port-map "$TMP/sc.map" --view paths -r 1
+check "--view paths" wait_screen "^PATH +GROUP +SPEED +LOAD +LOAD% +RATE" 10
+# About 5 s of the fabric's datagrams (76 at 15 a second).
+"$TOOLS/sflow_scenario" send 127.0.0.1 "$port" 15 >/dev/null &
+sender=$!
+check "leaf1-up49 carries its two elephants' load" \
+	wait_screen "^leaf1-up49 +leaf1 +100 Gb/s \[#+\.*\] +[0-9.]+% +[0-9.]+ Gb/s" 10
+keys p
+before=$(screen)
+maybe_show "Paths, paused"
+keys b
+after=$(screen)
+maybe_show "Paths, b"
+# row_of TEXT NAME: a path's "LOAD% RATE UNIT", after its bar. (PORT OUT, the
+# switch's counters, moves while paused: the sFlow source updates it in place.)
+row_of() { grep -E "^$2 " <<<"$1" | sed -E 's/^.*\] +//' | awk '{print $1, $2, $3}'; }
+check "b: the bars are of the busiest uplink now" matches "$after" "^bars: share of the busiest uplink "
+for p in leaf1-up49 leaf1-up50 leaf2-up49 leaf2-up50; do
+	check "b: $p's LOAD% and RATE stay ($(row_of "$before" "$p" | awk '{print $1}'))" \
+		eq "$(row_of "$after" "$p")" "$(row_of "$before" "$p")"
+done
+# Ground truth: the scenario's ports run at 100 Gb/s, so LOAD% is RATE over 1e11.
+util_ok() { # util_ok ROW: "P% R UNIT": P% of 100 Gb/s is R UNIT, to the 3 digits shown
+	python3 -I -c '
+import sys
+pct, rate, unit = sys.argv[1].split()[:3]
+bps = float(rate) * {"b/s": 1, "kb/s": 1e3, "Mb/s": 1e6, "Gb/s": 1e9}[unit]
+want = bps / 1e11 * 100
+sys.exit(abs(float(pct.rstrip("%")) - want) > 0.01 * want + 0.005)' "$1" || {
+		echo "     LOAD% is not RATE of 100 Gb/s: $1"
+		return 1
+	}
+}
+check "b: leaf1-up49's LOAD% is its RATE of the link's 100 Gb/s" util_ok "$(row_of "$after" leaf1-up49)"
+check "b: the port of no known speed has no LOAD%" \
+	matches "$after" "^192\.0\.2\.1:swp10 +- +\? \[#*\.*\] +- "
+keys h
+check "h: the help says b leaves LOAD% of link speed" \
+	wait_screen "Paths: bars against link speed or the busiest uplink \(LOAD% stays of link speed\)" 2
+keys x
 check "q exits 0" eq "$(quit_rc)" 0
 
 finish top-dashboard

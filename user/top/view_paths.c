@@ -69,7 +69,7 @@ static double group_max_bps(const struct analysis *a)
 	return max;
 }
 
-/* What a bar is a share of: the link's speed, else the busiest uplink. */
+/* What a bar is a share of: the link's speed, else (or after b) the busiest uplink. */
 static double scale(const struct ui *u, const struct path_view *p)
 {
 	if (!u->bar_by_max && p->speed_bps > 0)
@@ -135,7 +135,8 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 			snprintf(buf, len, "?");
 		break;
 	case PC_UTIL:
-		fmt_pct(buf, len, pv->bps, scale(u, pv));
+		/* "-" where the speed is unknown: a share of another uplink is no utilisation. */
+		fmt_pct(buf, len, pv->bps, pv->speed_bps);
 		break;
 	case PC_RATE:
 		fmt_si(buf, len, pv->bps, "b/s");
@@ -269,7 +270,8 @@ static void draw(struct ui *u, struct vstate *vs, int y0, int height)
 		     o->predict ? (snprintf(t2, sizeof(t2), "%d", predicted), t2) : "-",
 		     o->predict ? "" : " (--hash-model to predict)");
 	if (y < y_end)
-		putf(u, y++, 0, ui_attr(u, R_DIM), "bars: %s (b toggles)",
+		putf(u, y++, 0, ui_attr(u, R_DIM),
+		     "bars: %s (b toggles); LOAD%%: of link speed, - where unknown",
 		     u->bar_by_max ? "share of the busiest uplink"
 				   : "share of link speed, else of the busiest uplink");
 	if (y < y_end && a->n_collisions)
@@ -292,7 +294,11 @@ static void toggle_bars(struct ui *u, int ch)
 }
 
 static const struct action actions[] = {
-    {{'b'}, "b", "bars against link speed or the busiest uplink", NULL, toggle_bars},
+    {{'b'},
+     "b",
+     "bars against link speed or the busiest uplink (LOAD% stays of link speed)",
+     NULL,
+     toggle_bars},
 };
 
 const struct view view_paths = {
