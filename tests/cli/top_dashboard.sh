@@ -5,7 +5,7 @@
 # whose header counts what the NIC view holds and which scrolls only when
 # its rows do not fit; sFlow from the crafted fabric (sflow_scenario, its
 # ports at 100 Gb/s) on Paths, where b rescales the bars and LOAD% stays
-# the link's utilisation.
+# the link's utilisation; a filter key that does not exist is refused.
 # TOP_TMUX_SHOW=1 prints every captured screen.
 set -uo pipefail
 FABPROBE=${FABPROBE:-build/fabprobe}
@@ -110,6 +110,19 @@ keys h
 check "h: the help says b leaves LOAD% of link speed" \
 	wait_screen "Paths: bars against link speed or the busiest uplink \(LOAD% stays of link speed\)" 2
 keys x
+
+echo "--- the filter"
+# new_filter TEXT: the prompt emptied (Ctrl-U) of the filter it starts with, then TEXT.
+new_filter() {
+	keys /
+	tmx send-keys -t "$SESSION" C-u
+	tmx send-keys -t "$SESSION" -l "$1"
+	keys Enter
+}
+new_filter "foo=1"
+check "/foo=1: refused, naming the key" wait_screen "filter: 'foo=': no such key \(qp=N, vni=N, path=IF\)" 2
+new_filter "qp=abc"
+check "/qp=abc: refused, as before" wait_screen "filter: 'qp=abc': want a number" 2
 check "q exits 0" eq "$(quit_rc)" 0
 
 finish top-dashboard

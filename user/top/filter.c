@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * filter.c - the dashboard's filter: "10.77.1" (an address substring, outer
- * or inner), qp=N, vni=N, path=IF; every term must match.
+ * or inner), qp=N, vni=N, path=IF; every term must match. Any other KEY=
+ * is an error.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,6 +41,11 @@ int parse_filter(const char *text, struct filter *f, char *err, size_t err_len)
 		} else if (!strncmp(tok, "path=", 5)) {
 			t->kind = FT_PATH;
 			snprintf(t->text, sizeof(t->text), "%s", tok + 5);
+		} else if (strchr(tok, '=')) {
+			/* No address has one: a key misspelt, which a substring would hide. */
+			snprintf(err, err_len, "'%.*s': no such key (qp=N, vni=N, path=IF)",
+				 (int)(strchr(tok, '=') - tok + 1), tok);
+			return -EINVAL;
 		} else {
 			t->kind = FT_TEXT;
 			snprintf(t->text, sizeof(t->text), "%s", tok);
