@@ -50,6 +50,9 @@ expect 2 "capture --hook tc --mirror-port-drop" "$FABPROBE" capture -i nosuch0 -
 expect 2 "export --hook tc --xdp-mode generic" "$FABPROBE" export -i nosuch0 --listen 127.0.0.1:19981 \
 	--hook tc --xdp-mode generic
 expect 2 "top --json without --once" "$FABPROBE" top --pcap "$good" --json
+# --view is the dashboard's: --plain and --once print every section, and took it silently.
+expect 2 "top --view with --plain" "$FABPROBE" top --pcap "$good" --view paths --plain
+expect 2 "top --view with --once" "$FABPROBE" top --pcap "$good" --view alerts --once
 expect 2 "replay without a capture" "$FABPROBE" replay
 expect 2 "bad --flows" "$FABPROBE" top --pcap "$good" --flows 0
 expect 2 "unknown command" "$FABPROBE" frobnicate

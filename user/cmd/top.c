@@ -44,6 +44,7 @@ static void usage(FILE *out)
 		"  -j, --json              with --once: the JSON report instead of text\n"
 		"      --plain             print a table every interval instead of the dashboard\n"
 		"      --view NAME         the dashboard's first view: %s\n"
+		"                          (not with --plain or --once, which print them all)\n"
 		"  -n, --rows N            flows per table (default 20, 0 = all)\n"
 		"  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
 		"With --pcap the default --speed is 1 (the recorded pace); with --once it is 0\n"
@@ -251,6 +252,11 @@ int cmd_top(int argc, char **argv)
 	/* One report of a whole recording: no one watches it play. */
 	if (t.once)
 		cs.default_speed = 0;
+	if (t.view && (t.plain || t.once)) {
+		fp_err("top: --view opens the dashboard on a view; %s prints every section",
+		       t.once ? "--once" : "--plain");
+		return FP_EXIT_USAGE;
+	}
 	if (t.json && !t.once) {
 		fp_err("top: --json needs --once (for a stream of reports use 'fabprobe export')");
 		return FP_EXIT_USAGE;
