@@ -53,8 +53,9 @@ static void usage(FILE *out)
 	    "      --hash-paths N      next tier's path count (default 4)\n"
 	    "  -h, --help              this help\n"
 	    "\n"
-	    "Exit status: 0 done, 1 failure (an unreadable --nic-root, a missing interface),\n"
-	    "2 usage error.\n",
+	    "Ctrl-C before the interval ends reports the time it ran, and says so on stderr.\n"
+	    "Exit status: 0 done (Ctrl-C too), 1 failure (an unreadable --nic-root, a missing\n"
+	    "interface), 2 usage error.\n",
 	    NIC_LOSSLESS_PRIO_DEFAULT);
 }
 
@@ -210,16 +211,23 @@ int cmd_nic(int argc, char **argv)
 	/* Nothing to read: say so at once rather than after the interval. */
 	if (st->n_ports || st->n_netdevs) {
 		rc = session_advance(&ss, o.interval_s);
-		if (rc < 0 || fp_stopping) {
+		if (rc < 0) {
 			session_stop(&ss);
-			return rc < 0 ? FP_EXIT_FAIL : FP_EXIT_OK;
+			return FP_EXIT_FAIL;
 		}
 	}
+	/* Stopped before the interval ended (Ctrl-C): the report is of the time it ran, as top's.
+	 */
 	err = session_refresh(&ss);
 	if (!err) {
 		render(&ss, &o);
 		err = cli_flush_stdout("nic");
 	}
+	if (!err && fp_stopping && (st->n_ports || st->n_netdevs))
+		fprintf(stderr,
+			"nic: stopped before the end of the interval: the rates cover its first "
+			"%.1f s of %.1f\n",
+			st->interval_s, o.interval_s);
 	session_stop(&ss);
 	return err ? FP_EXIT_FAIL : FP_EXIT_OK;
 }
