@@ -2,13 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # Interfaces that go down, come back or disappear while fabprobe is
 # attached: each change is reported once, the probe keeps running on the
-# others, and an interface that comes back is attached again.
+# others, and an interface that comes back is attached again. When none
+# is left, the run ends (status 3) and one line says so.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 NS=${FPZ_LIFE_NS:-fpz-life}
 PASS=0 FAIL=0
 TMP=$(mktemp -d /tmp/fpz-life.XXXXXX)
 cleanup() {
+	if [ -n "${SOCK:-}" ]; then
+		tmux -L "$SOCK" kill-server >/dev/null 2>&1
+		rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
+	fi
 	kill -INT "$probe" 2>/dev/null
 	wait 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
@@ -176,4 +181,76 @@ sleep 0.5
 check "under nohup SIGHUP is ignored" kill -0 "$probe"
 kill -INT "$probe"
 wait "$probe"
+
+# Every interface watched gone: one line says so, and the run ends with
+# status 3 (the input cut short, as a capture cut short is), whatever the
+# front end; while one is left, it goes on as above.
+ip -n "$NS" link add xa type veth peer name xb
+ip -n "$NS" link add xc type veth peer name xd
+for i in xa xb xc xd; do ip -n "$NS" link set "$i" up; done
+ip netns exec "$NS" "$FABPROBE" top --plain -r 0.3 -i xa,xc >/dev/null 2>"$TMP/err6" &
+probe=$!
+wait_attached "$TMP/err6"
+# ends PID: wait 5 s at most for it to exit; its status in $rc ("running" if it did not).
+ends() {
+	local i
+	for i in $(seq 50); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -INT "$1"
+		wait "$1"
+		rc=running
+	else
+		wait "$1"
+		rc=$?
+	fi
+}
+ip -n "$NS" link del xa
+for i in $(seq 50); do
+	grep -q "interface xa disappeared; probing the others goes on" "$TMP/err6" && break
+	sleep 0.1
+done
+check "one of two gone: said, and the probe goes on" \
+	sh -c "grep -q 'interface xa disappeared; probing the others goes on' $TMP/err6 && kill -0 $probe"
+ip -n "$NS" link del xc
+ends "$probe"
+check "the last one gone: top --plain stops by itself, status 3" eq "$rc" 3
+check "... one line says so" eq "$(grep -v '^fabprobe: attached to' "$TMP/err6" | tail -n +2)" \
+	"fabprobe: interface xc disappeared; none of the interfaces watched is left: fabprobe stops"
+check "... and 'the others goes on' was never said of the last" \
+	test "$(grep -c 'probing the others goes on' "$TMP/err6")" -eq 1
+
+ip -n "$NS" link add ya type veth peer name yb
+ip -n "$NS" link set ya up
+ip netns exec "$NS" "$FABPROBE" capture -i ya -d 60 -o "$TMP/gone.tar.gz" 2>"$TMP/err7" &
+probe=$!
+wait_attached "$TMP/err7"
+sleep 1.2
+ip -n "$NS" link del ya
+ends "$probe"
+check "capture, its one interface gone: stops by itself, status 3" eq "$rc" 3
+check "... says so" grep -qx "fabprobe: interface ya disappeared; none of the interfaces watched is left: fabprobe stops" "$TMP/err7"
+check "... and still writes its bundle" sh -c "tar -tzf $TMP/gone.tar.gz | grep -qx summary.txt"
+
+# The dashboard, in tmux: its header had the event; once it ends, stderr has it.
+if command -v tmux >/dev/null; then
+	SOCK=fpz-life-$$
+	SESSION=life
+	. "$(dirname "$0")/tmux.bash"
+	ip -n "$NS" link add za type veth peer name zb
+	ip -n "$NS" link set za up
+	FABPROBE="ip netns exec $NS $FABPROBE" start 120 30 -i za -r 0.3
+	wait_screen "^fabprobe top za " 10 >/dev/null
+	ip -n "$NS" link del za
+	for i in $(seq 50); do
+		[ -s "$TMP/top.rc" ] && break
+		sleep 0.1
+	done
+	check "the dashboard, its one interface gone: ends by itself, status 3" eq "$(cat "$TMP/top.rc" 2>/dev/null)" 3
+	check "... and says why on stderr" grep -qx \
+		"fabprobe: interface za disappeared; none of the interfaces watched is left: fabprobe stops" "$TMP/top.err"
+	tmx_gone
+fi
 finish lifecycle

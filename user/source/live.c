@@ -33,6 +33,7 @@ struct live_source {
 	char event[256];
 	unsigned int event_seq;
 	int events_now; /* events said in this check_ifaces() */
+	bool all_gone;	/* every interface watched disappeared: the run is over */
 };
 
 #define LIVE(s) ((struct live_source *)(s))
@@ -287,9 +288,23 @@ static void iface_event(struct live_source *l, const char *fmt, const char *name
 }
 
 /*
+ * The last interface watched is gone: nothing is left to probe, and a live
+ * run has no end of its own, so it would wait for ever. Stop as Ctrl-C
+ * stops, so that each front end ends as it does then (capture still writes
+ * its bundle), with the input marked cut short: exit status 3, and the
+ * event is the one line that says why.
+ */
+static void stop_all_gone(struct live_source *l)
+{
+	l->all_gone = true;
+	iface_event(l, "%s", "none of the interfaces watched is left: fabprobe stops");
+	fp_stop_request();
+}
+
+/*
  * Interfaces come and go while we run: report each change once and keep
  * probing the others. A link dies with its device, so an interface that
- * comes back (a new ifindex) is attached again.
+ * comes back (a new ifindex) is attached again. When none is left, stop.
  */
 static void check_ifaces(struct live_source *l)
 {
@@ -300,6 +315,7 @@ static void check_ifaces(struct live_source *l)
 	};
 
 	__u32 now[LIVE_MAX_IFACES];
+	bool any_left = false;
 
 	l->events_now = 0;
 	/*
@@ -311,6 +327,7 @@ static void check_ifaces(struct live_source *l)
 	 */
 	for (int i = 0; i < l->n_points; i++) {
 		now[i] = if_nametoindex(l->points[i].name);
+		any_left |= now[i] != 0;
 		if (l->attached[i] && now[i] != l->points[i].id) {
 			probe_detach(&l->probe, l->points[i].id);
 			l->attached[i] = false;
@@ -355,9 +372,14 @@ static void check_ifaces(struct live_source *l)
 		}
 		if (state != l->state[i]) {
 			l->state[i] = state;
-			iface_event(l, news[state], pt->name);
+			iface_event(l,
+				    state == IFACE_GONE && !any_left ? "interface %s disappeared"
+								     : news[state],
+				    pt->name);
 		}
 	}
+	if (!any_left && !l->all_gone)
+		stop_all_gone(l);
 }
 
 static int live_advance(struct source *s, double seconds)
@@ -412,6 +434,7 @@ static void live_describe(const struct source *s, struct source_desc *d)
 		 l->fallback ? "; tc ingress where XDP is taken" : "");
 	snprintf(d->event, sizeof(d->event), "%s", l->event);
 	d->event_seq = l->event_seq;
+	d->damaged = l->all_gone;
 }
 
 static void live_destroy(struct source *s)

@@ -363,6 +363,12 @@ int top_ui_run(struct session *ss, const struct top_opts *t)
 	delscreen(scr);
 	if (err)
 		fp_err("top: %s", fp_strerror(err));
+	/*
+	 * An input cut short (a damaged capture, every interface gone) exits
+	 * 3: its event, only in the header so far, is the line that says why.
+	 */
+	else if (ss->desc.damaged && ss->desc.event[0])
+		fp_err("%s", ss->desc.event);
 	ui_free(&u);
 	return err;
 }
