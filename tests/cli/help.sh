@@ -66,9 +66,11 @@ if make -s install DESTDIR="$tmp" PREFIX=/usr/local BUILD="$(dirname "$FABPROBE"
 else
 	bad "make install DESTDIR=$tmp failed"
 fi
-# --uplinks attaches its interfaces whether -i names them or not (live.c); top says so.
-"$FABPROBE" top --help | tr '\n' ' ' | grep -q "The interfaces of --uplinks are attached *too, whether -i names them or not" &&
-	ok || bad "top --help does not say --uplinks interfaces are attached too"
+# --uplinks attaches its interfaces whether -i names them or not (live.c); each command says so.
+for c in top capture export; do
+	"$FABPROBE" $c --help | tr '\n' ' ' | grep -q "report their \"path\"; attached *too, whether -i names them or not" &&
+		ok || bad "$c --help does not say --uplinks interfaces are attached too"
+done
 # An option with a default is optional on the usage lines (capture showed -d SECONDS as required).
 "$FABPROBE" capture --help | sed -n '/^Usage:/,/^$/p' | grep -- '-d SECONDS' | grep -qv -- '\[-d SECONDS\]' &&
 	bad "capture --help's usage shows -d SECONDS as required; it defaults to 30" || ok

@@ -142,7 +142,8 @@ enum {
 	"Input: this host's interfaces (live), a recording, or sFlow:\n"                           \
 	"  -i, --interfaces IF,...  interfaces to attach to\n"                                     \
 	"      --uplinks IF,...     the ECMP group (a host's rails, a router's spine ports);\n"    \
-	"                           flows seen on them report their \"path\"\n"                    \
+	"                           flows seen on them report their \"path\"; attached\n"          \
+	"                           too, whether -i names them or not\n"                           \
 	"      --hook xdp|tc|both   xdp: XDP ingress; tc: tcx ingress and egress;\n"               \
 	"                           both (default): XDP ingress and tcx egress\n"                  \
 	"      --xdp-mode native|generic  XDP mode (default: native, else generic)\n"              \

@@ -2,7 +2,8 @@
 /*
  * live.h - the live source: the probe attached to this host's interfaces
  * (XDP and tcx links), the kernel feeding it. Interfaces that go down,
- * come back or disappear are reported once each and re-attached. Where
+ * come back or disappear are reported once each and re-attached; when
+ * the last of them is gone the run stops, the input cut short. Where
  * another program (another fabprobe, e.g. the exporter) holds an
  * interface's XDP hook and --hook was not given, that interface's
  * ingress is watched through tcx instead, which several programs share.

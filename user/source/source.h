@@ -69,10 +69,14 @@ struct source_desc {
 	char how[64];	  /* how: "xdp ingress + tc egress", "capture at 1x" */
 	const struct obs_point *points;
 	int n_points;
-	bool every_packet;	/* sees every packet: PSN gaps and retransmits apply */
-	bool finite;		/* a recording: it ends */
-	bool ended;		/* ... and all of it has been read */
-	bool damaged;		/* ... but it was cut short or corrupt (event says where) */
+	bool every_packet; /* sees every packet: PSN gaps and retransmits apply */
+	bool finite;	   /* a recording: it ends */
+	bool ended;	   /* ... and all of it has been read */
+	/*
+	 * A recording cut short or corrupt, or a live source left with no
+	 * interface (event says which): the input is not whole (exit 3).
+	 */
+	bool damaged;
 	double clock_s;		/* the source's time since it started, seconds */
 	double span_s;		/* a recording's time span when known, else 0 */
 	__u64 frames;		/* frames (or datagrams) a recording has read so far */
