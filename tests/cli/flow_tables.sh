@@ -14,20 +14,12 @@ import socket, struct, sys
 sys.path.insert(0, "tests/lib")
 import inject
 
-def write_only6(src, dst, sport, qp, psn):
-    """inject.write_only's frame with an IPv6 header in place of the IPv4 one."""
-    v4 = inject.write_only("10.0.0.1", "10.0.0.2", sport, qp, psn)
-    udp = v4[14 + 20:]
-    ip6 = struct.pack("!IHBB16s16s", 6 << 28 | (26 << 2 | 2) << 20, len(udp), 17, 64,
-                      socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst))
-    return v4[:12] + b"\x86\xdd" + ip6 + udp
-
 frames = []
 for psn in range(3):
     for q in range(40):
         frames.append(inject.write_only("10.1.0.1", "10.2.0.%d" % (1 + q), 49152 + q, 0x100 + q, psn))
     for q in range(1500):
-        frames.append(write_only6("fd00::1", "fd00::%x" % (2 + q), 49152 + q, 0x100 + q, psn))
+        frames.append(inject.write_only6("fd00::1", "fd00::%x" % (2 + q), 49152 + q, 0x100 + q, psn))
 with open(sys.argv[1], "wb") as out:
     out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
     for n, f in enumerate(frames):

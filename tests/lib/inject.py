@@ -42,6 +42,15 @@ def write_only(src, dst, sport, qp, psn, payload=64, ecn=2, dscp=26):
     return eth + ip + udp
 
 
+def write_only6(src, dst, sport, qp, psn):
+    """write_only's frame with an IPv6 header in place of the IPv4 one."""
+    v4 = write_only("10.0.0.1", "10.0.0.2", sport, qp, psn)
+    udp = v4[14 + 20:]
+    ip6 = struct.pack("!IHBB16s16s", 6 << 28 | (26 << 2 | 2) << 20, len(udp), 17, 64,
+                      socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst))
+    return v4[:12] + b"\x86\xdd" + ip6 + udp
+
+
 def ipv4(src, dst, proto, payload, tos=0):
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(payload), 0, 0x4000, 64, proto, 0,
                      socket.inet_aton(src), socket.inet_aton(dst))
