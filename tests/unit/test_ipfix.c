@@ -19,6 +19,8 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
+#include "cmd/export_ipfix.h"
+#include "core/flow_export.h"
 #include "render/ipfix.h"
 #include "render/ipfix_msg.h"
 
@@ -1299,6 +1301,326 @@ static void test_tcp_loopback_session(void **state)
 	coll_free(&c2);
 }
 
+/* ---- a flow's CNPs in a class of their own: a record apart ---- */
+
+/* Frames of a bare IPv4 RoCE flow: an ACK (BTH, AETH, ICRC) and a CNP (IBTA A17.9.3). */
+#define ACK_FRAME 62
+#define CNP_FRAME 74
+#define FLOW_T0	  (1000 * 1000000000ULL) /* the flows' clock at their first packet */
+
+/*
+ * The reverse direction of a queue pair: 100 ACKs in the data class (26),
+ * 3 of them CE, 2 of the acknowledges NAKs, and 40 CNPs in the CNP class
+ * (48, sent Not-ECT), the newest packet a CNP. Five retransmits and a PSN
+ * gap besides, which a reverse flow does not have, to see where they go.
+ */
+static void reverse_flow(struct flow_record *r, unsigned int i)
+{
+	memset(r, 0, sizeof(*r));
+	r->key.src[0] = 10;
+	r->key.src[3] = 2;
+	r->key.dst[0] = 10;
+	r->key.dst[3] = 1;
+	r->key.sport = 49153 + i;
+	r->key.dport = 4791;
+	r->key.dest_qp = 18 + i;
+	r->key.ifindex = 3;
+	r->c = (struct flow_counters){.packets = 140,
+				      .bytes = 100 * ACK_FRAME + 40 * CNP_FRAME,
+				      .ecn = {40, 0, 97, 3},
+				      .cnp = 40,
+				      .acks = 98,
+				      .naks = 2,
+				      .retransmits = 5,
+				      .psn_gaps = 1,
+				      .becn = 40,
+				      .first_seen_ns = FLOW_T0,
+				      .last_seen_ns = FLOW_T0 + 900000000ULL,
+				      .dscp_mask = 1ULL << 26,
+				      .dscp = 48};
+	r->c.opcodes[0] = 1ULL << 0x11;		/* RC ACKNOWLEDGE */
+	r->c.opcodes[2] = 1ULL << (0x81 - 128); /* CNP */
+	r->cnp_dscp_mask = 1ULL << 48;
+}
+
+/* Every datagram waiting on fd, into c. */
+static void recv_all(int fd, struct coll *c)
+{
+	static __u8 buf[65536];
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		assert_int_equal(sink(c, buf, n), 0);
+}
+
+/* The value of family name in a metrics text, or -1. */
+static long long metric_value(const char *text, const char *name)
+{
+	char want[128];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\n%s ", name);
+	p = strstr(text, want);
+	return p ? atoll(p + strlen(want)) : -1;
+}
+
+/*
+ * export --ipfix end to end over loopback UDP: a reverse flow with ACKs at
+ * DSCP 26 and CNPs at 48 is two records, ipClassOfService 26 << 2 with the
+ * ACKs, NAKs, CE marks, retransmits and PSN gaps, and 48 << 2 with the
+ * CNPs (their frames' bytes, Not-ECT); the flow's key, QP, times, reason
+ * and opcode classes on both; their counts add up to the flow's. A data
+ * flow of one class stays one record. The exporter's counts of records
+ * (metrics, the summary's undelivered) count all three.
+ */
+static void test_export_cnp_class_apart(void **state)
+{
+	static struct session ss;
+	static struct flow_record flows[2];
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(sin);
+	struct export_ipfix_opts o;
+	struct export_ipfix *xi;
+	struct coll c = {};
+	struct parse p = {};
+	const struct rec *recs[8], *data = NULL, *cnp = NULL, *fwd = NULL;
+	char collector[32], *text = NULL;
+	size_t text_len = 0, n;
+	FILE *mem;
+	int fd, rcvbuf = 1 << 20;
+
+	(void)state;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	snprintf(collector, sizeof(collector), "127.0.0.1:%u", ntohs(sin.sin_port));
+	export_ipfix_opts_init(&o);
+	assert_int_equal(export_ipfix_parse(&o, 0, 0, collector), 1);
+	o.pen = PEN;
+	o.domain_id = DOMAIN;
+	assert_int_equal(export_ipfix_open(&xi, &o), 0);
+
+	reverse_flow(&flows[0], 0);
+	/* The data direction: 50 writes at 26, ECT(0), no CNP. */
+	flows[1] = flows[0];
+	flows[1].key.sport = 49152;
+	flows[1].key.dest_qp = 17;
+	flows[1].c = (struct flow_counters){.packets = 50,
+					    .bytes = 50 * 1086,
+					    .ecn = {0, 0, 50, 0},
+					    .first_seen_ns = FLOW_T0,
+					    .last_seen_ns = FLOW_T0 + 950000000ULL,
+					    .dscp_mask = 1ULL << 26,
+					    .dscp = 26};
+	flows[1].c.opcodes[0] = 1ULL << 0x0A; /* RC RDMA WRITE Only */
+	flows[1].cnp_dscp_mask = 0;
+	memset(&ss, 0, sizeof(ss));
+	ss.desc.every_packet = true;
+	ss.snap.flows = flows;
+	ss.snap.n_flows = 2;
+	ss.snap.flow_capacity = 64;
+	ss.snap.taken_ns = FLOW_T0 + 1000000000ULL;
+	ss.snap.clock_offset_ns = (__s64)(T0_MS * 1000000ULL - FLOW_T0);
+	export_ipfix_observe(xi, &ss);
+	export_ipfix_end(xi);
+	export_ipfix_pump(xi);
+	mem = open_memstream(&text, &text_len);
+	assert_non_null(mem);
+	export_ipfix_render(mem, METRICS_PROMETHEUS, xi);
+	fclose(mem);
+	assert_int_equal(metric_value(text, "fabprobe_ipfix_records_total"), 3);
+	assert_int_equal(metric_value(text, "fabprobe_ipfix_records_waiting"), 0);
+	assert_int_equal(metric_value(text, "fabprobe_ipfix_records_dropped_total"), 0);
+	free(text);
+	assert_int_equal(export_ipfix_close(xi, 1000), 0);
+
+	recv_all(fd, &c);
+	close(fd);
+	parse_all(&p, &c, 0);
+	n = flow_records(&p, recs, 8);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		__u64 tos = get_uint(recs[i], 5, 0);
+
+		if (get_uint(recs[i], 7, 0) == 49152)
+			fwd = recs[i];
+		else if (tos == 26 << 2)
+			data = recs[i];
+		else if (tos == 48 << 2)
+			cnp = recs[i];
+	}
+	assert_non_null(fwd);
+	assert_non_null(data);
+	assert_non_null(cnp);
+	assert_int_equal(get_uint(fwd, 5, 0), 26 << 2);
+	assert_int_equal(get_uint(fwd, 2, 0), 50);
+
+	/* The flow on both: key, QP, direction, interface, times, reason, opcode classes. */
+	assert_int_equal(memcmp(get(data, 8, 0)->val, get(cnp, 8, 0)->val, 4), 0);
+	assert_int_equal(memcmp(get(data, 12, 0)->val, get(cnp, 12, 0)->val, 4), 0);
+	assert_int_equal(get_uint(cnp, 7, 0), 49153);
+	assert_int_equal(get_uint(cnp, 11, 0), 4791);
+	assert_int_equal(get_uint(cnp, 10, 0), 3);
+	assert_int_equal(get_uint(cnp, 61, 0), 0);
+	assert_int_equal(get_uint(cnp, 136, 0), IPFIX_END_FORCED);
+	assert_int_equal(get_uint(data, 1, PEN), 18);
+	assert_int_equal(get_uint(cnp, 1, PEN), 18);
+	assert_int_equal(get_uint(data, 152, 0), T0_MS);
+	assert_int_equal(get_uint(cnp, 152, 0), T0_MS);
+	assert_int_equal(get_uint(data, 153, 0), T0_MS + 900);
+	assert_int_equal(get_uint(cnp, 153, 0), T0_MS + 900);
+	assert_int_equal(get_uint(data, 2, PEN), IPFIX_OPC_ACK | IPFIX_OPC_CNP);
+	assert_int_equal(get_uint(cnp, 2, PEN), IPFIX_OPC_ACK | IPFIX_OPC_CNP);
+
+	/* The data class: ACKs, NAKs, CE, retransmits, PSN gaps. */
+	assert_int_equal(get_uint(data, 2, 0), 100);
+	assert_int_equal(get_uint(data, 1, 0), 100 * ACK_FRAME);
+	assert_int_equal(get_uint(data, 3, PEN), 0);  /* Not-ECT */
+	assert_int_equal(get_uint(data, 4, PEN), 97); /* ECT(0) */
+	assert_int_equal(get_uint(data, 5, PEN), 0);  /* ECT(1) */
+	assert_int_equal(get_uint(data, 6, PEN), 3);  /* CE */
+	assert_int_equal(get_uint(data, 7, PEN), 0);  /* CNPs */
+	assert_int_equal(get_uint(data, 8, PEN), 98);
+	assert_int_equal(get_uint(data, 9, PEN), 2);
+	assert_int_equal(get_uint(data, 11, PEN), 5);
+	assert_int_equal(get_uint(data, 12, PEN), 1);
+
+	/* The CNP class: the CNPs alone, Not-ECT. */
+	assert_int_equal(get_uint(cnp, 2, 0), 40);
+	assert_int_equal(get_uint(cnp, 1, 0), 40 * CNP_FRAME);
+	assert_int_equal(get_uint(cnp, 3, PEN), 40);
+	assert_int_equal(get_uint(cnp, 4, PEN), 0);
+	assert_int_equal(get_uint(cnp, 5, PEN), 0);
+	assert_int_equal(get_uint(cnp, 6, PEN), 0);
+	assert_int_equal(get_uint(cnp, 7, PEN), 40);
+	assert_int_equal(get_uint(cnp, 8, PEN), 0);
+	assert_int_equal(get_uint(cnp, 9, PEN), 0);
+	assert_int_equal(get_uint(cnp, 11, PEN), 0);
+	assert_int_equal(get_uint(cnp, 12, PEN), 0);
+	parse_free(&p);
+	coll_free(&c);
+}
+
+/* A collector for flow_export's records; refuses past take (<0: takes all). */
+struct taker {
+	struct flow_export_record r[16];
+	int n, take;
+};
+
+static int take_rec(void *ctx, const struct flow_export_record *r)
+{
+	struct taker *t = ctx;
+
+	if (t->take >= 0 && t->n >= t->take)
+		return -ENOBUFS;
+	assert_true(t->n < 16);
+	t->r[t->n] = *r;
+	t->r[t->n].key = NULL;
+	t->r[t->n].last = NULL;
+	t->n++;
+	return 0;
+}
+
+/*
+ * The two records of a flow count as two wherever records are counted:
+ * due, taken, given up. Refused between them, the flow keeps its CNPs'
+ * counts for a later record, in their class. Sampled input shares the
+ * samples in proportion, so each record's rate is the flow's.
+ */
+static void test_flow_export_cnp_class_apart(void **state)
+{
+	static struct flow_record flows[2];
+	struct snapshot s = {.flows = flows, .flow_capacity = 64};
+	struct taker t = {.take = 1};
+	struct flow_export fx;
+	struct flow_export_stats st;
+	__u32 rate;
+	__u64 samples;
+
+	(void)state;
+	reverse_flow(&flows[0], 0);
+	reverse_flow(&flows[1], 1);
+	/* sFlow-fed: the 140 packets are 14 samples at one in 10. */
+	flows[1].samples = 14;
+	flows[1].rate = 10;
+	flow_export_init(&fx, 10 * 1000000000ULL, 10 * 1000000000ULL, 1);
+	s.n_flows = 1;
+	s.taken_ns = FLOW_T0 + 1000000000ULL;
+	assert_int_equal(flow_export_observe(&fx, &s), 0);
+	flow_export_force(&fx);
+	assert_int_equal(flow_export_due(&fx), 2);
+	assert_int_equal(flow_export_emit(&fx, take_rec, &t), 1);
+	assert_int_equal(t.r[0].dscp, 26);
+	assert_int_equal(t.r[0].delta.v[FX_PACKETS], 100);
+	assert_int_equal(flow_export_due(&fx), 1);
+	t.take = -1;
+	assert_int_equal(flow_export_emit(&fx, take_rec, &t), 1);
+	assert_int_equal(t.r[1].dscp, 48);
+	assert_int_equal(t.r[1].delta.v[FX_PACKETS], 40);
+	assert_int_equal(t.r[1].delta.v[FX_CNP], 40);
+	assert_int_equal(t.r[1].delta.v[FX_BYTES], 40 * CNP_FRAME);
+	assert_int_equal(t.r[1].reason, FLOW_END_FORCED);
+	flow_export_get_stats(&fx, &st);
+	assert_int_equal(st.records, 2);
+	assert_int_equal(st.refused, 1);
+	assert_int_equal(st.due, 0);
+
+	/* Then 10 ACKs alone, the newest an ACK: one record, in the data class. */
+	flows[0].c.packets += 10;
+	flows[0].c.bytes += 10 * ACK_FRAME;
+	flows[0].c.ecn[2] += 10;
+	flows[0].c.acks += 10;
+	flows[0].c.dscp = 26;
+	flows[0].c.last_seen_ns += 1000000000ULL;
+	s.taken_ns += 1000000000ULL;
+	assert_int_equal(flow_export_observe(&fx, &s), 0);
+	flow_export_force(&fx);
+	assert_int_equal(flow_export_due(&fx), 1);
+	assert_int_equal(flow_export_emit(&fx, take_rec, &t), 1);
+	assert_int_equal(t.r[2].dscp, 26);
+	assert_int_equal(t.r[2].delta.v[FX_PACKETS], 10);
+
+	/* Both flows leave the table and wait; past max_waiting (1), one is given up: two records.
+	 */
+	s.n_flows = 2;
+	flows[0].c.packets += 140;
+	flows[0].c.bytes += 100 * ACK_FRAME + 40 * CNP_FRAME;
+	flows[0].c.cnp += 40;
+	flows[0].c.acks += 100;
+	flows[0].c.ecn[0] += 40;
+	flows[0].c.ecn[2] += 100;
+	flows[0].c.dscp = 48;
+	s.taken_ns += 1000000000ULL;
+	assert_int_equal(flow_export_observe(&fx, &s), 0);
+	s.n_flows = 0;
+	s.taken_ns += 1000000000ULL;
+	assert_int_equal(flow_export_observe(&fx, &s), 0);
+	assert_int_equal(flow_export_due(&fx), 4);
+	t.take = t.n;
+	assert_int_equal(flow_export_emit(&fx, take_rec, &t), 0);
+	s.taken_ns += 1000000000ULL;
+	assert_int_equal(flow_export_observe(&fx, &s), 0);
+	flow_export_get_stats(&fx, &st);
+	assert_int_equal(st.dropped, 2);
+	assert_int_equal(st.dropped_packets, 140);
+	assert_int_equal(st.due, 2);
+
+	/* The sampled flow kept: 10 samples behind its ACKs, 4 behind its CNPs. */
+	t.take = -1;
+	assert_int_equal(flow_export_emit(&fx, take_rec, &t), 2);
+	assert_int_equal(t.r[3].dscp, 26);
+	assert_int_equal(t.r[4].dscp, 48);
+	flow_export_sampling(&t.r[3], &rate, &samples);
+	assert_int_equal(samples, 10);
+	assert_int_equal(rate, 10);
+	flow_export_sampling(&t.r[4], &rate, &samples);
+	assert_int_equal(samples, 4);
+	assert_int_equal(rate, 10);
+	flow_export_free(&fx);
+}
+
 /* A flow's opcode set as roceOpcodeClasses. */
 static void test_opcode_classes(void **state)
 {
@@ -1386,6 +1708,8 @@ int main(void)
 	    cmocka_unit_test(test_udp_no_listener),
 	    cmocka_unit_test(test_tcp_no_listener_backoff),
 	    cmocka_unit_test(test_tcp_loopback_session),
+	    cmocka_unit_test(test_export_cnp_class_apart),
+	    cmocka_unit_test(test_flow_export_cnp_class_apart),
 	    cmocka_unit_test(test_opcode_classes),
 	    cmocka_unit_test(test_bad_config),
 	};

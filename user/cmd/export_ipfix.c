@@ -238,7 +238,8 @@ static int emit_record(void *ctx, const struct flow_export_record *r)
 	    .sport = k->sport,
 	    .dport = k->dport,
 	    .protocol = IPPROTO_UDP,
-	    .tos = c->dscp << 2,
+	    /* Its class: a flow's CNPs in a class of their own are a record apart. */
+	    .tos = r->dscp << 2,
 	    .direction = k->dir == FP_DIR_EGRESS,
 	    .end_reason = r->reason,
 	    .opcode_classes = ipfix_opcode_classes(c->opcodes),

@@ -10,18 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/analysis.h"
+#include "core/counters.h"
 #include "core/flow_export.h"
 
 struct fx_flow {
-	struct flow_key key;		   /* at offset 0, for kindex */
-	struct flow_counters last;	   /* cumulative, as of the last snapshot that had it */
-	__u64 last_samples;		   /* ... and its flow_record.samples */
+	/*
+	 * The flow as of the last snapshot that had it: its key (at offset
+	 * 0, for kindex), cumulative counters, samples and the DSCPs of its
+	 * CNPs apart (the classes of its records).
+	 */
+	struct flow_record last;
 	struct flow_export_counts pending; /* counted since the flow's previous record */
 	__u64 open_ns;			   /* first packet of the pending counts (estimated) */
 	__u64 seen_ns;			   /* taken_ns of the last snapshot that had it */
 	__u64 observe;			   /* ... and its number */
 	__u64 grew;			   /* the number of the last one with new packets */
 	__u8 due;			   /* enum flow_end, 0 when no record is due */
+	__u8 due_records;		   /* ... and the records it makes then (by class) */
 	bool gone;			   /* left the flow table */
 	bool done;			   /* gone and recorded: dropped at the next observe */
 };
@@ -60,10 +66,97 @@ static bool counts_zero(const struct flow_export_counts *c)
 	return true;
 }
 
+static __u64 min_u64(__u64 a, __u64 b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Of a flow's samples, those behind part of its packets, in proportion:
+ * sFlow samples one packet at a time, so each part of two had one at
+ * least.
+ */
+static __u64 samples_share(__u64 samples, __u64 part, __u64 packets)
+{
+	__u64 share;
+
+	if (!samples || !packets)
+		return 0;
+	share = (__u64)(((unsigned __int128)samples * part + packets / 2) / packets);
+	if (share < 1)
+		share = 1;
+	return min_u64(share, samples - 1);
+}
+
+/*
+ * A flow's pending counts by traffic class: part[0] in class dscp[0] and,
+ * when its CNPs rode in another class than its other packets, part[1],
+ * the CNPs, in dscp[1] (flow_delta_by_class(): the CNPs' bytes are their
+ * frames' size, CE marks the other packets' first, retransmits and PSN
+ * gaps the other packets'). Returns the parts, 1 or 2; they add up to the
+ * pending counts in every count.
+ */
+static int by_class(const struct fx_flow *f, __u8 dscp[2], struct flow_export_counts part[2])
+{
+	const struct flow_export_counts *p = &f->pending;
+	struct flow_export_counts *cnp = &part[1];
+	struct flow_delta d = {
+	    .packets = p->v[FX_PACKETS],
+	    .bytes = p->v[FX_BYTES],
+	    .ce = p->v[FX_CE],
+	    .cnp = p->v[FX_CNP],
+	    .rtx = p->v[FX_RETRANSMITS],
+	    .naks = p->v[FX_NAKS],
+	    .rnr_naks = p->v[FX_RNR_NAKS],
+	    .gaps = p->v[FX_PSN_GAPS],
+	    .not_ect = p->v[FX_NOT_ECT],
+	    .acks = p->v[FX_ACKS],
+	};
+	struct flow_delta by[2];
+	__u64 rest;
+
+	part[0] = *p;
+	if (flow_delta_by_class(&f->last, &d, dscp, by) == 1)
+		return 1;
+	memset(cnp, 0, sizeof(*cnp));
+	cnp->v[FX_PACKETS] = by[1].packets;
+	cnp->v[FX_BYTES] = by[1].bytes;
+	cnp->v[FX_CE] = by[1].ce;
+	cnp->v[FX_CNP] = by[1].cnp;
+	cnp->v[FX_RETRANSMITS] = by[1].rtx;
+	cnp->v[FX_NAKS] = by[1].naks;
+	cnp->v[FX_RNR_NAKS] = by[1].rnr_naks;
+	cnp->v[FX_PSN_GAPS] = by[1].gaps;
+	cnp->v[FX_NOT_ECT] = by[1].not_ect;
+	cnp->v[FX_ACKS] = by[1].acks;
+	/*
+	 * CNPs are sent Not-ECT; any not counted so were ECT: each record's
+	 * four ECN counts still add up to its packets.
+	 */
+	rest = by[1].packets - min_u64(by[1].not_ect + by[1].ce, by[1].packets);
+	cnp->v[FX_ECT0] = min_u64(rest, p->v[FX_ECT0]);
+	cnp->v[FX_ECT1] = min_u64(rest - cnp->v[FX_ECT0], p->v[FX_ECT1]);
+	cnp->v[FX_SAMPLES] = samples_share(p->v[FX_SAMPLES], by[1].packets, d.packets);
+	for (int i = 0; i < FX_COUNT_MAX; i++)
+		part[0].v[i] -= cnp->v[i];
+	return 2;
+}
+
+/* The records a flow's pending counts make: one, or two by class. */
+static int records_of(const struct fx_flow *f)
+{
+	struct flow_export_counts part[2];
+	__u8 dscp[2];
+
+	return by_class(f, dscp, part);
+}
+
 static void set_due(struct flow_export *fx, struct fx_flow *f, enum flow_end reason)
 {
-	if (!f->due)
-		fx->st.due++;
+	if (!f->due) {
+		f->due_records = records_of(f);
+		fx->st.due += f->due_records;
+	}
 	f->due = reason;
 }
 
@@ -87,10 +180,10 @@ static void compact(struct flow_export *fx, size_t max_waiting)
 			cursor = j;
 		if (f->gone && !f->done && over) {
 			over--;
-			fx->st.dropped++;
+			fx->st.dropped += records_of(f);
 			fx->st.dropped_packets += f->pending.v[FX_PACKETS];
 			if (f->due)
-				fx->st.due--;
+				fx->st.due -= f->due_records;
 			f->due = 0;
 			f->done = true;
 		}
@@ -126,8 +219,8 @@ static int reindex(struct flow_export *fx, size_t extra)
 	if (err)
 		return err;
 	for (size_t i = 0; i < fx->n_flows; i++)
-		*kindex_slot(&fx->index, &fx->flows[i].key, sizeof(fx->flows[i].key), fx->flows,
-			     sizeof(*fx->flows)) = i + 1;
+		*kindex_slot(&fx->index, &fx->flows[i].last.key, sizeof(fx->flows[i].last.key),
+			     fx->flows, sizeof(*fx->flows)) = i + 1;
 	return 0;
 }
 
@@ -146,13 +239,14 @@ static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_
 	struct flow_export_counts cur, base = {};
 	bool was_zero = counts_zero(&f->pending), grew = false;
 
-	if (!fresh && (c->first_seen_ns > f->last.first_seen_ns || c->packets < f->last.packets)) {
+	if (!fresh &&
+	    (c->first_seen_ns > f->last.c.first_seen_ns || c->packets < f->last.c.packets)) {
 		fresh = true;
 		fx->st.incarnations++;
 	}
 	counts_of(c, r->samples, &cur);
 	if (!fresh)
-		counts_of(&f->last, f->last_samples, &base);
+		counts_of(&f->last.c, f->last.samples, &base);
 	for (int i = 0; i < FX_COUNT_MAX; i++) {
 		/* Counters never go down within an incarnation; a race is clamped, not wrapped. */
 		__u64 d = cur.v[i] > base.v[i] ? cur.v[i] - base.v[i] : 0;
@@ -176,11 +270,17 @@ static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_
 	}
 	if (grew)
 		f->grew = fx->observes;
-	f->last = *c;
-	f->last_samples = r->samples;
+	f->last = *r;
 	f->seen_ns = now_ns;
 	f->observe = fx->observes;
 	f->gone = false;
+	/* A record already due takes what came since: it may now be two, or one. */
+	if (f->due) {
+		int n = records_of(f);
+
+		fx->st.due = fx->st.due - f->due_records + n;
+		f->due_records = n;
+	}
 }
 
 /*
@@ -195,7 +295,7 @@ static void expire(struct flow_export *fx, struct fx_flow *f, __u64 now_ns)
 {
 	if (counts_zero(&f->pending) || f->due == FLOW_END_IDLE || f->due == FLOW_END_FORCED)
 		return;
-	if ((__s64)(now_ns - f->last.last_seen_ns) >= (__s64)fx->idle_ns)
+	if ((__s64)(now_ns - f->last.c.last_seen_ns) >= (__s64)fx->idle_ns)
 		set_due(fx, f, FLOW_END_IDLE);
 	else if (f->grew == fx->observes && (__s64)(now_ns - f->open_ns) >= (__s64)fx->active_ns)
 		set_due(fx, f, FLOW_END_ACTIVE);
@@ -222,7 +322,7 @@ int flow_export_observe(struct flow_export *fx, const struct snapshot *s)
 		if (fresh) {
 			f = &fx->flows[fx->n_flows];
 			memset(f, 0, sizeof(*f));
-			f->key = r->key;
+			f->last.key = r->key;
 			*slot = ++fx->n_flows;
 		} else {
 			f = &fx->flows[*slot - 1];
@@ -264,32 +364,43 @@ size_t flow_export_emit(struct flow_export *fx, flow_export_emit_fn emit, void *
 
 	for (size_t k = 0; k < n && fx->st.due; k++, i = i + 1 == n ? 0 : i + 1) {
 		struct fx_flow *f = &fx->flows[i];
-		struct flow_export_record r;
+		struct flow_export_counts part[2];
+		__u8 dscp[2];
+		int parts;
 
 		if (!f->due)
 			continue;
-		r = (struct flow_export_record){
-		    .key = &f->key,
-		    .last = &f->last,
-		    .delta = f->pending,
-		    .start_ns = f->open_ns,
-		    .end_ns = f->last.last_seen_ns,
-		    .reason = f->due,
-		};
-		if (emit(ctx, &r)) {
-			fx->st.refused++;
-			fx->cursor = i;
-			return taken;
+		parts = by_class(f, dscp, part);
+		for (int j = 0; j < parts; j++) {
+			struct flow_export_record r = {
+			    .key = &f->last.key,
+			    .last = &f->last.c,
+			    .delta = part[j],
+			    .start_ns = f->open_ns,
+			    .end_ns = f->last.c.last_seen_ns,
+			    .reason = f->due,
+			    .dscp = dscp[j],
+			};
+
+			if (emit(ctx, &r)) {
+				fx->st.refused++;
+				fx->cursor = i;
+				return taken;
+			}
+			/* Taken: what stays pending is the other part's, one record. */
+			for (int cnt = 0; cnt < FX_COUNT_MAX; cnt++)
+				f->pending.v[cnt] -= part[j].v[cnt];
+			f->due_records--;
+			fx->st.due--;
+			fx->st.records++;
+			taken++;
 		}
 		memset(&f->pending, 0, sizeof(f->pending));
 		f->due = 0;
-		fx->st.due--;
-		fx->st.records++;
 		if (f->gone) {
 			f->done = true;
 			fx->n_done++;
 		}
-		taken++;
 	}
 	fx->cursor = n ? i : 0;
 	return taken;

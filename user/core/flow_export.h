@@ -18,6 +18,13 @@
  * callback; one it refuses (-ENOBUFS: no room now) keeps its counts
  * pending, so they go out in a later record: late, never lost or counted
  * twice. Nothing here knows the wire format.
+ *
+ * A record is of one traffic class. The reverse direction of a queue pair
+ * is one flow carrying ACKs in the data class and CNPs in the CNP class:
+ * when a flow's pending counts hold CNPs in another class than its other
+ * packets, it is due as two records, its other packets' then its CNPs'
+ * (flow_delta_by_class(), core/counters.h), and every record count here
+ * (due, taken, dropped) counts both.
  */
 #ifndef __FP_FLOW_EXPORT_H
 #define __FP_FLOW_EXPORT_H
@@ -68,14 +75,21 @@ struct flow_export_record {
 	const struct flow_key *key;
 	/*
 	 * The flow's cumulative counters as of the last snapshot that had it:
-	 * its attributes (DSCP, opcodes, and what later sources attach to a
-	 * flow, a sampling rate or a mirror session) are read from here.
+	 * its attributes (opcodes, and what later sources attach to a flow, a
+	 * sampling rate or a mirror session) are read from here.
 	 */
 	const struct flow_counters *last;
-	struct flow_export_counts delta; /* since the flow's previous record */
-	__u64 start_ns;			 /* first packet counted here (flows' clock) */
-	__u64 end_ns;			 /* last packet counted here */
+	/*
+	 * Since the flow's previous record, of this record's class: all of
+	 * them, or, when the flow's CNPs rode in a class of their own, its
+	 * other packets' (with its ACKs, NAKs, retransmits and PSN gaps) or
+	 * its CNPs' (flow_delta_by_class()).
+	 */
+	struct flow_export_counts delta;
+	__u64 start_ns; /* first packet counted here (flows' clock), the flow's */
+	__u64 end_ns;	/* last packet counted here, the flow's */
 	enum flow_end reason;
+	__u8 dscp; /* the class of the packets counted here (flow_class_dscp()) */
 };
 
 /*
@@ -84,6 +98,7 @@ struct flow_export_record {
  */
 typedef int (*flow_export_emit_fn)(void *ctx, const struct flow_export_record *r);
 
+/* Records are counted by class: a flow due with its CNPs apart counts two. */
 struct flow_export_stats {
 	__u64 flows;	       /* flow keys with a baseline now */
 	__u64 due;	       /* records due and not yet taken */
@@ -126,7 +141,9 @@ int flow_export_observe(struct flow_export *fx, const struct snapshot *s);
 void flow_export_force(struct flow_export *fx);
 /*
  * Hand due records to emit, resuming where the previous call stopped,
- * until none is due or emit refuses one. Returns the records taken.
+ * until none is due or emit refuses one. Returns the records taken. A
+ * flow's two records go one after the other; the second refused, the
+ * flow keeps its CNPs' counts pending for a later record.
  */
 size_t flow_export_emit(struct flow_export *fx, flow_export_emit_fn emit, void *ctx);
 /* Records due and not yet taken. */
