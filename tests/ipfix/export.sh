@@ -302,6 +302,56 @@ check "the truth has retransmits, PSN gaps, CE, CNPs, NAKs, IPv6 and a VNI to co
 check "the observation domain is the one asked for" \
 	bash -c "ipfixDump -i '$TMP/long.ipfix' | grep -q 'observation domain id: 77'"
 
+# ---- a queue pair's reverse flow: ACKs at DSCP 26, CNPs at 48, a record per class ----
+# The generator's own count per flow and DSCP is the truth: replay --json
+# counts a flow once, whatever its classes.
+# tos_sums NFDIR TRUTH: nfdump -A tos's packets and bytes per ToS are the truth's per DSCP.
+tos_sums() {
+	local got want
+	got=$(TZ=UTC nfdump -R "$1" -A tos -o csv | awk -F, '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		/^Summary/ { exit }
+		NF > 1 { print $col["stos"] / 4, $col["ipkt"], $col["ibyt"] }' | sort -n)
+	want=$(jq -r '.flows | group_by(.dscp)[] |
+		"\(.[0].dscp) \(map(.packets) | add) \(map(.bytes) | add)"' "$2" | sort -n)
+	[ -n "$got" ] && [ "$got" = "$want" ] || {
+		echo "  nfdump -A tos (DSCP packets bytes): $(echo $got); generated: $(echo $want)"
+		return 1
+	}
+}
+$MKPCAP classes "$TMP/cls.pcap" "$TMP/cls.truth"
+check "replay --json of the classes capture" truth "$TMP/cls.replay" "$TMP/cls.pcap"
+check "... one flow carries the ACKs (26) and the CNPs (48)" \
+	is "$TMP/cls.replay" 'any(.flows[]; .cnp > 0 and .acks > 0 and .dscps == [26, 48])'
+port=$(free_port udp)
+check "nfcapd listens for the classes capture" start_nfcapd "$TMP/nfc" "$port"
+check "dumpcap captures udp port $port on lo" start_capture udp "$port" "$TMP/cls.pcapng"
+start_export cls --pcap "$TMP/cls.pcap" --speed 0 --listen none --ipfix "127.0.0.1:$port" \
+	--ipfix-interval 1 -r 0.5
+check "export sends the classes capture and exits 0" exits_alone cls
+stop_capture
+check "nfcapd writes its file" stop_nfcapd "$TMP/nfc"
+check "the datagrams of the capture as an IPFIX file" \
+	capture_to_ipfix "$TMP/cls.pcapng" "$port" "$TMP/cls.ipfix"
+check "ipfixDump, by flow and DSCP: the CNPs (their bytes, Not-ECT) at 48, the ACKs at 26, as generated" \
+	run_check cls-ix "$TMP/cls-ix.out" ipfixdump "$TMP/cls.ipfix" --elements "$IPFIX_XML" \
+	--truth "$TMP/cls.truth" --by-class
+check "nfdump, by flow and ToS: packets and bytes as generated" \
+	run_check cls-nf "$TMP/cls-nf.out" nfdump "$TMP/nfc" --truth "$TMP/cls.truth" --by-class
+check "tshark, by flow and ToS: no malformed, every field as generated" \
+	run_check cls-ts "$TMP/cls-ts.out" tshark "$TMP/cls.pcapng" --port "$port" \
+	--truth "$TMP/cls.truth" --by-class
+check "nfdump -A tos: each class's packets and bytes as generated (48: the CNPs alone)" \
+	tos_sums "$TMP/nfc" "$TMP/cls.truth"
+check "by flow alone, the records add up to replay --json, each DSCP one the flow used" \
+	run_check cls-all "$TMP/cls-all.out" ipfixdump "$TMP/cls.ipfix" --elements "$IPFIX_XML" \
+	--truth "$TMP/cls.replay"
+check "the summary counts every record: as many as the three collectors read" \
+	bash -c "n=\$(jq .flow_records '$TMP/cls-ix.out') &&
+		[ \$(jq .flow_records '$TMP/cls-nf.out') -eq \$n ] &&
+		[ \$(jq .flow_records '$TMP/cls-ts.out') -eq \$n ] &&
+		grep -q \"ipfix: \$n records in .* 0 dropped, 0 lost\" '$TMP/cls.err'"
+
 # ---- TCP to an IPv6 collector: templates once, withdrawn at the end ----
 check "a TCP receiver starts on ::1" start_recv tcp ::1 "$TMP/t.ipfix"
 check "dumpcap captures the TCP session" start_capture tcp "$RECV_PORT" "$TMP/t.pcapng"
@@ -517,7 +567,7 @@ else
 fi
 
 # What the collectors got, for the log.
-for f in nccl-ix long t ev m live; do
+for f in nccl-ix long cls-ix t ev m live; do
 	[ -f "$TMP/$f.out" ] &&
 		echo "     $f: $(jq -c '{flow_records, end_reasons, max_records_per_flow, flows}' "$TMP/$f.out")"
 done

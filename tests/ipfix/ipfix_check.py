@@ -16,6 +16,12 @@ names of fabprobe's JSON report (docs/json.md), as written by
 carry are compared; a missing element (retransmits and psn_gaps of a
 sampled flow) must be null in the truth.
 
+A flow's CNPs in another class than its other packets are records of
+their own (docs/ipfix.md), so a flow's records may carry two DSCPs: then
+each must be one the truth saw (`dscps`). With --by-class the DSCP is
+part of the key, as for a collector that sums by ToS, and the truth has
+an entry per flow and DSCP (`mkpcap.py classes`).
+
 Prints one JSON summary line (messages, records, templates, withdrawals,
 largest message, flowEndReason counts, most records of one flow...) for
 the caller to assert on; exits 1 on any mismatch or collector error,
@@ -81,7 +87,7 @@ def load_truth(path):
     out = []
     for fl in flows:
         t = {k: fl[k] for k in ("packets", "bytes", "cnp", "acks", "naks", "rnr_naks",
-                                "retransmits", "psn_gaps", "dest_qp", "dscp", "dir",
+                                "retransmits", "psn_gaps", "dest_qp", "dscp", "dscps", "dir",
                                 "ifindex", "opcode_classes", "sampling_rate", "samples",
                                 "mirror_session") if k in fl}
         t["src"], t["dst"] = addr(fl["src"]), addr(fl["dst"])
@@ -112,9 +118,10 @@ def group(records, fields):
         k = key_of(r, fields)
         g = flows.get(k)
         if g is None:
-            flows[k] = dict(r, _records=1)
+            flows[k] = dict(r, _records=1, _dscps={r.get("dscp")})
             continue
         g["_records"] += 1
+        g["_dscps"].add(r.get("dscp"))
         for f in ADDITIVE:
             if f in g and f in r and g[f] is not None and r[f] is not None:
                 g[f] += r[f]
@@ -124,7 +131,7 @@ def group(records, fields):
         for f in ("last_ms", "last_s"):
             if f in r and f in g:
                 g[f] = max(g[f], r[f])
-        for f in ("path", "sampling_rate", "mirror_session", "dscp", "ifindex"):
+        for f in ("path", "sampling_rate", "mirror_session", "ifindex"):
             if f in r and g.get(f) != r[f]:
                 g.setdefault("_conflicts", []).append(f)
         if "opcode_classes" in r:
@@ -159,6 +166,13 @@ def compare(truth, records, key_fields, fields, errors):
             if f == "last_s":
                 if "last_ms" in g and abs(g["last_ms"] - w[f] * 1000) >= 1:
                     errors.append(f"flow {k}: last_ms {g['last_ms']} != {w[f]} s")
+                continue
+            if f == "dscp" and len(g["_dscps"]) > 1:
+                # Its CNPs' class and its other packets': each one the flow used.
+                seen = set(w.get("dscps") or [w[f]])
+                if not g["_dscps"] <= seen:
+                    errors.append(f"flow {k}: DSCPs {sorted(g['_dscps'])} "
+                                  f"not all in {sorted(seen)}")
                 continue
             if f not in g:
                 errors.append(f"flow {k}: {f} missing (want {w[f]})")
@@ -401,6 +415,8 @@ def main():
     ap.add_argument("--tcp", action="store_true", help="tshark: IPFIX over TCP")
     ap.add_argument("--records", type=int, help="expect exactly this many flow records")
     ap.add_argument("--mtu", type=int, help="no message (UDP payload) above this")
+    ap.add_argument("--by-class", action="store_true",
+                    help="the DSCP is part of a flow's key (truth: an entry per flow and DSCP)")
     a = ap.parse_args()
 
     errors = []
@@ -435,6 +451,8 @@ def main():
                           "expert warnings or errors")
         if a.mtu and s["max_udp_payload"] > a.mtu:
             errors.append(f"a UDP payload of {s['max_udp_payload']} bytes is above {a.mtu}")
+    if a.by_class:
+        key += ("dscp",)
     if a.mtu and s.get("max_message", 0) > a.mtu:
         errors.append(f"a message of {s['max_message']} bytes is above {a.mtu}")
     if a.records is not None and s["flow_records"] != a.records:

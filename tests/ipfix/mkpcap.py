@@ -14,11 +14,20 @@ VXLAN RFC 7348, BTH/RETH/AETH per IBTA Annex A17) and written as pcap.
                              A again (3-3.5 s): with --flows 2, A is evicted
                              while B and C run, and comes back
   mkpcap.py many N OUT.pcap  N flows of 2 packets each (a burst of flows)
+  mkpcap.py classes OUT.pcap TRUTH.json
+                             one queue pair over 3 s: WRITEs at DSCP 26, and
+                             the reverse flow carrying its ACKs at 26 and
+                             CNPs at 48 (Not-ECT); the CNPs stop at 2.5 s
 
 The ground truth is what `fabprobe replay --json` makes of the file; the
-numbers here are only what the frames carry.
+numbers here are only what the frames carry. For `classes`, TRUTH.json is
+the generator's own count of each flow's packets in each class
+({"flows": [...]}, one entry per flow and DSCP, in docs/json.md's names):
+what a collector that sums by class must find, which replay, counting a
+flow once, cannot say.
 """
 import ipaddress
+import json
 import struct
 import sys
 
@@ -85,19 +94,20 @@ class Flow:
         self.kind, self.dscp, self.ecn, self.vni = kind, dscp, ecn, vni
         self.psn = 100
 
-    def frame(self, kind=None, ecn=None, psn=None):
+    def frame(self, kind=None, ecn=None, psn=None, dscp=None):
         kind = kind or self.kind
         p = self.psn if psn is None else psn
         if psn is None and kind in ("write", "send"):
             self.psn += 1
         ecn = self.ecn if ecn is None else ecn
-        inner_t, inner = ip(self.src, self.dst, self.dscp, ecn,
+        dscp = self.dscp if dscp is None else dscp
+        inner_t, inner = ip(self.src, self.dst, dscp, ecn,
                             udp(self.sport, 4791, roce_payload(kind, self.qp, p)))
         if self.vni is None:
             return eth(inner_t, inner)
         # RoCE in VXLAN: the outer header carries the ECN codepoint too (RFC 6040).
         vx = struct.pack("!II", 0x08 << 24, self.vni << 8) + eth(inner_t, inner)
-        out_t, out = ip("192.168.0.1", "192.168.0.2", self.dscp, ecn,
+        out_t, out = ip("192.168.0.1", "192.168.0.2", dscp, ecn,
                         udp(self.sport ^ 0x5A5A, 4789, vx))
         return eth(out_t, out)
 
@@ -156,6 +166,46 @@ def many_scenario(n):
     return out
 
 
+ECN_NAMES = ("not_ect", "ect1", "ect0", "ce")  # by codepoint (RFC 3168)
+
+
+def classes_scenario():
+    """One QP: its WRITEs, and its reverse flow's ACKs (26) and CNPs (48, Not-ECT).
+
+    Returns the frames and the truth: per flow and DSCP, what the frames
+    carry. Until 2.5 s the reverse flow sends a CNP after its ACK every
+    40 ms, so a refresh at a multiple of 0.5 s finds a CNP its newest
+    packet; past 2.5 s it sends only ACKs.
+    """
+    fwd = Flow("10.3.0.1", "10.3.0.2", 53000, 91, "write")
+    rev = Flow("10.3.0.2", "10.3.0.1", 53001, 92, "ack")
+    out, truth = [], {}
+
+    def add(t, flow, kind, dscp, ecn):
+        fr = flow.frame(kind=kind, dscp=dscp, ecn=ecn)
+        out.append((t, fr))
+        k = (flow.src, flow.dst, flow.sport, flow.qp, dscp)
+        e = truth.setdefault(k, {"packets": 0, "bytes": 0, "cnp": 0, "acks": 0, "naks": 0,
+                                 "rnr_naks": 0, "ecn": dict.fromkeys(ECN_NAMES, 0)})
+        e["packets"] += 1
+        e["bytes"] += len(fr)
+        e["cnp"] += kind == "cnp"
+        e["acks"] += kind == "ack"
+        e["ecn"][ECN_NAMES[ecn]] += 1
+
+    for i in range(300):  # every 10 ms for 3 s
+        t = T0 + i * 0.01
+        add(t, fwd, "write", 26, 3 if i % 6 == 0 else 2)  # some CE: the receiver's CNPs
+        if i % 2 == 0:
+            add(t + 0.002, rev, "ack", 26, 2)
+        if i % 4 == 0 and i < 250:
+            add(t + 0.004, rev, "cnp", 48, 0)
+    flows = [dict(src=src, dst=dst, sport=sport, dport=4791, dest_qp=qp, dir="ingress",
+                  dscp=dscp, **e)
+             for (src, dst, sport, qp, dscp), e in sorted(truth.items())]
+    return out, {"flows": flows}
+
+
 def write_pcap(path, frames):
     frames.sort(key=lambda x: x[0])
     with open(path, "wb") as w:
@@ -179,6 +229,11 @@ def main():
         write_pcap(sys.argv[2], evict_scenario())
     elif what == "many":
         write_pcap(sys.argv[3], many_scenario(int(sys.argv[2])))
+    elif what == "classes" and len(sys.argv) == 4:
+        frames, truth = classes_scenario()
+        write_pcap(sys.argv[2], frames)
+        with open(sys.argv[3], "w") as f:
+            json.dump(truth, f, indent=1)
     else:
         print(__doc__, file=sys.stderr)
         return 2
