@@ -65,7 +65,7 @@ const struct ipfix_element ipfix_elements[] = {
     STD(4, "protocolIdentifier", 1, IPFIX_T_UNSIGNED8, IPFIX_S_IDENTIFIER, IPFIX_U_NONE,
 	IPFIX_SRC_U8, protocol, 0, 0, "17 (UDP)"),
     STD(5, "ipClassOfService", 1, IPFIX_T_UNSIGNED8, IPFIX_S_IDENTIFIER, IPFIX_U_NONE, IPFIX_SRC_U8,
-	tos, 0, 0, "DSCP << 2 of the newest packet"),
+	tos, 0, 0, "DSCP << 2 of the packets counted in this record"),
     STD(61, "flowDirection", 1, IPFIX_T_UNSIGNED8, IPFIX_S_IDENTIFIER, IPFIX_U_NONE, IPFIX_SRC_U8,
 	direction, 0, 0, "0 ingress, 1 egress"),
     STD(136, "flowEndReason", 1, IPFIX_T_UNSIGNED8, IPFIX_S_IDENTIFIER, IPFIX_U_NONE, IPFIX_SRC_U8,
