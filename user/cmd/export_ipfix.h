@@ -53,7 +53,8 @@ struct export_ipfix_opts {
 	}
 #define EXPORT_IPFIX_N_OPTS 7
 #define EXPORT_IPFIX_HELP                                                                          \
-	"IPFIX (RFC 7011) flow records, one per flow and interval (docs/ipfix.md):\n"              \
+	"IPFIX (RFC 7011) flow records, one per flow and interval, two when its CNPs\n"            \
+	"ride another class than its other packets (docs/ipfix.md):\n"                             \
 	"      --ipfix HOST:PORT   send them to this collector, UDP unless --ipfix-tcp;\n"         \
 	"                          [IPv6]:PORT for IPv6 (port default 4739)\n"                     \
 	"      --ipfix-tcp         over TCP (reconnects with backoff)\n"                           \
