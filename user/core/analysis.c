@@ -15,6 +15,7 @@
 
 #include "core/analysis.h"
 #include "util/buf.h"
+#include "util/format.h"
 #include "util/kindex.h"
 #include "core/collisions.h"
 #include "core/detect.h"
@@ -475,6 +476,7 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 		dt = 1e-3; /* one frame, or all within 1 ms: rates over 1 ms */
 	a->interval_s = dt;
 	a->whole_run = !a->have_prev;
+	a->totals_s = a->whole_run && d->clock_s > dt ? d->clock_s : dt;
 	a->indexed = false;
 	for (int i = 0; i < SNAP_CNT_MAX; i++)
 		a->totals_delta[i] = s->totals[i] - (a->have_prev ? a->prev_totals[i] : 0);
@@ -538,6 +540,15 @@ void analysis_rank(const struct analysis *a, int list[AN_ALERT_FLOWS], int *n, s
 			list[k] = list[k - 1];
 	if (k < AN_ALERT_FLOWS)
 		list[k] = (int)i;
+}
+
+const char *analysis_window(const struct analysis *a, bool totals, char *buf, size_t len)
+{
+	if (!a->whole_run)
+		return fmt_window(buf, len, a->interval_s, FMT_WINDOW_LAST);
+	if (totals || a->totals_s <= a->interval_s + 1e-3)
+		return fmt_window(buf, len, totals ? a->totals_s : a->interval_s, FMT_WINDOW_WHOLE);
+	return fmt_window(buf, len, a->interval_s, FMT_WINDOW_TRAFFIC);
 }
 
 int analysis_find(const struct analysis *a, const struct flow_key *k)

@@ -216,6 +216,12 @@ struct analysis {
 	double interval_s;
 	bool whole_run; /* no previous refresh: interval_s is the whole run so far */
 	/*
+	 * What totals_delta was counted over: interval_s, but for a whole
+	 * run the source's time, which a recording's RoCE may span only part
+	 * of (interval_s is then that part: session.c).
+	 */
+	double totals_s;
+	/*
 	 * Seconds of the source's time without a RoCE packet since RoCE was
 	 * last seen (sources that see every packet; 0 while it flows). Over
 	 * a whole run, from its last RoCE packet to its end.
@@ -323,6 +329,13 @@ static inline bool analysis_before(const struct analysis *a, size_t i, size_t j)
  * the first flows of a set, whatever order they come in.
  */
 void analysis_rank(const struct analysis *a, int list[AN_ALERT_FLOWS], int *n, size_t i);
+
+/*
+ * The window a's rates cover, for evidence and reports: "the last 1.0 s",
+ * "the whole 56s", or "the 10s of RoCE traffic" (a whole run whose RoCE
+ * spans less than the run); totals: the totals' window (totals_s).
+ */
+const char *analysis_window(const struct analysis *a, bool totals, char *buf, size_t len);
 
 /* Look a flow up by key in the last analysed snapshot: index or -1. */
 int analysis_find(const struct analysis *a, const struct flow_key *k);

@@ -42,9 +42,17 @@ static void alert_flow(struct alert *al, const struct flow_key *k)
  */
 static const char *window(const struct analysis *a)
 {
-	static __thread char buf[40];
+	static __thread char buf[48];
 
-	return fmt_window(buf, sizeof(buf), a->interval_s, a->whole_run);
+	return analysis_window(a, false, buf, sizeof(buf));
+}
+
+/* The totals' window: a whole run's frames are not only its RoCE's. */
+static const char *totals_window(const struct analysis *a)
+{
+	static __thread char buf[48];
+
+	return analysis_window(a, true, buf, sizeof(buf));
 }
 
 static const char *flow_name(char *buf, size_t len, const struct flow_key *k)
@@ -568,7 +576,7 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		    fmt_count(bad, sizeof(bad), malformed, "malformed frame"));
 		say(al->evidence, "%llu malformed of %s in %s", (unsigned long long)malformed,
 		    fmt_count(frames, sizeof(frames), a->totals_delta[FP_CNT_FRAMES], "frame"),
-		    window(a));
+		    totals_window(a));
 	}
 	if (failed || evicted) {
 		size_t n6 = 0;
@@ -584,7 +592,7 @@ static int group_alerts(struct analysis *a, const struct snapshot *s, const stru
 		    "IPv4 table %zu of %u entries, IPv6 table %zu of %u, %llu evicted, %llu insert "
 		    "failures in %s",
 		    s->n_flows - n6, s->flow_capacity - s->flow_capacity6, n6, s->flow_capacity6,
-		    (unsigned long long)evicted, (unsigned long long)failed, window(a));
+		    (unsigned long long)evicted, (unsigned long long)failed, totals_window(a));
 	}
 	return 0;
 }

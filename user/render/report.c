@@ -708,12 +708,12 @@ void report_text(FILE *out, const struct report *rep)
 			"GAPS need every packet)\n");
 	/* Two windows in one table: say which column covers which. */
 	if (a) {
-		char w[40];
+		char w[48];
 
 		fprintf(out,
 			"RATE: over %s; PACKETS to GAPS: since the flow entered the table; "
 			"NAK: RNR NAKs included\n",
-			fmt_window(w, sizeof(w), a->interval_s, a->whole_run));
+			analysis_window(a, false, w, sizeof(w)));
 	}
 	/*
 	 * IPv6 endpoints run past 40 (up to 89: "[8 groups]:65535 > 8 groups"),

@@ -22,14 +22,18 @@ const char *rate_text(char *buf, size_t len, double per_s)
 	return buf;
 }
 
-/* The window the rates cover: "last 1.0 s", or the whole capture once it ended. */
+/*
+ * The window the rates cover: "last 1.0 s", or the whole capture once it
+ * ended: the time its RoCE spans, when less than the capture's.
+ */
 const char *window_text(const struct ui *u, char *buf, size_t len)
 {
 	char d[32];
 
 	if (u->an == &u->whole)
-		snprintf(buf, len, "whole capture (%s)",
-			 fmt_duration(d, sizeof(d), u->an->interval_s));
+		snprintf(buf, len, "whole capture (%s%s)",
+			 fmt_duration(d, sizeof(d), u->an->interval_s),
+			 u->an->totals_s > u->an->interval_s + 1e-3 ? " of RoCE" : "");
 	else
 		snprintf(buf, len, "last %.1f s", u->an->interval_s);
 	return buf;
@@ -139,7 +143,7 @@ struct rate_item {
 static void draw_rates(struct ui *u)
 {
 	const __u64 *d = u->an->totals_delta;
-	double dt = u->an->interval_s > 0 ? u->an->interval_s : 1;
+	double dt = u->an->totals_s > 0 ? u->an->totals_s : 1;
 	struct rate_item it[] = {
 	    {"frames", d[FP_CNT_FRAMES] / dt, false, 2, 2},
 	    {"RoCE", d[FP_CNT_ROCE] / dt, false, 0, 0},

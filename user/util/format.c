@@ -280,17 +280,20 @@ void fmt_markup(FILE *out, const char *text)
 	}
 }
 
-const char *fmt_window(char *buf, size_t len, double seconds, bool whole)
+const char *fmt_window(char *buf, size_t len, double seconds, enum fmt_window_kind kind)
 {
-	const char *when = whole ? "the whole" : "the last";
+	static const char *const when[] = {[FMT_WINDOW_LAST] = "the last",
+					   [FMT_WINDOW_WHOLE] = "the whole",
+					   [FMT_WINDOW_TRAFFIC] = "the"};
+	const char *of = kind == FMT_WINDOW_TRAFFIC ? " of RoCE traffic" : "";
 	char d[16];
 
 	/* A capture of a few packets spans milliseconds: "0.0 s" would say nothing. */
 	if (seconds < 0.1)
-		snprintf(buf, len, "%s %.1f ms", when, seconds * 1e3);
+		snprintf(buf, len, "%s %.1f ms%s", when[kind], seconds * 1e3, of);
 	else if (seconds < 10)
-		snprintf(buf, len, "%s %.1f s", when, seconds);
+		snprintf(buf, len, "%s %.1f s%s", when[kind], seconds, of);
 	else
-		snprintf(buf, len, "%s %s", when, fmt_duration(d, sizeof(d), seconds));
+		snprintf(buf, len, "%s %s%s", when[kind], fmt_duration(d, sizeof(d), seconds), of);
 	return buf;
 }

@@ -50,8 +50,12 @@ int fmt_bar(char *buf, size_t len, double fraction, int width);
 /* IBTA name of a BTH opcode ("RC WRITE FIRST", "CNP"). */
 const char *fmt_opcode(char *buf, size_t len, __u8 opcode);
 
-/* The window figures cover: "the last 5.0 s", "the whole 3m07s" (a run so far). */
-const char *fmt_window(char *buf, size_t len, double seconds, bool whole);
+/*
+ * The window figures cover: "the last 5.0 s", "the whole 3m07s" (a run so
+ * far), "the 10s of RoCE traffic" (a whole run whose RoCE spans less).
+ */
+enum fmt_window_kind { FMT_WINDOW_LAST, FMT_WINDOW_WHOLE, FMT_WINDOW_TRAFFIC };
+const char *fmt_window(char *buf, size_t len, double seconds, enum fmt_window_kind kind);
 
 /* A count and its noun, singular or plural: "1 frame", "3 frames". */
 const char *fmt_count(char *buf, size_t len, unsigned long long n, const char *noun);
