@@ -85,4 +85,11 @@ check "capture on a terminal: names the analyses and report.json, then clears th
 		 grep -q '^capture: writing report.json...' '$tmp/tty' &&
 		 grep -q \$'\\r\\e\\[Kcapture: wrote ' '$tmp/raw'"
 
+# A damaged capture's event, printed at the read's end, on a line of its own
+# (it was glued to "top: analysing the flows...").
+head -c 15000 "$PCAPS/rdma_read_bw.pcap" >"$tmp/cut.pcap"
+on_tty "'$FABPROBE' top --once --pcap '$tmp/cut.pcap' >/dev/null"
+check "top --once on a terminal: a damaged capture's line stands alone" \
+	bash -c "grep -q '^fabprobe: .*cut short or corrupt' '$tmp/tty' && ! grep -q '\.\.\.fabprobe' '$tmp/tty'"
+
 finish progress

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "fabprobe.h"
+#include "source/source.h"
 #include "util/format.h"
 
 static void test_addr_v4(void **state)
@@ -271,6 +272,34 @@ static void test_opcode_names(void **state)
 	assert_string_equal(fmt_opcode(buf, sizeof(buf), 0x15), "0x15");
 }
 
+/*
+ * The read's progress line fits its width, whatever the figures: a line
+ * that wraps is repeated, not redrawn. An hour's read of a long-named
+ * capture at 80 columns (capture's width: 80 - 3 - 7) keeps 8 columns of
+ * the name and drops the time left, then the pace; with room, all of it.
+ */
+static void test_progress_fits(void **state)
+{
+	struct source_desc d = {.what = "/var/tmp/incident-2026-11-30-leaf7-uplinks-all.pcap",
+				.frames = 123456789,
+				.bytes_read = 300000000,
+				.bytes_total = 692000000};
+	char buf[512];
+
+	(void)state;
+	for (int width = 20; width <= 200; width++) {
+		source_progress(&d, 3725, width, buf, sizeof(buf));
+		if (width >= 41) /* the name's 8, ": ", the percent and the frames */
+			assert_in_range(fmt_cols(buf), 0, width);
+		assert_non_null(strstr(buf, "43% of 692 MB, 123456789 frames"));
+	}
+	source_progress(&d, 3725, 70, buf, sizeof(buf));
+	*strstr(buf, ": ") = '\0';
+	assert_in_range(fmt_cols(buf), 8, 70);
+	source_progress(&d, 3725, 200, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "in 1h02m (33.1k/s), about 1h21m left"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +319,7 @@ int main(void)
 	    cmocka_unit_test(test_cols),
 	    cmocka_unit_test(test_pair_trunc),
 	    cmocka_unit_test(test_bar),
+	    cmocka_unit_test(test_progress_fits),
 	};
 
 	return cmocka_run_group_tests_name("format", tests, NULL, NULL);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,32 +118,44 @@ static int parse(int argc, char **argv, struct capture_opts *c, struct cli_sourc
 	return 0;
 }
 
-/* On a terminal one line redrawn; in a log a line every 10 s of wall time, and at the end. */
+/*
+ * On a terminal one line redrawn, as wide as the terminal at most (the
+ * RoCE count, then the percent of the file give way: a line that wraps
+ * is repeated); in a log a line every 10 s of wall time, and at the end.
+ */
 static void progress(const struct session *ss, double total, bool tty, bool done)
 {
 	static __u64 last_ns;
 	double elapsed = ss->desc.clock_s;
-	char f[48], fl[48], al[48], sz[32];
+	char when[48], pct[48] = "", roce[32], f[48], fl[48], al[48], sz[32], line[256];
+	int cols = tty ? fmt_term_cols(STDERR_FILENO) - 1 : INT_MAX;
 	__u64 now = fp_mono_ns();
 
 	if (!tty && !done && last_ns && now - last_ns < 10000000000ULL)
 		return;
 	last_ns = now;
 	if (total > 0)
-		fprintf(stderr, "%scapture: %3.0f/%.0f s", tty ? "\r" : "", elapsed, total);
+		snprintf(when, sizeof(when), "%3.0f/%.0f s", elapsed, total);
 	else
-		fprintf(stderr, "%scapture: %3.0f s of the capture", tty ? "\r" : "", elapsed);
+		snprintf(when, sizeof(when), "%3.0f s of the capture", elapsed);
 	/* A capture's time says nothing of how much of it is left; its bytes do. */
 	if (ss->desc.bytes_total)
-		fprintf(stderr, " (%llu%% of %s)",
-			(unsigned long long)(ss->desc.bytes_read * 100 / ss->desc.bytes_total),
-			fmt_si(sz, sizeof(sz), ss->desc.bytes_total, "B"));
+		snprintf(pct, sizeof(pct), " (%llu%% of %s)",
+			 (unsigned long long)(ss->desc.bytes_read * 100 / ss->desc.bytes_total),
+			 fmt_si(sz, sizeof(sz), ss->desc.bytes_total, "B"));
+	snprintf(roce, sizeof(roce), ", %llu RoCE",
+		 (unsigned long long)ss->snap.totals[FP_CNT_ROCE]);
+	fmt_count(f, sizeof(f), ss->snap.totals[FP_CNT_FRAMES], "frame");
+	fmt_count(fl, sizeof(fl), ss->snap.n_flows, "flow");
 	/* The alerts of the last interval; the bundle's are the whole run's. */
-	fprintf(stderr, ", %s, %llu RoCE, %s, %s now%s",
-		fmt_count(f, sizeof(f), ss->snap.totals[FP_CNT_FRAMES], "frame"),
-		(unsigned long long)ss->snap.totals[FP_CNT_ROCE],
-		fmt_count(fl, sizeof(fl), ss->snap.n_flows, "flow"),
-		fmt_count(al, sizeof(al), ss->an.n_alerts, "alert"), tty ? "\033[K" : "\n");
+	fmt_count(al, sizeof(al), ss->an.n_alerts, "alert");
+	for (int drop = 0; drop < 3; drop++) {
+		snprintf(line, sizeof(line), "capture: %s%s, %s%s, %s, %s now", when,
+			 drop < 2 ? pct : "", f, drop < 1 ? roce : "", fl, al);
+		if (fmt_cols(line) <= cols)
+			break;
+	}
+	fprintf(stderr, "%s%s%s", tty ? "\r" : "", line, tty ? "\033[K" : "\n");
 }
 
 struct final_report {

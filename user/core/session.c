@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,8 +76,12 @@ static void report_event(struct session *ss, unsigned int seq)
 	if (seq == ss->event_seq)
 		return;
 	ss->event_seq = seq;
-	if (!ss->quiet && ss->desc.event[0])
-		fp_err("%s", ss->desc.event);
+	if (ss->quiet || !ss->desc.event[0])
+		return;
+	/* On a terminal, over a progress line a front end may have left open. */
+	if (isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
+	fp_err("%s", ss->desc.event);
 }
 
 int session_advance(struct session *ss, double seconds)

@@ -32,10 +32,13 @@ const char *source_point_name(const struct source_desc *d, __u32 id, char *buf, 
 	return buf;
 }
 
+/* The name at least this wide; past that, the figures give way, least telling first. */
+#define PROGRESS_NAME_MIN 8
+
 const char *source_progress(const struct source_desc *d, double elapsed_s, int width, char *buf,
 			    size_t len)
 {
-	char pct[48] = "", size[32], n[48], took[16], rate[16], eta[16], left[32] = "",
+	char pct[48] = "", size[32], n[48], took[16], rate[16], eta[16], left[32] = "", pace[64],
 	     how_far[192], what[256];
 
 	if (d->bytes_total)
@@ -48,13 +51,20 @@ const char *source_progress(const struct source_desc *d, double elapsed_s, int w
 			 fmt_duration(
 			     eta, sizeof(eta),
 			     ceil(elapsed_s * (d->bytes_total - d->bytes_read) / d->bytes_read)));
-	snprintf(how_far, sizeof(how_far), "%s%s in %s (%s/s)%s", pct,
-		 fmt_count(n, sizeof(n), d->frames, "frame"),
-		 fmt_duration(took, sizeof(took), elapsed_s),
-		 fmt_si_compact(rate, sizeof(rate), elapsed_s > 0 ? d->frames / elapsed_s : 0),
-		 left);
+	snprintf(pace, sizeof(pace), " in %s (%s/s)", fmt_duration(took, sizeof(took), elapsed_s),
+		 fmt_si_compact(rate, sizeof(rate), elapsed_s > 0 ? d->frames / elapsed_s : 0));
+	fmt_count(n, sizeof(n), d->frames, "frame");
+	/* All of it, then without the time left, then without the pace: what fits. */
+	for (int drop = 0; drop < 3; drop++) {
+		snprintf(how_far, sizeof(how_far), "%s%s%s%s", pct, n, drop < 2 ? pace : "",
+			 drop < 1 ? left : "");
+		if (2 + fmt_cols(how_far) + PROGRESS_NAME_MIN <= width)
+			break;
+	}
 	width -= 2 + fmt_cols(how_far);
-	snprintf(buf, len, "%s: %s", fmt_trunc(what, sizeof(what), d->what, width > 8 ? width : 8),
+	snprintf(buf, len, "%s: %s",
+		 fmt_trunc(what, sizeof(what), d->what,
+			   width > PROGRESS_NAME_MIN ? width : PROGRESS_NAME_MIN),
 		 how_far);
 	return buf;
 }

@@ -153,7 +153,8 @@ const char *source_point_name(const struct source_desc *d, __u32 id, char *buf, 
  * line redrawn in place, in at most width columns (its name shortened to
  * fit: a line that wraps is not redrawn, but repeated):
  * "a.pcap: 42% of 692 MB, 834112 frames in 3s (310k/s), about 4s left";
- * without a size, from the frames on.
+ * without a size, from the frames on. Where even the name's first 8
+ * columns do not fit beside it all, the time left goes, then the pace.
  */
 const char *source_progress(const struct source_desc *d, double elapsed_s, int width, char *buf,
 			    size_t len);
