@@ -61,8 +61,8 @@ static void usage(FILE *out)
 	    "      --force             overwrite FILE if it exists\n"
 	    "  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
 	    "With --pcap the default --speed is 0 (as fast as frames run).\n"
-	    "Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short (the\n"
-	    "bundle covers what was read).\n");
+	    "Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short, or\n"
+	    "every interface watched is gone (the bundle covers what was read).\n");
 }
 
 struct capture_opts {

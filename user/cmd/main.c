@@ -35,8 +35,8 @@ static void usage(FILE *out)
 		     "  -V, --version   print the version\n"
 		     "  -h, --help      this help; 'fabprobe COMMAND --help' for a command\n"
 		     "\n"
-		     "Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short\n"
-		     "(the report covers what was read).\n");
+		     "Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short,\n"
+		     "or every interface watched is gone (the report covers what was read).\n");
 }
 
 int main(int argc, char **argv)

@@ -192,6 +192,7 @@ int cmd_nic(int argc, char **argv)
 	const struct nic_state *st;
 	struct session ss;
 	struct source *src;
+	bool cut;
 	int err, rc;
 
 	analysis_opts_default(&aopts);
@@ -216,6 +217,8 @@ int cmd_nic(int argc, char **argv)
 			return FP_EXIT_FAIL;
 		}
 	}
+	/* A stop that comes after the interval is no stop before its end. */
+	cut = fp_stopping;
 	/* Stopped before the interval ended (Ctrl-C): the report is of the time it ran, as top's.
 	 */
 	err = session_refresh(&ss);
@@ -223,7 +226,7 @@ int cmd_nic(int argc, char **argv)
 		render(&ss, &o);
 		err = cli_flush_stdout("nic");
 	}
-	if (!err && fp_stopping && (st->n_ports || st->n_netdevs))
+	if (!err && cut && (st->n_ports || st->n_netdevs))
 		fprintf(stderr,
 			"nic: stopped before the end of the interval: the rates cover its first "
 			"%.1f s of %.1f\n",

@@ -49,7 +49,8 @@ static void usage(FILE *out)
 		"  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
 		"With --pcap the default --speed is 1 (the recorded pace); with --once it is 0\n"
 		"(the whole capture as fast as it reads).\n"
-		"Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short.\n",
+		"Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short, or\n"
+		"every interface watched is gone.\n",
 		top_view_names());
 }
 
