@@ -296,16 +296,16 @@ static __always_inline bool is_request(__u8 opcode)
 	       op == FP_OP_SEND_LAST_INV || op == FP_OP_SEND_ONLY_INV;
 }
 
-/* psn_track's READ VA, in 256-byte units, in one piece. */
+/* psn_track's READ VA, modulo 2^30, in one piece. */
 static __always_inline __u32 psn_read_va(const struct psn_track *pt)
 {
 	return pt->read_va_lo | (__u32)pt->read_va_hi << 16;
 }
 
-static __always_inline void psn_set_read_va(struct psn_track *pt, __u32 units)
+static __always_inline void psn_set_read_va(struct psn_track *pt, __u32 va)
 {
-	pt->read_va_lo = units;
-	pt->read_va_hi = units >> 16;
+	pt->read_va_lo = va;
+	pt->read_va_hi = va >> 16;
 }
 
 /*
@@ -320,9 +320,12 @@ static __always_inline void psn_set_read_va(struct psn_track *pt, __u32 units)
  * the next READ lands among them too; it is no retry: the next piece of a
  * buffer starts k PMTUs on but runs past the original's end, and a read of
  * the same buffer again (perftest's read_bw) starts at the original's VA.
- * psn_track keeps the VA modulo 2^30 (no retry is further on), in 256-byte
- * units: an unrelated READ whose VA matches modulo 1 GiB, and whose PSN
- * and length fit, would pass.
+ * psn_track keeps the VA modulo 2^30 (no retry is further on), bits 0-7
+ * too: a retry is whole 256-byte units on, so a READ that starts inside
+ * one of them, not at the same byte of it, is new. An unrelated READ whose
+ * VA matches modulo 1 GiB, and whose PSN and length fit, would pass; so
+ * would one that ends past the original's last byte but within its length
+ * rounded up to 256 bytes (the exact length is not kept).
  */
 static __always_inline bool read_retried(const struct fp_pkt *p, const struct psn_track *pt)
 {
@@ -330,9 +333,8 @@ static __always_inline bool read_retried(const struct fp_pkt *p, const struct ps
 	__u32 reserved = (pt->next_psn_max - pt->max_psn) & FP_PSN_MASK;
 	/* The original's length rounded up to 256 bytes: what its PSNs can hold. */
 	__u64 held = (__u64)reserved << FP_MIN_PMTU_SHIFT;
-	/* How far on the VA is, in 256-byte units, modulo what psn_track keeps. */
-	__u32 units =
-	    ((p->read_va >> FP_MIN_PMTU_SHIFT) - psn_read_va(pt)) & ((1U << FP_READ_VA_BITS) - 1);
+	/* How far on the VA is, in bytes, modulo what psn_track keeps. */
+	__u32 offset = (p->read_va - psn_read_va(pt)) & ((1U << FP_READ_VA_BITS) - 1);
 	int t;
 
 	/* Past the reservation; no READ there (1 PSN); its length unknown; nothing to read. */
@@ -343,7 +345,7 @@ static __always_inline bool read_retried(const struct fp_pkt *p, const struct ps
 #endif
 	/* k PMTUs of 256 << t bytes on, and no further than the original's end. */
 	for (t = 0; t <= FP_MAX_PMTU_SHIFT - FP_MIN_PMTU_SHIFT; t++)
-		if (((k << t) & ((1U << FP_READ_VA_BITS) - 1)) == units)
+		if (((k << (FP_MIN_PMTU_SHIFT + t)) & ((1U << FP_READ_VA_BITS) - 1)) == offset)
 			return ((__u64)k << (FP_MIN_PMTU_SHIFT + t)) + p->read_len <= held;
 	return false;
 }
@@ -375,7 +377,7 @@ static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs
 			fp_add(shared, fs->psn_gaps, 1);
 		pt->max_psn = p->psn;
 		pt->next_psn_max = (p->psn + reserve) & FP_PSN_MASK;
-		psn_set_read_va(pt, p->read_va >> FP_MIN_PMTU_SHIFT);
+		psn_set_read_va(pt, p->read_va);
 	}
 	pt->last_psn = p->psn;
 }

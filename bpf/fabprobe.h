@@ -228,8 +228,8 @@ enum fp_op {
 #define FP_MIN_PMTU_SHIFT 8
 /* And the largest (4096): a retried READ starts 2^8 to 2^12 bytes a PSN past the original. */
 #define FP_MAX_PMTU_SHIFT 12
-/* The VA bits psn_track keeps, from FP_MIN_PMTU_SHIFT up to 2^30 (FP_READ_LEN_UNKNOWN). */
-#define FP_READ_VA_BITS 22
+/* The VA bits psn_track keeps, 0 up to 2^30 (FP_READ_LEN_UNKNOWN). */
+#define FP_READ_VA_BITS 30
 
 /*
  * A READ request whose RETH a truncated mirror copy cut off: its length is
@@ -412,18 +412,18 @@ struct psn_track {
 	__u64 max_psn : 24;	 /* highest request PSN seen */
 	__u64 next_psn_max : 24; /* highest PSN the next request may carry in order */
 	/*
-	 * VA bits 8-29 of the request at max_psn, a READ's when next_psn_max
+	 * VA bits 0-29 of the request at max_psn, a READ's when next_psn_max
 	 * reserves its PSNs: a READ retried from inside them starts a whole
-	 * number of PMTUs, so of 256 bytes, and less than 2^30 bytes on
-	 * (core.h, read_retried()). Split where the 64-bit units have room.
+	 * number of PMTUs, so of 256 bytes (bits 0-7 unchanged), and less
+	 * than 2^30 bytes on (core.h, read_retried()). Split where the 64-bit
+	 * units have room.
 	 */
 	__u64 read_va_lo : 16;
 	__u64 last_psn : 24; /* PSN of the last request packet */
 	__u64 tracking : 1;  /* 1 once a request has set the fields above */
 	__u64 resp_seen : 1; /* 1 once resp_psn is set */
 	__u64 resp_psn : 24; /* highest READ response (or later ACK) PSN */
-	__u64 read_va_hi : 6;
-	__u64 : 8;
+	__u64 read_va_hi : 14;
 };
 
 /*

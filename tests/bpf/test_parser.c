@@ -598,6 +598,18 @@ static const struct read_req reads_reissued_far[] = {{1000, 0, 32 << 20},
 						     {9192, 32 << 20, 4096},
 						     READS_END};
 /*
+ * A retry starts a whole number of PMTUs on, so VA bits 0-7 equal the
+ * original's. 600 bytes at 100 (PSNs 100-102 at a 256-byte PMTU), then a
+ * new READ of 100 bytes at 101, 600 bytes on: in the 256-byte unit two
+ * PMTUs of 256 on would start in, and ending inside the original's 768
+ * rounded-up bytes, but 0x58 bytes into it, so no retry. Then a READ of
+ * 4096 bytes at 0x1058 re-issued 2 PSNs (2048 bytes, PMTU 1024) on: bits
+ * 0-7 not 0, equal, a retry.
+ */
+static const struct read_req reads_va_low_bits[] = {
+    {100, 0, 600}, {101, 600, 100}, {102, 0x1058, 4096}, {104, 0x1058 + 2048, 2048}, READS_END,
+};
+/*
  * New READs that land inside the PSNs the last one could reserve at a
  * 256-byte PMTU (PMTU here 1024) and are no retries: a buffer read in
  * PMTU-sized pieces one after the other (the next VA is k PMTUs on, but
@@ -1455,6 +1467,14 @@ static const struct fixture fixtures[] = {
 	.totals = T_ROCE(3, 3 * READ_REQ, 1),
 	.n_flows = 1,
 	.flows = {{.k = KEY_V4, .c = {C_READS(3, 1)}}},
+    },
+    {
+	.name = "read_va_low_bits_equal_in_a_retry",
+	.build = b_reads,
+	.arg = reads_va_low_bits,
+	.totals = T_ROCE(4, 4 * READ_REQ, 1),
+	.n_flows = 1,
+	.flows = {{.k = KEY_V4, .c = {C_READS(4, 1)}}},
     },
     {
 	.name = "read_new_inside_256_reservation",
