@@ -591,7 +591,8 @@ static const struct read_req reads_reissued_wrap[] = {
     {0xFFFFFE, 0, 16384}, {0, 8192, 8192}, {2, 16384, 16384}, READS_END};
 /*
  * PMTU 4096, 32 MiB at 1000 (8192 PSNs), re-issued 5000 PSNs (20 MB) on:
- * past the 16 MiB of VA that psn_track keeps, the offset still matches.
+ * psn_track keeps VA bits 0-29 (1 GiB), read_va_lo bits 0-15 and
+ * read_va_hi the rest, so an offset this far needs both, and matches.
  */
 static const struct read_req reads_reissued_far[] = {{1000, 0, 32 << 20},
 						     {6000, 5000 << 12, (32 << 20) - (5000 << 12)},
@@ -1461,7 +1462,7 @@ static const struct fixture fixtures[] = {
 	.flows = {{.k = KEY_V4, .c = {C_READS(3, 1)}}},
     },
     {
-	.name = "read_reissued_past_16_mib",
+	.name = "read_reissued_20_mb_on",
 	.build = b_reads,
 	.arg = reads_reissued_far,
 	.totals = T_ROCE(3, 3 * READ_REQ, 1),
