@@ -1687,6 +1687,48 @@ static void test_bad_config(void **state)
 	ipfix_close(x, 0, NULL);
 }
 
+/*
+ * A flow evicted and back before its record: the pending counts are both
+ * incarnations', and keep both's classes. The first sent ACKs (26) and
+ * CNPs (48); the second, so far, ACKs alone: still two records, the old
+ * CNPs in 48 (they went out with the ACKs, in 26).
+ */
+static void test_flow_export_classes_across_incarnations(void **state)
+{
+	static struct flow_record flows[1];
+	struct snapshot s = {.flows = flows, .flow_capacity = 64, .n_flows = 1};
+	struct taker t = {.take = -1};
+	struct flow_export fx;
+
+	(void)state;
+	reverse_flow(&flows[0], 0);
+	flow_export_init(&fx, 10 * 1000000000ULL, 10 * 1000000000ULL, 16);
+	s.taken_ns = FLOW_T0 + 1000000000ULL;
+	assert_int_equal(flow_export_observe(&fx, &s), 0);
+	/* Evicted and inserted again: a later first packet, 20 ACKs so far. */
+	flows[0].c = (struct flow_counters){.packets = 20,
+					    .bytes = 20 * ACK_FRAME,
+					    .ecn = {0, 0, 20, 0},
+					    .acks = 20,
+					    .first_seen_ns = FLOW_T0 + 1500000000ULL,
+					    .last_seen_ns = FLOW_T0 + 1900000000ULL,
+					    .dscp_mask = 1ULL << 26,
+					    .dscp = 26};
+	flows[0].c.opcodes[0] = 1ULL << 0x11;
+	flows[0].cnp_dscp_mask = 0;
+	s.taken_ns += 1000000000ULL;
+	assert_int_equal(flow_export_observe(&fx, &s), 0);
+	flow_export_force(&fx);
+	assert_int_equal(flow_export_due(&fx), 2);
+	assert_int_equal(flow_export_emit(&fx, take_rec, &t), 2);
+	assert_int_equal(t.r[0].dscp, 26);
+	assert_int_equal(t.r[0].delta.v[FX_PACKETS], 100 + 20);
+	assert_int_equal(t.r[0].delta.v[FX_CNP], 0);
+	assert_int_equal(t.r[1].dscp, 48);
+	assert_int_equal(t.r[1].delta.v[FX_CNP], 40);
+	assert_int_equal(t.r[1].delta.v[FX_PACKETS], 40);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1710,6 +1752,7 @@ int main(void)
 	    cmocka_unit_test(test_tcp_loopback_session),
 	    cmocka_unit_test(test_export_cnp_class_apart),
 	    cmocka_unit_test(test_flow_export_cnp_class_apart),
+	    cmocka_unit_test(test_flow_export_classes_across_incarnations),
 	    cmocka_unit_test(test_opcode_classes),
 	    cmocka_unit_test(test_bad_config),
 	};

@@ -238,6 +238,7 @@ static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_
 	const struct flow_counters *c = &r->c;
 	struct flow_export_counts cur, base = {};
 	bool was_zero = counts_zero(&f->pending), grew = false;
+	__u64 dscps = f->last.c.dscp_mask, cnp_dscps = f->last.cnp_dscp_mask;
 
 	if (!fresh &&
 	    (c->first_seen_ns > f->last.c.first_seen_ns || c->packets < f->last.c.packets)) {
@@ -271,6 +272,15 @@ static void update(struct flow_export *fx, struct fx_flow *f, const struct flow_
 	if (grew)
 		f->grew = fx->observes;
 	f->last = *r;
+	/*
+	 * The classes of what is pending, which may be an earlier
+	 * incarnation's too (evicted and back): a new one that sent no CNP
+	 * yet must not file the old one's CNPs with its ACKs.
+	 */
+	if (!was_zero) {
+		f->last.c.dscp_mask |= dscps;
+		f->last.cnp_dscp_mask |= cnp_dscps;
+	}
 	f->seen_ns = now_ns;
 	f->observe = fx->observes;
 	f->gone = false;
