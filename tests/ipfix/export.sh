@@ -525,7 +525,7 @@ check "all 100000 records sent, none dropped or waiting" \
 check "export stops" stop_export burst
 check "nfcapd writes the burst" stop_nfcapd "$TMP/nfb"
 check "nfcapd: 100000 flows, 200000 packets, no sequence errors" \
-	grep -q "Flows: 100000, Packets: 200000, .*Sequence Errors: 0, Bad Packets: 0" "$TMP/nfb.log"
+	nfcapd_stored "$TMP/nfb.log" 100000 200000
 
 # ---- live: a veth pair, frames from the generator, active timeouts and a forced end ----
 if ip netns add "$NS" 2>/dev/null; then

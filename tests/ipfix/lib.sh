@@ -78,6 +78,29 @@ stop_nfcapd() {
 	}
 }
 
+# nfcapd_stored LOG FLOWS [PACKETS]: nfcapd's log counts FLOWS flows (and
+# PACKETS packets), no sequence error and no bad packet, summed over its
+# files: it starts a new one every 5 minutes of the clock, so a run across
+# such a minute logs two lines (a run at 07:24:59 did).
+nfcapd_stored() {
+	awk -v want_f="$2" -v want_p="${3:-}" '
+	/Flows:/ {
+		n++
+		for (i = 1; i < NF; i++) {
+			if ($i == "Flows:") f += $(i + 1)
+			else if ($i == "Packets:" && $(i - 1) == "Bad") bad += $(i + 1)
+			else if ($i == "Packets:") p += $(i + 1)
+			else if ($i == "Errors:") seq += $(i + 1)
+		}
+	}
+	END {
+		ok = n && f == want_f && (want_p == "" || p == want_p) && !seq && !bad
+		if (!ok)
+			printf "     nfcapd: %d flows, %d packets, %d sequence errors, %d bad packets in %d file(s)\n", f, p, seq, bad, n
+		exit !ok
+	}' "$1"
+}
+
 # start_recv udp|tcp ADDR OUT: the plain receiver; sets RECV_PID and RECV_PORT.
 start_recv() {
 	local i

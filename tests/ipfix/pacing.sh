@@ -33,7 +33,7 @@ for mtu in 1400 65535 8M; do
 		grep -q "ipfix: $N records in .* 0 dropped, 0 lost" "$TMP/exp$mtu.err"
 	check "nfcapd writes its file" stop_nfcapd "$TMP/nf$mtu"
 	check "${pace[*]}: nfcapd stored $N flows, $((2 * N)) packets, no sequence errors" \
-		grep -q "Flows: $N, Packets: $((2 * N)), .*Sequence Errors: 0," "$TMP/nf$mtu.log"
+		nfcapd_stored "$TMP/nf$mtu.log" "$N" "$((2 * N))"
 	grep -h "Flows:" "$TMP/nf$mtu.log" | sed 's/^/     /'
 done
 finish ipfix-pacing
