@@ -224,7 +224,7 @@ check "traffic then idle: report.json's rates are over the 2 s of RoCE (9882 B: 
 	python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
 sys.exit(not (r["interval_s"] == 2.0 and [(f["bytes"], f["bps"]) for f in r["flows"]] == [(9882, 39528)]))' \
 	"$tmp/b/report.json"
-check "... summary.txt's too" sh -c "grep -q '^RATE: over the 2.0 s of RoCE traffic;' '$tmp/b/summary.txt' &&
+check "... summary.txt's too" sh -c "grep -q '^RATE: over the 2.0 s from the first RoCE packet;' '$tmp/b/summary.txt' &&
 	grep -q '^10.97.0.1:49997 > 10.97.0.2 .* 39.5 kb/s ' '$tmp/b/summary.txt'"
 check "... report.html's too" grep -q '>39.5 kb/s<' "$tmp/b/report.html"
 check "... as replay's" eq "$("$FABPROBE" replay --json "$tmp/idle.pcap" 2>/dev/null |
@@ -233,7 +233,7 @@ check "... as replay's" eq "$("$FABPROBE" replay --json "$tmp/idle.pcap" 2>/dev/
 "$FABPROBE" top --once --pcap "$tmp/idle.pcap" >"$tmp/idle.top" 2>/dev/null
 check "top --once: frames per second over the whole capture, flow rates over its RoCE" \
 	python3 -c 'import re, sys; t = open(sys.argv[1]).read()
-at = float(re.search(r"at ([0-9.]+) s, over the whole ([0-9.]+) s \(flow rates: the 2.0 s of RoCE traffic\)", t).group(1))
+at = float(re.search(r"at ([0-9.]+) s, over the whole ([0-9.]+) s \(flow rates: the 2.0 s from the first RoCE packet\)", t).group(1))
 per = float(re.search(r"per second \(over the whole ([0-9.]+) s\): frames ([0-9.]+)", t).group(2))
 frames = int(re.search(r"^frames ([0-9]+)", t, re.M).group(1))
 sys.exit(not (at > 9 and abs(per * at - frames) <= 0.01 * frames))' "$tmp/idle.top"

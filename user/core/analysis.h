@@ -332,7 +332,7 @@ void analysis_rank(const struct analysis *a, int list[AN_ALERT_FLOWS], int *n, s
 
 /*
  * The window a's rates cover, for evidence and reports: "the last 1.0 s",
- * "the whole 56s", or "the 10s of RoCE traffic" (a whole run whose RoCE
+ * "the whole 56s", or "the 10s from the first RoCE packet" (a whole run whose RoCE
  * spans less than the run); totals: the totals' window (totals_s).
  */
 const char *analysis_window(const struct analysis *a, bool totals, char *buf, size_t len);

@@ -24,18 +24,24 @@ const char *rate_text(char *buf, size_t len, double per_s)
 
 /*
  * The window the rates cover: "last 1.0 s", or the whole capture once it
- * ended: the time its RoCE spans, when less than the capture's.
+ * ended: from its first RoCE packet, when that spans less than the capture.
  */
 const char *window_text(const struct ui *u, char *buf, size_t len)
 {
+	double t = u->an->interval_s;
 	char d[32];
 
-	if (u->an == &u->whole)
-		snprintf(buf, len, "whole capture (%s%s)",
-			 fmt_duration(d, sizeof(d), u->an->interval_s),
-			 u->an->totals_s > u->an->interval_s + 1e-3 ? " of RoCE" : "");
+	if (u->an != &u->whole) {
+		snprintf(buf, len, "last %.1f s", t);
+		return buf;
+	}
+	/* Under 10 s to a tenth, as the reports' windows (fmt_window()). */
+	if (t < 10)
+		snprintf(d, sizeof(d), "%.1f s", t);
 	else
-		snprintf(buf, len, "last %.1f s", u->an->interval_s);
+		fmt_duration(d, sizeof(d), t);
+	snprintf(buf, len, "whole capture (%s%s)", d,
+		 u->an->totals_s > t + 1e-3 ? " from the first RoCE" : "");
 	return buf;
 }
 
@@ -144,13 +150,15 @@ static void draw_rates(struct ui *u)
 {
 	const __u64 *d = u->an->totals_delta;
 	double dt = u->an->totals_s > 0 ? u->an->totals_s : 1;
+	/* The flows' sums are over interval_s: over the totals' window too (a whole capture). */
+	double flows = u->an->totals_s > 0 ? u->an->interval_s / u->an->totals_s : 1;
 	struct rate_item it[] = {
 	    {"frames", d[FP_CNT_FRAMES] / dt, false, 2, 2},
 	    {"RoCE", d[FP_CNT_ROCE] / dt, false, 0, 0},
 	    {"VXLAN", d[FP_CNT_VXLAN] / dt, false, 1, 3},
-	    {"CE", u->ce_per_s, true, 0, 0},
-	    {"CNP", u->cnp_per_s, true, 0, 0},
-	    {"rtx", u->rtx_per_s, true, 0, 0},
+	    {"CE", u->ce_per_s * flows, true, 0, 0},
+	    {"CNP", u->cnp_per_s * flows, true, 0, 0},
+	    {"rtx", u->rtx_per_s * flows, true, 0, 0},
 	    {"malformed", d[FP_CNT_MALFORMED] / dt, true, 0, 0},
 	};
 	const int n = sizeof(it) / sizeof(it[0]);

@@ -285,7 +285,7 @@ const char *fmt_window(char *buf, size_t len, double seconds, enum fmt_window_ki
 	static const char *const when[] = {[FMT_WINDOW_LAST] = "the last",
 					   [FMT_WINDOW_WHOLE] = "the whole",
 					   [FMT_WINDOW_TRAFFIC] = "the"};
-	const char *of = kind == FMT_WINDOW_TRAFFIC ? " of RoCE traffic" : "";
+	const char *of = kind == FMT_WINDOW_TRAFFIC ? " from the first RoCE packet" : "";
 	char d[16];
 
 	/* A capture of a few packets spans milliseconds: "0.0 s" would say nothing. */

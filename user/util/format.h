@@ -52,7 +52,8 @@ const char *fmt_opcode(char *buf, size_t len, __u8 opcode);
 
 /*
  * The window figures cover: "the last 5.0 s", "the whole 3m07s" (a run so
- * far), "the 10s of RoCE traffic" (a whole run whose RoCE spans less).
+ * far), "the 10s from the first RoCE packet" (a whole run whose RoCE spans
+ * less: to its last, or the second at least the rates take).
  */
 enum fmt_window_kind { FMT_WINDOW_LAST, FMT_WINDOW_WHOLE, FMT_WINDOW_TRAFFIC };
 const char *fmt_window(char *buf, size_t len, double seconds, enum fmt_window_kind kind);
