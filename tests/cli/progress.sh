@@ -84,6 +84,9 @@ check "capture on a terminal: names the analyses and report.json, then clears th
 		 grep -qx 'capture: analysing the whole run...' '$tmp/tty' &&
 		 grep -q '^capture: writing report.json...' '$tmp/tty' &&
 		 grep -q \$'\\r\\e\\[Kcapture: wrote ' '$tmp/raw'"
+on_tty "'$FABPROBE' capture --pcap '$long' -o '$tmp/long.tar.gz'"
+check "capture, a name wider than the terminal: every redrawn line fits in 80 columns" \
+	bash -c "[ \$(grep -E ' now\$|% of' '$tmp/tty' | LC_ALL=C.UTF-8 wc -L) -le 79 ]"
 
 # A damaged capture's event, printed at the read's end, on a line of its own
 # (it was glued to "top: analysing the flows...").

@@ -126,6 +126,7 @@ static int parse(int argc, char **argv, struct capture_opts *c, struct cli_sourc
 static void progress(const struct session *ss, double total, bool tty, bool done)
 {
 	static __u64 last_ns;
+	static int dropped; /* 1: the RoCE count, 2: the percent too */
 	double elapsed = ss->desc.clock_s;
 	char when[48], pct[48] = "", roce[32], f[48], fl[48], al[48], sz[32], line[256];
 	int cols = tty ? fmt_term_cols(STDERR_FILENO) - 1 : INT_MAX;
@@ -149,10 +150,11 @@ static void progress(const struct session *ss, double total, bool tty, bool done
 	fmt_count(fl, sizeof(fl), ss->snap.n_flows, "flow");
 	/* The alerts of the last interval; the bundle's are the whole run's. */
 	fmt_count(al, sizeof(al), ss->an.n_alerts, "alert");
-	for (int drop = 0; drop < 3; drop++) {
+	/* What gave way stays away: a figure that comes and goes with a digit blinks. */
+	for (;; dropped++) {
 		snprintf(line, sizeof(line), "capture: %s%s, %s%s, %s, %s now", when,
-			 drop < 2 ? pct : "", f, drop < 1 ? roce : "", fl, al);
-		if (fmt_cols(line) <= cols)
+			 dropped < 2 ? pct : "", f, dropped < 1 ? roce : "", fl, al);
+		if (dropped == 2 || fmt_cols(line) <= cols)
 			break;
 	}
 	fprintf(stderr, "%s%s%s", tty ? "\r" : "", line, tty ? "\033[K" : "\n");
