@@ -41,7 +41,7 @@ check "replay, stderr not a terminal: nothing on it, as before" test ! -s "$tmp/
 on_tty "'$FABPROBE' replay --flows 262144 --json '$tmp/many.pcap' >'$tmp/tty.json'"
 check "replay on a terminal: the percent of the file rises to 100" rising
 check "... the last line has the generator's 200000 frames, the size, a rate and the time taken" \
-	grep -qE '^replay: .*many.pcap: 100% of 69.[0-9] MB, 200000 frames in [0-9]+s \([0-9.]+k/s\)' "$tmp/tty"
+	grep -qE '^replay: .*many.pcap: 100% of 69.[0-9] MB, 200000 frames in [0-9]+s \([0-9.]+[kMG]?/s\)' "$tmp/tty"
 check "... it names the analysis, then the report with its flows" \
 	bash -c "grep -qx 'replay: analysing the flows...' '$tmp/tty' &&
 		 grep -qx 'replay: writing the report of 100000 flows...' '$tmp/tty'"
