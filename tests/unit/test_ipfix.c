@@ -1727,6 +1727,7 @@ static void test_flow_export_classes_across_incarnations(void **state)
 	assert_int_equal(t.r[1].dscp, 48);
 	assert_int_equal(t.r[1].delta.v[FX_CNP], 40);
 	assert_int_equal(t.r[1].delta.v[FX_PACKETS], 40);
+	flow_export_free(&fx);
 }
 
 int main(void)
