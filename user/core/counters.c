@@ -137,11 +137,6 @@ static __u64 cnp_frame_bytes(const struct flow_record *r)
 	return len;
 }
 
-static __u64 min_u64(__u64 a, __u64 b)
-{
-	return a < b ? a : b;
-}
-
 int flow_delta_by_class(const struct flow_record *r, const struct flow_delta *d, __u8 dscp[2],
 			struct flow_delta *part)
 {

@@ -150,4 +150,10 @@ __u8 flow_class_dscp(const struct flow_record *r, bool cnps);
 int flow_delta_by_class(const struct flow_record *r, const struct flow_delta *d, __u8 dscp[2],
 			struct flow_delta *part);
 
+/* The smaller of two counts: the class split's and the flow exporter's clamps. */
+static inline __u64 min_u64(__u64 a, __u64 b)
+{
+	return a < b ? a : b;
+}
+
 #endif /* __FP_COUNTERS_H */

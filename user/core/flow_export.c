@@ -66,11 +66,6 @@ static bool counts_zero(const struct flow_export_counts *c)
 	return true;
 }
 
-static __u64 min_u64(__u64 a, __u64 b)
-{
-	return a < b ? a : b;
-}
-
 /*
  * Of a flow's samples, those behind part of its packets, in proportion:
  * sFlow samples one packet at a time, so each part of two had one at
