@@ -69,7 +69,7 @@ static void print_header(const struct session *ss, FILE *out, bool whole)
 	for (int i = 0; i < ss->desc.n_points; i++)
 		uplinks |= ss->desc.points[i].uplink;
 	/* A whole run whose RoCE spans less: the flows' rates are over that. */
-	if (whole && ss->an.whole_run && dt > ss->an.interval_s + 1e-3) {
+	if (whole && analysis_flows_narrower(&ss->an)) {
 		char w[48];
 
 		snprintf(flows, sizeof(flows), " (flow rates: %s)",

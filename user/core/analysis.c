@@ -546,7 +546,7 @@ const char *analysis_window(const struct analysis *a, bool totals, char *buf, si
 {
 	if (!a->whole_run)
 		return fmt_window(buf, len, a->interval_s, FMT_WINDOW_LAST);
-	if (totals || a->totals_s <= a->interval_s + 1e-3)
+	if (totals || !analysis_flows_narrower(a))
 		return fmt_window(buf, len, totals ? a->totals_s : a->interval_s, FMT_WINDOW_WHOLE);
 	return fmt_window(buf, len, a->interval_s, FMT_WINDOW_TRAFFIC);
 }

@@ -337,6 +337,12 @@ void analysis_rank(const struct analysis *a, int list[AN_ALERT_FLOWS], int *n, s
  */
 const char *analysis_window(const struct analysis *a, bool totals, char *buf, size_t len);
 
+/* A whole run whose flows' rates cover less than its totals: its RoCE spans less than it. */
+static inline bool analysis_flows_narrower(const struct analysis *a)
+{
+	return a->whole_run && a->totals_s > a->interval_s + 1e-3;
+}
+
 /* Look a flow up by key in the last analysed snapshot: index or -1. */
 int analysis_find(const struct analysis *a, const struct flow_key *k);
 

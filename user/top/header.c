@@ -41,7 +41,7 @@ const char *window_text(const struct ui *u, char *buf, size_t len)
 	else
 		fmt_duration(d, sizeof(d), t);
 	snprintf(buf, len, "whole capture (%s%s)", d,
-		 u->an->totals_s > t + 1e-3 ? " from the first RoCE" : "");
+		 analysis_flows_narrower(u->an) ? " from the first RoCE" : "");
 	return buf;
 }
 
