@@ -196,6 +196,11 @@ chmod 755 "$tmp" "$tmp/fabprobe-caps"
 setcap cap_bpf,cap_net_admin,cap_perfmon+ep "$tmp/fabprobe-caps"
 expect_ok "not root, with CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON" setpriv --reuid=65534 \
 	--regid=65534 --clear-groups "$tmp/fabprobe-caps" replay "$(realpath "$good")"
+# NIC counters alone load no BPF (README, "Commands"): any user who can read them.
+cp -r tests/fixtures/nic/mlx5 "$tmp/nicroot" && chmod -R a+rX "$tmp/nicroot"
+cp "$FABPROBE" "$tmp/fabprobe-plain" && chmod 755 "$tmp/fabprobe-plain"
+expect_ok "top reading only --nic-root runs as nobody" setpriv --reuid=65534 --regid=65534 \
+	--clear-groups "$tmp/fabprobe-plain" top --nic-root "$tmp/nicroot" --once -r 0.2
 expect_ok "header-only capture" "$FABPROBE" replay --json "$tmp/empty.pcap"
 expect_ok "--help" "$FABPROBE" replay --help
 expect_ok "global --help" "$FABPROBE" --help
