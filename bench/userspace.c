@@ -18,6 +18,12 @@
  *                              by qsort_r
  *   userspace memory N [N...]  load the probe with --flows N and report
  *                              `bpftool map show` memlock per map
+ *   userspace placement N [N...] no BPF: how --flows N's slot table takes
+ *                              80%, 95% and 100% of N flows (make_key's),
+ *                              placed as the program places them (one
+ *                              bucket a flow) and, as a study, with a
+ *                              second candidate bucket a flow: first fit,
+ *                              and the emptier of the two
  */
 #include <errno.h>
 #include <stdio.h>
@@ -749,12 +755,77 @@ static int memory(__u32 n)
 	return 0;
 }
 
+/*
+ * Where --flows n's flows go by placement alone: the flows no bucket has
+ * room for take fp_flows4, and those past its entries are evicted. The
+ * second candidate bucket (not in the program: BENCHMARKS.md, part 22) is
+ * the low 32 bits of the tag scaled as fp_slot_bucket_of() scales the top.
+ */
+enum placement { ONE_BUCKET, TWO_FIRST_FIT, TWO_EMPTIER, PLACEMENTS };
+
+static const char *const placement_name[PLACEMENTS] = {
+    [ONE_BUCKET] = "one bucket (the program)",
+    [TWO_FIRST_FIT] = "two buckets, first fit",
+    [TWO_EMPTIER] = "two buckets, the emptier",
+};
+
+static int placements(__u32 n)
+{
+	static const unsigned int percent[] = {80, 95, 100};
+	__u32 buckets = fp_slot_buckets_for(n), lru = n - buckets * FP_SLOT_WAYS;
+	__u8 *used = calloc(buckets ? buckets : 1, 1);
+
+	if (!used)
+		return -ENOMEM;
+	for (size_t f = 0; f < sizeof(percent) / sizeof(percent[0]); f++) {
+		__u32 present = (__u32)((__u64)n * percent[f] / 100);
+
+		for (int pl = 0; pl < PLACEMENTS; pl++) {
+			__u32 overflow = 0, second = 0;
+			char fig[160], v[64], base[64], note[64];
+
+			memset(used, 0, buckets ? buckets : 1);
+			for (__u32 i = 0; i < present; i++) {
+				struct flow_key4 k4;
+				__u64 tag;
+				__u32 b1, b2, b;
+
+				make_key4(&k4, i);
+				tag = fp_slot_tag(fp_key4_hash(&k4), ~0ULL);
+				b1 = fp_slot_bucket_of(tag, buckets);
+				b2 = fp_slot_bucket_of(tag << 32, buckets);
+				b = b1;
+				if (pl == TWO_FIRST_FIT && used[b1] == FP_SLOT_WAYS)
+					b = b2;
+				else if (pl == TWO_EMPTIER && used[b2] < used[b1])
+					b = b2;
+				if (!buckets || used[b] == FP_SLOT_WAYS) {
+					overflow++;
+					continue;
+				}
+				used[b]++;
+				second += b != b1;
+			}
+			snprintf(fig, sizeof(fig), "--flows %u, %u%% present: %s", n, percent[f],
+				 placement_name[pl]);
+			snprintf(v, sizeof(v), "%u in fp_flows4", overflow);
+			snprintf(base, sizeof(base), "%u evicted (%.2f%%)",
+				 overflow > lru ? overflow - lru : 0,
+				 overflow > lru ? 100.0 * (overflow - lru) / present : 0.0);
+			snprintf(note, sizeof(note), "%u in their second bucket", second);
+			bench_row("userspace", fig, v, base, note, "-", "-");
+		}
+	}
+	free(used);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int err = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: userspace scale|memory N [N...]\n");
+		fprintf(stderr, "usage: userspace scale|memory|placement N [N...]\n");
 		return 2;
 	}
 	bench_pin_last_cpu();
@@ -765,6 +836,8 @@ int main(int argc, char **argv)
 			err = scale(n, n >= 1000000 ? 3 : 5);
 		else if (!strcmp(argv[1], "memory"))
 			err = memory(n);
+		else if (!strcmp(argv[1], "placement"))
+			err = placements(n);
 		else
 			return 2;
 	}
