@@ -64,12 +64,14 @@ if [ -t 1 ]; then
 	flag="Flows flag the two rows C"
 	rtx="RTX/s"
 	rates="RATE, PPS, x/s"
+	totals="BYTES and CE%"
 	qps="The QPs view puts both directions of a pair on one row."
 else
 	eleph="the PATH table shows 2 ELEPHANTS on one uplink"
 	flag="their FLOW rows end [elephant]"
 	rtx="RTX"
 	rates="RATE"
+	totals="PACKETS to GAPS"
 	qps="(top's QPs view puts both directions of a pair on one row)"
 fi
 cat <<EOF
@@ -86,5 +88,5 @@ demo: what was shown
              cnp_without_ce is the expected finding here, not broken marking.
              The spines also drop 0.5%: hence the NAKs and retransmits ($rtx).
   windows    rates ($rates) are over the last refresh interval;
-             BYTES and CE% count since the flow entered the flow table.
+             $totals count since the flow entered the flow table.
 EOF
