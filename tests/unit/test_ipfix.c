@@ -1503,6 +1503,85 @@ static void test_export_cnp_class_apart(void **state)
 	coll_free(&c);
 }
 
+/*
+ * export --ipfix of sFlow: a sample's point is the switch's output port.
+ * The record names that port by the switch's own ifIndex, in
+ * egressInterface (flowDirection egress), never by fabprobe's point id
+ * (a collector would read it as one of the switch's ifIndexes); a point
+ * that is no port (the agent itself, dropped) has none: 0 in both.
+ */
+static void test_export_sflow_interfaces(void **state)
+{
+	static struct session ss;
+	static struct flow_record flows[2];
+	static struct obs_point points[2];
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(sin);
+	struct export_ipfix_opts o;
+	struct export_ipfix *xi;
+	struct coll c = {};
+	struct parse p = {};
+	const struct rec *recs[4];
+	char collector[32];
+	int fd, rcvbuf = 1 << 20;
+
+	(void)state;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	snprintf(collector, sizeof(collector), "127.0.0.1:%u", ntohs(sin.sin_port));
+	export_ipfix_opts_init(&o);
+	assert_int_equal(export_ipfix_parse(&o, 0, 0, collector), 1);
+	o.pen = PEN;
+	o.domain_id = DOMAIN;
+	assert_int_equal(export_ipfix_open(&xi, &o), 0);
+
+	/* Point 1: leaf1's uplink, ifIndex 49; point 2: the agent itself. */
+	points[0] =
+	    (struct obs_point){.id = 1, .name = "leaf1:spine1", .uplink = true, .port_ifindex = 49};
+	points[1] = (struct obs_point){.id = 2, .name = "192.0.2.1:internal"};
+	for (int i = 0; i < 2; i++) {
+		reverse_flow(&flows[i], i);
+		flows[i].key.ifindex = i + 1;
+		flows[i].key.dir = FP_DIR_INGRESS;
+		flows[i].cnp_dscp_mask = 0;
+		flows[i].c.dscp_mask = 1ULL << 26;
+		flows[i].c.dscp = 26;
+		flows[i].samples = 10;
+		flows[i].rate = 14;
+	}
+	memset(&ss, 0, sizeof(ss));
+	ss.desc.every_packet = false;
+	ss.desc.points = points;
+	ss.desc.n_points = 2;
+	ss.snap.flows = flows;
+	ss.snap.n_flows = 2;
+	ss.snap.flow_capacity = 64;
+	ss.snap.taken_ns = FLOW_T0 + 1000000000ULL;
+	ss.snap.clock_offset_ns = (__s64)(T0_MS * 1000000ULL - FLOW_T0);
+	export_ipfix_observe(xi, &ss);
+	export_ipfix_end(xi);
+	export_ipfix_pump(xi);
+	assert_int_equal(export_ipfix_close(xi, 1000), 0);
+
+	recv_all(fd, &c);
+	close(fd);
+	parse_all(&p, &c, 0);
+	assert_int_equal(flow_records(&p, recs, 4), 2);
+	for (int i = 0; i < 2; i++) {
+		bool uplink = get_uint(recs[i], 7, 0) == 49153;
+
+		assert_int_equal(get_uint(recs[i], 14, PEN), 14); /* fabprobeSamplingRate */
+		assert_int_equal(get_uint(recs[i], 10, 0), 0);	  /* ingressInterface */
+		assert_int_equal(get_uint(recs[i], 14, 0), uplink ? 49 : 0);
+		assert_int_equal(get_uint(recs[i], 61, 0), 1); /* flowDirection: egress */
+	}
+	parse_free(&p);
+	coll_free(&c);
+}
+
 /* A collector for flow_export's records; refuses past take (<0: takes all). */
 struct taker {
 	struct flow_export_record r[16];
@@ -1752,6 +1831,7 @@ int main(void)
 	    cmocka_unit_test(test_tcp_no_listener_backoff),
 	    cmocka_unit_test(test_tcp_loopback_session),
 	    cmocka_unit_test(test_export_cnp_class_apart),
+	    cmocka_unit_test(test_export_sflow_interfaces),
 	    cmocka_unit_test(test_flow_export_cnp_class_apart),
 	    cmocka_unit_test(test_flow_export_classes_across_incarnations),
 	    cmocka_unit_test(test_opcode_classes),

@@ -222,8 +222,18 @@ static void flow_origin(const struct export_ipfix *xi, struct ipfix_flow *f,
 	 * flow that left the table is in no analysis.
 	 */
 	if (xi->desc && !xi->desc->every_packet) {
+		const struct obs_point *pt = source_point(xi->desc, k->ifindex);
+
 		f->flags |= IPFIX_FLOW_SAMPLED;
 		flow_export_sampling(r, &f->sampling_rate, &f->samples);
+		/*
+		 * A sample's point is the switch's output port: the record
+		 * names it by the switch's ifIndex, as the switch's own
+		 * flow records would, never by fabprobe's point id.
+		 */
+		f->direction = 1;
+		f->ingress_ifindex = 0;
+		f->egress_ifindex = pt ? pt->port_ifindex : 0;
 	}
 }
 

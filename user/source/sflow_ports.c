@@ -115,6 +115,7 @@ static int point_of(struct sflow_ports *t, struct sflow_port_entry *e)
 	memset(pt, 0, sizeof(*pt));
 	pt->id = e->point + 1;
 	pt->uplink = e->key.class == SPC_IFINDEX;
+	pt->port_ifindex = e->key.ifindex; /* 0 but for an ifIndex port */
 	pt->solo = true;
 	pt->counters = e->counters.counter_samples ? &e->counters : NULL;
 	pt->speed_bps = e->counters.speed_bps;

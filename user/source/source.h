@@ -48,9 +48,10 @@ struct port_counters {
 struct obs_point {
 	__u32 id;
 	char name[FP_NAME_LEN];
-	bool uplink;	  /* a path: flows on it report "path" */
-	bool interface;	  /* an interface of this host: flows report "interface" */
-	double speed_bps; /* link speed, 0 when unknown */
+	bool uplink;	    /* a path: flows on it report "path" */
+	bool interface;	    /* an interface of this host: flows report "interface" */
+	__u32 port_ifindex; /* an sFlow point's output port: the switch's ifIndex, else 0 */
+	double speed_bps;   /* link speed, 0 when unknown */
 	/*
 	 * The ECMP group of a path: paths with the same group are balanced
 	 * and collide together. "" is the source's one unnamed group (live
