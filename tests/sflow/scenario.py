@@ -136,6 +136,12 @@ def main():
             check("replay --sflow text: flows, and the table entries they are in",
                   len(report["flows"]) < report["totals"]["flows"] and
                   any(l.startswith(want) for l in t.stdout.splitlines()), want)
+            # The text says what the estimates rest on: the flows' sampling rates.
+            rates = sorted({f["sampled"]["rate"] for f in report["flows"] if f["sampled"]})
+            want = (f"(sampled 1 in {rates[0]} to 1 in {rates[-1]}: " if len(rates) > 1
+                    else f"(sampled 1 in {rates[0]}: ")
+            check("replay --sflow text: the sampling rates",
+                  any(l.startswith(want) for l in t.stdout.splitlines()), want)
 
         # The listener: a free port, the generator sends while top listens.
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
