@@ -111,6 +111,18 @@ check "h: the help says b leaves LOAD% of link speed" \
 	wait_screen "Paths: bars against link speed or the busiest uplink \(LOAD% stays of link speed\)" 2
 keys x
 
+echo "--- a sampled flow's detail: estimates, and no retransmit count it cannot know"
+keys 1
+keys Enter
+maybe_show "detail of a sampled flow"
+check "the detail says the flow is sampled, at what rate" \
+	wait_screen "^sampled +[0-9]+ samples at 1 in [0-9]+: packets, bytes, CE, CNP, ACK and NAK are estimates" 2
+check "... rtx and PSN gaps are unknown (-), not 0" \
+	matches "$(screen)" "^ +CE [0-9]+ +CNP [0-9]+ +rtx - +PSN gaps - "
+check "... and no retransmit rate" matches "$(screen)" "^per second +CE .* rtx - +NAK "
+check "... nor in the header's rates" matches "$(screen)" "^per s: .* rtx - "
+keys Escape
+
 echo "--- the filter"
 # new_filter TEXT: the prompt emptied (Ctrl-U) of the filter it starts with, then TEXT.
 new_filter() {

@@ -167,6 +167,9 @@ static void draw_rates(struct ui *u)
 
 	for (int i = 0; i < n; i++) {
 		rate_text(v[i], sizeof(v[i]), it[i].v);
+		/* Sampled input cannot tell a resend: unknown, not 0. */
+		if (!strcmp(it[i].name, "rtx") && !u->ss->desc.every_packet)
+			snprintf(v[i], sizeof(v[i]), "-");
 		drop[i] = it[i].v > 0 ? it[i].drop : it[i].drop_zero;
 	}
 	for (;;) {

@@ -75,9 +75,15 @@ static void counter_lines(struct lines *l, int f)
 	const struct analysis *a = u->an;
 	const struct flow_view *v = &a->flows[f];
 	const struct flow_counters *c = &v->r->c;
-	char t[8][48], win[64];
+	/* One sample in N cannot tell a resend or a gap: unknown, not 0. */
+	bool sampled = v->r->samples || !u->ss->desc.every_packet;
+	char t[8][48], win[64], rtx[24] = "-", gaps[24] = "-";
 
 	window_text(u, win, sizeof(win));
+	if (!sampled) {
+		snprintf(rtx, sizeof(rtx), "%llu", (unsigned long long)c->retransmits);
+		snprintf(gaps, sizeof(gaps), "%llu", (unsigned long long)c->psn_gaps);
+	}
 	line(l, 0, A_NORMAL, "path        %s%s%s%s", path_name(a, v->path),
 	     v->elephant ? "  elephant" : "",
 	     u->marks[f] & MARK_COLLISION ? "  in a collision" : "",
@@ -87,18 +93,23 @@ static void counter_lines(struct lines *l, int f)
 		 : "");
 	line(l, 0, A_NORMAL, "rate        %s  %s  (%s)", fmt_si(t[1], sizeof(t[1]), v->bps, "b/s"),
 	     fmt_si(t[2], sizeof(t[2]), v->pps, "pps"), win);
+	if (v->r->samples)
+		line(
+		    l, 0, A_NORMAL,
+		    "sampled     %llu samples at 1 in %u: packets, bytes, CE, CNP, ACK and NAK are "
+		    "estimates",
+		    (unsigned long long)v->r->samples, v->r->rate);
 	line(l, 0, A_NORMAL, "since seen  %llu packets, %s  ACK %llu  NAK %llu  RNR %llu",
 	     (unsigned long long)c->packets, fmt_si(t[3], sizeof(t[3]), c->bytes, "B"),
 	     (unsigned long long)c->acks, (unsigned long long)c->naks,
 	     (unsigned long long)c->rnr_naks);
 	line(l, 0, A_NORMAL,
-	     "            CE %llu  CNP %llu  rtx %llu  PSN gaps %llu  FECN %llu  BECN %llu",
-	     (unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
-	     (unsigned long long)c->retransmits, (unsigned long long)c->psn_gaps,
+	     "            CE %llu  CNP %llu  rtx %s  PSN gaps %s  FECN %llu  BECN %llu",
+	     (unsigned long long)flow_ce(c), (unsigned long long)c->cnp, rtx, gaps,
 	     (unsigned long long)c->fecn, (unsigned long long)c->becn);
 	line(l, 0, A_NORMAL, "per second  CE %s  CNP %s  rtx %s  NAK %s  (%s)",
 	     rate_text(t[4], 16, v->ce_per_s), rate_text(t[5], 16, v->cnp_per_s),
-	     rate_text(t[6], 16, v->rtx_per_s),
+	     sampled ? "-" : rate_text(t[6], 16, v->rtx_per_s),
 	     rate_text(t[7], 16, per_s(a, v->d.naks + v->d.rnr_naks)), win);
 	ecn_line(l, "ECN", c->ecn);
 	if (v->r->key.flags & FP_FLOW_VXLAN)
