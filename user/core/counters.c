@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
 #include <string.h>
 
 #include "core/counters.h"
@@ -162,4 +163,23 @@ int flow_delta_by_class(const struct flow_record *r, const struct flow_delta *d,
 	for (int i = 0; i < FC_MAX; i++)
 		part[0].v[i] -= cnp->v[i];
 	return 2;
+}
+
+const char *flow_sampling_text(char *buf, size_t len, const struct flow_record *flows, size_t n)
+{
+	__u32 lo = ~0u, hi = 0;
+	int o;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!flows[i].samples)
+			continue;
+		lo = flows[i].rate < lo ? flows[i].rate : lo;
+		hi = flows[i].rate > hi ? flows[i].rate : hi;
+	}
+	if (!hi)
+		lo = 0;
+	o = snprintf(buf, len, "1 in %u", lo);
+	if (hi != lo && o > 0 && (size_t)o < len)
+		snprintf(buf + o, len - o, " to 1 in %u", hi);
+	return buf;
 }

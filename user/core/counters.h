@@ -150,6 +150,12 @@ __u8 flow_class_dscp(const struct flow_record *r, bool cnps);
 int flow_delta_by_class(const struct flow_record *r, const struct flow_delta *d, __u8 dscp[2],
 			struct flow_delta *part);
 
+/*
+ * The sampling rates n flows' estimates rest on, each flow's (its mean
+ * when it changed), into buf: "1 in R", or "1 in LO to 1 in HI".
+ */
+const char *flow_sampling_text(char *buf, size_t len, const struct flow_record *flows, size_t n);
+
 /* The smaller of two counts: the class split's and the flow exporter's clamps. */
 static inline __u64 min_u64(__u64 a, __u64 b)
 {

@@ -703,28 +703,12 @@ void report_text(FILE *out, const struct report *rep)
 	if (rep->max_flows && rep->max_flows < n)
 		n = rep->max_flows;
 	if (s->n_flows && s->flows[0].samples) {
-		__u32 lo = 0, hi = 0;
 		char rates[48];
 
-		/* The rates the estimates rest on: each flow's (its mean when it changed). */
-		for (size_t i = 0; i < s->n_flows; i++) {
-			__u32 rate = s->flows[i].rate;
-
-			if (!s->flows[i].samples)
-				continue;
-			if (!lo || rate < lo)
-				lo = rate;
-			if (rate > hi)
-				hi = rate;
-		}
-		if (lo == hi)
-			snprintf(rates, sizeof(rates), "1 in %u", lo);
-		else
-			snprintf(rates, sizeof(rates), "1 in %u to 1 in %u", lo, hi);
 		fprintf(out,
 			"(sampled %s: PACKETS, BYTES, CE, CNP, ACK and NAK are estimates, each "
 			"sample times its rate; RTX and GAPS need every packet)\n",
-			rates);
+			flow_sampling_text(rates, sizeof(rates), s->flows, s->n_flows));
 	}
 	/* Two windows in one table: say which column covers which. */
 	if (a) {
