@@ -170,6 +170,61 @@ static const char *opt_text, *opt_meant;
 static bool opt_whole;
 
 /*
+ * Options that take a value, as given so far in this parse: a second value
+ * would silently replace the first (--ipfix A --ipfix B sent to B alone,
+ * -i eth0 -i eth1 watched eth1), so it is refused, but for the options
+ * that add one more each time.
+ */
+#define OPT_GIVEN_MAX 64
+static struct {
+	int opt;
+	const char *text, *value;
+} opt_given[OPT_GIVEN_MAX];
+static size_t n_opt_given;
+static int opt_twice = -1;  /* the slot of the first of an option given twice, else -1 */
+static bool opt_twice_list; /* and that option takes a list */
+
+static const char *const opt_repeatable[] = {"pcap", "path", "mirror-session"};
+/* Options whose one value is a list: the refusal says how to give both. */
+static const char *const opt_lists[] = {"interfaces", "uplinks"};
+
+static bool name_in(const struct option *o, const char *const *names, size_t n)
+{
+	for (size_t i = 0; o && i < n; i++)
+		if (!strcmp(o->name, names[i]))
+			return true;
+	return false;
+}
+
+static const struct option *option_of(const struct option *longopts, int opt)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (o->val == opt && !o->flag)
+			return o;
+	return NULL;
+}
+
+/* Whether opt, just returned with optarg, was given a value before. */
+static bool given_twice(const struct option *longopts, int opt)
+{
+	const struct option *o = option_of(longopts, opt);
+
+	if (!optarg || name_in(o, opt_repeatable, sizeof(opt_repeatable) / sizeof(*opt_repeatable)))
+		return false;
+	for (size_t i = 0; i < n_opt_given; i++) {
+		if (opt_given[i].opt == opt) {
+			opt_twice = (int)i;
+			opt_twice_list =
+			    name_in(o, opt_lists, sizeof(opt_lists) / sizeof(*opt_lists));
+			return true;
+		}
+	}
+	if (n_opt_given < OPT_GIVEN_MAX)
+		opt_given[n_opt_given++] = (typeof(opt_given[0])){opt, opt_text, optarg};
+	return false;
+}
+
+/*
  * The long option that "--name" abbreviates, the first of several; NULL
  * when none begins so. *whole: one is spelt so (and NULL is returned).
  */
@@ -196,20 +251,29 @@ int opt_getopt(int argc, char **argv, const char *shortopts, const struct option
 	int opt;
 
 	opterr = 0; /* opt_bad() says it, in one line */
+	if (optind <= 1)
+		n_opt_given = 0; /* a new parse */
 	opt = getopt_long(argc, argv, shortopts, longopts, NULL);
 	opt_text = opt_meant = NULL;
 	opt_whole = false;
+	opt_twice = -1;
 	if (opt == -1)
 		return opt;
 	/* A value in the next element leaves optarg pointing at it. */
 	opt_text = argv[optind - 1];
 	if (optarg && optarg == argv[optind - 1] && optind >= 2)
 		opt_text = argv[optind - 2];
-	if (strncmp(opt_text, "--", 2))
-		return opt;
-	/* '?' here: no option begins so, several do, or one without a value was given one. */
-	opt_meant = abbreviated(opt_text + 2, strcspn(opt_text + 2, "="), longopts, &opt_whole);
-	return opt_meant ? '?' : opt;
+	if (!strncmp(opt_text, "--", 2)) {
+		/* '?' here: no option begins so, several do, or one without a value was given one.
+		 */
+		opt_meant =
+		    abbreviated(opt_text + 2, strcspn(opt_text + 2, "="), longopts, &opt_whole);
+		if (opt_meant)
+			return '?';
+	}
+	if (opt != '?' && opt != ':' && given_twice(longopts, opt))
+		return '?';
+	return opt;
 }
 
 int opt_bad(const char *cmd, int opt, char **argv)
@@ -217,7 +281,15 @@ int opt_bad(const char *cmd, int opt, char **argv)
 	const char *arg = opt_text ? opt_text : argv[optind - 1];
 	int len = strcspn(arg, "=");
 
-	if (opt_meant)
+	if (opt_twice >= 0 && opt_twice_list)
+		fp_err("%s: option '%.*s' is given twice; give its list once: %.*s %s,%s", cmd, len,
+		       arg, len, arg, opt_given[opt_twice].value, optarg);
+	else if (opt_twice >= 0)
+		fp_err(
+		    "%s: option '%.*s' is given twice ('%s', then '%s'); it takes one value; see "
+		    "'fabprobe %s --help'",
+		    cmd, len, arg, opt_given[opt_twice].value, optarg, cmd);
+	else if (opt_meant)
 		fp_err("%s: unknown option '%.*s' (did you mean --%s?); see 'fabprobe %s --help'",
 		       cmd, len, arg, opt_meant, cmd);
 	else if (opt == '?' && opt_whole && arg[len] == '=')
