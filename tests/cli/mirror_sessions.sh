@@ -4,7 +4,8 @@
 # crafted ERSPAN III captures whose queue pairs and copies the generator
 # knows: one session copying a QP at ingress and at egress is two flows on
 # one path, and one QP, which never collides with itself; a path's name
-# is its own; a capture of copies alone is the collector's link.
+# is its own; a capture of copies alone is the collector's link; a bundle
+# of copies that carried no RoCE says why.
 set -u
 . "$(dirname "$0")/../lib/cli.sh"
 
@@ -68,6 +69,41 @@ check "--path erspan:5 beside session 5: the session is erspan:5@192.0.2.1" \
 check "--path of copies alone: out of the group, which is up1 and erspan:5" \
 	eq "$(report "$tmp/coll.json" "([p['flows'] for p in r['paths'] if p['name'] == 'collector'], [g['paths'] for g in r['groups']])")" \
 	"([0], [['up1', 'erspan:5']])"
+
+# A bundle from a mirror feed that brought no RoCE says why (it said RoCE
+# offloaded to a NIC is unseen, "see switch mirrors", and "--uplinks"): the
+# switch truncated its copies before the BTH, or copied no RoCE at all.
+cat >"$tmp/nobth.py" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests/lib")
+import inject
+out, cut, dport = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with open(out, "wb") as w:
+    w.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for n in range(40):
+        f = inject.write_only6("fd00::1", "fd00::2", 50000, 17, n)[:cut]
+        f = f[:56] + struct.pack("!H", dport) + f[58:]
+        f = inject.erspan3(f, 5, n, "192.0.2.1", "192.0.2.100")
+        w.write(struct.pack("<IIII", 1700000000, n * 1000, len(f), len(f)) + f)
+PY
+python3 "$tmp/nobth.py" "$tmp/cut.pcap" 64 4791
+python3 "$tmp/nobth.py" "$tmp/udp.pcap" 200 5000
+for c in cut udp; do
+	rm -rf "$tmp/$c" && mkdir "$tmp/$c"
+	"$FABPROBE" capture --pcap "$tmp/$c.pcap" -o "$tmp/$c.tar.gz" 2>/dev/null
+	tar -xzf "$tmp/$c.tar.gz" -C "$tmp/$c"
+done
+check "copies cut before the BTH: the findings count them" \
+	grep -qx 'FINDINGS: none, as nothing was observed: no RoCE traffic: 40 frames from .*cut.pcap (40 of them switch mirror copies), none of them RoCEv2 with a whole BTH: 40 cut short before it.' "$tmp/cut/summary.txt"
+check "copies cut before the BTH: the hint is the mirror's truncation, not a NIC's offload" \
+	sh -c "grep -q 'a switch mirror session that truncates its copies' '$tmp/cut/summary.txt' &&
+	       ! grep -q 'offloaded' '$tmp/cut/summary.txt'"
+check "copies of no RoCE: the hint is what the sessions copy" \
+	sh -c "grep -qx 'FINDINGS: none, as nothing was observed: no RoCE traffic: 40 frames from .*udp.pcap (40 of them switch mirror copies), none of them RoCEv2.' '$tmp/udp/summary.txt' &&
+	       grep -q 'Switch mirror copies (ERSPAN or GRE, decapsulated here) arrived, but none carried RoCEv2' '$tmp/udp/summary.txt'"
+check "copies of no RoCE: no advice to name uplink captures" \
+	sh -c "grep -qx 'PATHS: none: each switch mirror session is a path once its copies carry RoCE with a whole BTH, and none did' '$tmp/udp/summary.txt' &&
+	       grep -q 'each switch mirror session is a path once its copies carry RoCE' '$tmp/udp/report.html'"
 
 # Given names are refused against each other before the run (bad_input.sh
 # has the rest).

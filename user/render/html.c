@@ -332,7 +332,7 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 	fprintf(out, "<h2>Over time</h2>\n");
 	line_chart(out, series, &load);
 	line_chart(out, series, &ecn);
-	flows_chart(out, a, r->no_paths);
+	flows_chart(out, a, report_no_paths(r));
 	paths_table(out, a);
 	flows_table(out, r);
 	if (r->nic)

@@ -149,6 +149,22 @@ void summary_provenance(FILE *out, const struct provenance *p)
 
 const char *report_unseen_hint(const struct report *r)
 {
+	const __u64 *t = r->snap->totals;
+
+	/* RoCE that was there, cut short: a mirror or a capture that keeps too little. */
+	if (r->src->every_packet && t[FP_CNT_ROCE_CUT] + t[FP_CNT_MIRROR_ROCE_CUT])
+		return "This is not a clean bill of health. RoCE was there, but its frames "
+		       "ended before the BTH (the RoCE header that names the queue pair), so "
+		       "there was no flow to count: a switch mirror session that truncates its "
+		       "copies (raise its truncation length: RoCE over IPv6 needs the mirrored "
+		       "packet's first 74 bytes, more with VLAN tags or VXLAN) or a capture's "
+		       "snap length (docs/mirror.md, \"Truncated copies\").";
+	/* A collector fed by mirror sessions: the mirror works, what it copies does not. */
+	if (r->src->every_packet && t[FP_CNT_MIRRORED])
+		return "This is not a clean bill of health. Switch mirror copies (ERSPAN or "
+		       "GRE, decapsulated here) arrived, but none carried RoCEv2 on the RoCE UDP "
+		       "port (4791, or --roce-port): check on the switches which ports, "
+		       "direction and filter the mirror sessions copy.";
 	if (r->src->finite && r->src->every_packet)
 		return "This is not a clean bill of health. The capture holds no RoCEv2 on the "
 		       "RoCE UDP port (4791, or --roce-port): check where it was taken and its "
@@ -182,11 +198,31 @@ const char *report_unseen(const struct report *r, char *buf, size_t len)
 	} else if (!t[FP_CNT_FRAMES]) {
 		snprintf(buf, len, "no frames at all came from %s", r->src->what);
 	} else {
-		snprintf(buf, len, "no RoCE traffic: %llu frames from %s, none of them RoCEv2%s",
-			 (unsigned long long)t[FP_CNT_FRAMES], r->src->what,
+		__u64 cut = t[FP_CNT_ROCE_CUT] + t[FP_CNT_MIRROR_ROCE_CUT];
+		char copies[64] = "", cut_short[64] = "";
+
+		if (t[FP_CNT_MIRRORED])
+			snprintf(copies, sizeof(copies), " (%llu of them switch mirror copies)",
+				 (unsigned long long)t[FP_CNT_MIRRORED]);
+		if (cut)
+			snprintf(cut_short, sizeof(cut_short),
+				 " with a whole BTH: %llu cut short before it",
+				 (unsigned long long)cut);
+		snprintf(buf, len,
+			 "no RoCE traffic: %llu frames from %s%s, none of them RoCEv2%s%s",
+			 (unsigned long long)t[FP_CNT_FRAMES], r->src->what, copies, cut_short,
 			 nic_read ? " (the NIC counters beside them were read)" : "");
 	}
 	return buf;
+}
+
+const char *report_no_paths(const struct report *r)
+{
+	/* A mirror session is a path once a flow comes in it: naming uplinks would not help. */
+	if (r->snap->totals[FP_CNT_MIRRORED] && !r->snap->totals[FP_CNT_ROCE])
+		return "each switch mirror session is a path once its copies carry RoCE with a "
+		       "whole BTH, and none did";
+	return r->no_paths;
 }
 
 const struct alert_entry *report_cleared(const struct alert_log *log, size_t *i)
@@ -258,7 +294,7 @@ void summary_text(FILE *out, const struct report *r, double duration_s)
 	}
 	summary_cleared(out, r->log);
 	/* Balance and collisions are per path: say why there are none, and how to name them. */
-	if (!a->n_paths && r->no_paths)
-		fprintf(out, "PATHS: none: %s\n\n", r->no_paths);
+	if (!a->n_paths && report_no_paths(r))
+		fprintf(out, "PATHS: none: %s\n\n", report_no_paths(r));
 	report_text(out, r);
 }

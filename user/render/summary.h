@@ -29,6 +29,8 @@ const struct alert_entry *report_cleared(const struct alert_log *log, size_t *i)
 const char *report_cleared_when(char *buf, size_t len, const struct alert_entry *e);
 /* Why that can be for this kind of input, and where the README says so. */
 const char *report_unseen_hint(const struct report *r);
+/* Why a bundle has no paths: the report's no_paths, or that its mirror copies carried no RoCE. */
+const char *report_no_paths(const struct report *r);
 /*
  * Two lines: "host: gpu7, fabprobe 71254ba, started 2026-11-30T00:10:39Z",
  * then the command as a shell would take it back.
