@@ -23,11 +23,13 @@ const struct nic_pfc_desc nic_pfc_fields[NIC_PFC_FIELD_MAX] = {
 			  "TXPAUSE", "PFC pause frames sent for the priority"},
     [NIC_PFC_RX_PAUSE_US] = {"rx_prio%u_pause_duration", "rx_pause_duration_us",
 			     "fabprobe_nic_pfc_rx_pause_seconds_total", "RXPAUSE_US",
-			     "time the peer kept the priority paused (counted in microseconds)"},
+			     "seconds the peer kept the priority paused (the driver counts "
+			     "microseconds)"},
     [NIC_PFC_TX_PAUSE_US] =
 	{"tx_prio%u_pause_duration", "tx_pause_duration_us",
 	 "fabprobe_nic_pfc_tx_pause_seconds_total", "TXPAUSE_US",
-	 "time this NIC kept the peer paused on the priority (counted in microseconds)"},
+	 "seconds this NIC kept the peer paused on the priority (the driver counts "
+	 "microseconds)"},
     [NIC_PFC_RX_TRANSITIONS] = {"rx_prio%u_pause_transition", "rx_pause_transitions",
 				"fabprobe_nic_pfc_rx_pause_transitions_total", "RXTRANS",
 				"XOFF/XON transitions received for the priority"},
