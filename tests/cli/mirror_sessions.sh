@@ -47,6 +47,12 @@ check "one QP at ingress and egress: two flows on erspan:5, both elephants (copi
 check "one QP at ingress and egress: no elephant_collision" \
 	eq "$(alerts "$tmp/one.json" | grep -c elephant_collision)" 0
 
+# The text report's rows of the two copies were alike: each says its point.
+"$FABPROBE" replay "$tmp/one.pcap" >"$tmp/one.txt" 2>"$tmp/err"
+check "the text rows of QP 1 say where each was copied" \
+	eq "$(grep -E '^10\.0\.0\.1:50001 ' "$tmp/one.txt" | grep -oE '\[copied at [a-z]+\]$' | sort | tr '\n' ' ')" \
+	"[copied at egress] [copied at ingress] "
+
 # Two such QPs do collide: counted, and named, each once.
 python3 "$tmp/mirror.py" "$tmp/two.pcap" 1:5:ingress 1:5:egress 3:5:ingress 3:5:egress 2:6:ingress:16
 "$FABPROBE" replay --json "$tmp/two.pcap" >"$tmp/two.json" 2>"$tmp/err"

@@ -137,4 +137,27 @@ new_filter "qp=abc"
 check "/qp=abc: refused, as before" wait_screen "filter: 'qp=abc': want a number" 2
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- a mirror copy's detail: where the switch took it"
+# QP 1 copied by ERSPAN III session 5 at ingress and at egress: two flows
+# whose rows and header ("seen on" the capture) are alike; the detail
+# said nothing of the copy.
+python3 -I -c '
+import struct, sys
+sys.path.insert(0, sys.argv[2])
+import inject
+with open(sys.argv[1], "wb") as w:
+    w.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for n in range(100):
+        f = inject.write_only("10.0.0.1", "10.0.1.1", 50001, 1, n // 2)
+        f = inject.erspan3(f, 5, n, "192.0.2.1", "192.0.2.100", n % 2 == 0)
+        w.write(struct.pack("<IIII", 1700000000, n * 1000, len(f), len(f)) + f)
+' "$TMP/copies.pcap" "$(cd "$(dirname "$0")/../lib" && pwd)"
+start 160 40 --pcap "$TMP/copies.pcap" --speed 0 --view flows -r 1
+check "two copies of QP 1 on Flows" wait_screen "end of capture" 10
+keys Enter
+maybe_show "a copy's detail"
+check "Enter: the detail names the session, the switch and the point of the copy" \
+	wait_screen "mirror copy ERSPAN III session 5 from switch 192\.0\.2\.1, copied at (ingress|egress)" 2
+check "q exits 0" eq "$(quit_rc)" 0
+
 finish top-dashboard

@@ -153,6 +153,20 @@ const char *mirror_direction(const struct flow_key *k)
 	return NULL;
 }
 
+const char *mirror_point(char *buf, size_t len, const struct flow_key *k)
+{
+	const char *dir = mirror_direction(k);
+	__u32 index;
+
+	if (dir)
+		snprintf(buf, len, "%s", dir);
+	else if (mirror_index(k, &index))
+		snprintf(buf, len, "index %u", index);
+	else
+		return NULL;
+	return buf;
+}
+
 bool mirror_has_session(const struct flow_key *k)
 {
 	return k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III ||

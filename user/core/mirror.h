@@ -58,5 +58,11 @@ bool mirror_type_is_teb(const struct flow_key *k);
 const char *mirror_switch(char *buf, size_t len, const struct flow_key *k);
 /* "ingress", "egress" (ERSPAN III's D bit), or NULL when the copy does not say. */
 const char *mirror_direction(const struct flow_key *k);
+/*
+ * Where in its session a copy was taken, which tells apart the flows of
+ * one session that copied a packet twice: "ingress" or "egress" (type
+ * III), "index 3" (type II's Index), or NULL when the copy does not say.
+ */
+const char *mirror_point(char *buf, size_t len, const struct flow_key *k);
 
 #endif /* __FP_MIRROR_H */

@@ -735,7 +735,7 @@ void report_text(FILE *out, const struct report *rep)
 		const struct flow_record *r = &s->flows[i];
 		const struct flow_view *v = a && i < a->n_flows ? &a->flows[i] : NULL;
 		const struct flow_counters *c = &r->c;
-		char rate[32], rtx[24], gaps[24];
+		char rate[32], rtx[24], gaps[24], at[32], point[48] = "";
 
 		if (r->key.flags & FP_FLOW_VXLAN)
 			snprintf(vni, sizeof(vni), "%u", r->key.vni);
@@ -750,15 +750,19 @@ void report_text(FILE *out, const struct report *rep)
 			snprintf(rtx, sizeof(rtx), "-");
 			snprintf(gaps, sizeof(gaps), "-");
 		}
-		fprintf(out,
-			"%-*s %6s %7u %-*s %9s %9llu %10s %6llu %6llu %6llu %6llu %6s %6s  %s%s\n",
-			flow_w, flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp,
-			path_w, flow_path(rep, i), rate, (unsigned long long)c->packets,
-			fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
-			(unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
-			(unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks),
-			rtx, gaps, fmt_opcode(op, sizeof(op), c->last_opcode),
-			v && v->elephant ? " [elephant]" : "");
+		/* One session's copies at two points are two rows: say which is which. */
+		if (mirror_point(at, sizeof(at), &r->key))
+			snprintf(point, sizeof(point), " [copied at %s]", at);
+		fprintf(
+		    out,
+		    "%-*s %6s %7u %-*s %9s %9llu %10s %6llu %6llu %6llu %6llu %6s %6s  %s%s%s\n",
+		    flow_w, flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp, path_w,
+		    flow_path(rep, i), rate, (unsigned long long)c->packets,
+		    fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
+		    (unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
+		    (unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks), rtx,
+		    gaps, fmt_opcode(op, sizeof(op), c->last_opcode),
+		    v && v->elephant ? " [elephant]" : "", point);
 	}
 	if (n < s->n_flows)
 		fprintf(out, "... %s (%s shows all)\n",

@@ -175,6 +175,25 @@ static void draw(struct ui *u, struct vstate *vs, int y0, int height)
 	     fmt_endpoint(src, sizeof(src), k->src, v6, k->sport),
 	     fmt_endpoint(dst, sizeof(dst), k->dst, v6, k->dport), k->dest_qp,
 	     vni_text(vni, sizeof(vni), k), iface_name(u, k->ifindex), fmt_dir(k->dir));
+	/* The header's interface is the collector's: say where the switch took the copy. */
+	if (k->mirror) {
+		static const char *const types[] = {"", "ERSPAN I", "ERSPAN II", "ERSPAN III",
+						    "GRE TEB"};
+		char sw[48], at[32], session[24] = "";
+
+		if (mirror_has_session(k))
+			snprintf(session, sizeof(session), " %s %u",
+				 k->mirror == FP_MIRROR_ERSPAN_II ||
+					 k->mirror == FP_MIRROR_ERSPAN_III
+				     ? "session"
+				     : "key",
+				 mirror_session_id(k));
+		line(&l, 0, A_NORMAL, "mirror copy %s%s from switch %s%s%s",
+		     k->mirror < sizeof(types) / sizeof(types[0]) ? types[k->mirror] : "?", session,
+		     mirror_switch(sw, sizeof(sw), k),
+		     mirror_point(at, sizeof(at), k) ? ", copied at " : "",
+		     mirror_point(at, sizeof(at), k) ? at : "");
+	}
 	if (f < 0) {
 		line(&l, 0, ui_attr(u, R_WARN),
 		     "not in the latest snapshot: evicted from the flow table or gone");
