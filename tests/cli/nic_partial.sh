@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# A recorded NIC tree with parts missing or garbled (tests/fixtures/nic/mlx5,
+# copied and broken here): fabprobe nic still reports the rest, exit 0,
+# never a crash, and the one line it writes on stderr at the first read
+# says what is missing. It counted the ports and netdevs only, so with
+# --json an empty QP table or a netdev without statistics went unsaid.
+set -u
+. "$(dirname "$0")/../lib/cli.sh"
+TREE=$(dirname "$0")/../fixtures/nic/mlx5
+
+# run NAME: fabprobe nic --json over $tmp/NAME, its status in $rc.
+run() {
+	"$FABPROBE" nic --nic-root "$tmp/$1" --json -r 0.1 >"$tmp/$1.json" 2>"$tmp/$1.err"
+	rc=$?
+}
+
+cp -r "$TREE" "$tmp/noqp"
+rm "$tmp/noqp/rdma-res-qp.json"
+run noqp
+check "no QP table: exit 0, the counters reported" \
+	sh -c "[ $rc -eq 0 ] && grep -q '\"np_cnp_sent\":5120' '$tmp/noqp.json'"
+check "no QP table: one stderr line, which says so" \
+	sh -c "[ \$(wc -l <'$tmp/noqp.err') -eq 1 ] &&
+	       grep -q '^fabprobe: reading NIC counters: 2 RDMA ports, 2 netdevs; no QP table (cannot read .*rdma-res-qp.json: No such file or directory)\$' '$tmp/noqp.err'"
+
+cp -r "$TREE" "$tmp/cutqp"
+head -c 300 "$TREE/rdma-res-qp.json" >"$tmp/cutqp/rdma-res-qp.json"
+run cutqp
+check "a QP table cut short: exit 0, one stderr line naming the file and the fault" \
+	sh -c "[ $rc -eq 0 ] && [ \$(wc -l <'$tmp/cutqp.err') -eq 1 ] &&
+	       grep -q 'no QP table (.*rdma-res-qp.json: not what .rdma -j res show qp. prints: ' '$tmp/cutqp.err'"
+
+cp -r "$TREE" "$tmp/noeth"
+printf 'garbage\n\001\377\n' >"$tmp/noeth/ethtool/ens1f0np0"
+run noeth
+check "ethtool text garbled: exit 0, one stderr line naming the netdev" \
+	sh -c "[ $rc -eq 0 ] && [ \$(wc -l <'$tmp/noeth.err') -eq 1 ] &&
+	       grep -q '; no statistics of 1 netdev (ens1f0np0: .*ethtool/ens1f0np0 has no \"NAME: VALUE\" lines)\$' '$tmp/noeth.err'"
+check "... and the other netdev's PFC still reported" \
+	python3 -I -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not [p for p in d["pfc"] if p["netdev"] == "ens1f1np1" and p["priority"] == 3 and p["rx_pause"] == 1500])' "$tmp/noeth.json"
+
+run_whole() { "$FABPROBE" nic --nic-root "$TREE" -r 0.1 >/dev/null 2>"$tmp/whole.err"; }
+run_whole
+check "a whole tree: the line as it was" \
+	grep -qx 'fabprobe: reading NIC counters: 2 RDMA ports, 2 netdevs' "$tmp/whole.err"
+
+finish nic-partial
