@@ -404,6 +404,7 @@ static const struct nic_opts *nic_beside(struct cli_source *cs)
 		cs->nic_netdevs[o->n_netdevs++] = lo->uplinks[i];
 	o->netdevs = cs->nic_netdevs;
 	o->only_named = o->n_netdevs > 0;
+	o->all_if_none_named = true;
 	return o;
 }
 

@@ -245,8 +245,9 @@ enum {
 	}
 #define OPT_NIC_HELP                                                                               \
 	"NIC counters beside the flows (alone: the whole input):\n"                                \
-	"      --nic                this host's RDMA NICs (those on -i/--uplinks when given):\n"   \
-	"                           hw_counters, ethtool and PFC per priority, the QP table\n"     \
+	"      --nic                this host's RDMA NICs (those on -i/--uplinks if one has\n"     \
+	"                           one, else all): hw_counters, ethtool and PFC per\n"            \
+	"                           priority, the QP table\n"                                      \
 	"      --nic-root DIR       a recorded NIC tree instead (docs/nic.md), re-read at\n"       \
 	"                           every refresh; a bundle's nic/ directory is one\n"
 

@@ -257,6 +257,7 @@ int nic_init(struct nic_state *s, const struct nic_opts *o)
 {
 	memset(s, 0, sizeof(*s));
 	s->only_named = o && o->only_named;
+	s->all_if_none_named = o && o->all_if_none_named;
 	if (o && o->root && o->root[0]) {
 		s->root = strdup(o->root);
 		if (!s->root)
@@ -457,6 +458,12 @@ static bool named(const struct nic_state *s, const char *netdev)
 static void keep_named_ports(const struct nic_state *s, struct nic_port *ports, size_t *n)
 {
 	size_t out = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < *n && !any; i++)
+		any = named(s, ports[i].netdev);
+	if (!any && s->all_if_none_named)
+		return;
 
 	for (size_t i = 0; i < *n; i++) {
 		if (!named(s, ports[i].netdev)) {
@@ -500,7 +507,12 @@ static int refresh_ports(struct nic_state *s, double interval_s)
 	s->ports = fresh;
 	s->n_ports = n;
 	s->cap_ports = cap;
-	snprintf(s->info, sizeof(s->info), "%s", devices && n ? "" : NIC_NO_RDMA);
+	if (devices && !n && s->only_named) /* devices, on none of the netdevs named */
+		snprintf(s->info, sizeof(s->info),
+			 "no RDMA port on the netdevs named (%d RDMA device%s on others)", devices,
+			 devices == 1 ? "" : "s");
+	else
+		snprintf(s->info, sizeof(s->info), "%s", n ? "" : NIC_NO_RDMA);
 	return 0;
 }
 

@@ -156,13 +156,20 @@ struct nic_opts {
 	 * left out, and a recorded tree's other ethtool files are not read.
 	 */
 	bool only_named;
+	/*
+	 * Beside packets (-i, --uplinks of top, capture, export): when none of
+	 * the named netdevs has an RDMA port (a mirror port, a veth), every
+	 * RDMA port is read after all, the host's NICs beside its mirror feed.
+	 */
+	bool all_if_none_named;
 };
 
 struct nic_state {
 	char *root; /* NULL when live */
 	char **extra_netdevs;
 	int n_extra_netdevs;
-	bool only_named; /* nic_opts.only_named */
+	bool only_named;	/* nic_opts.only_named */
+	bool all_if_none_named; /* nic_opts.all_if_none_named */
 
 	struct nic_port *ports; /* sorted by device, port */
 	size_t n_ports, cap_ports;
