@@ -1112,6 +1112,31 @@ static void test_mirror_types_one_number_two_names(void **state)
 }
 
 /*
+ * A type II and a type III session 5 of one switch (and a keyed type I
+ * and a GRE TEB copy with one key) have one name: they are one path, as
+ * a name is one path's. They were two paths both named erspan:5, two
+ * Prometheus series with one label set.
+ */
+static void test_mirror_types_one_switch_one_path(void **state)
+{
+	(void)state;
+	add_mirror(50001, 5, "10.9.0.1");
+	add_mirror(50002, 5, "10.9.0.1")->key.mirror = FP_MIRROR_ERSPAN_III;
+	add_mirror(50003, 7, "10.9.0.1")->key.mirror = FP_MIRROR_ERSPAN_I;
+	fx.flows[2].key.flags |= FP_FLOW_MIRROR_KEY;
+	add_mirror(50004, 7, "10.9.0.1")->key.mirror = FP_MIRROR_GRE_TEB;
+	fx.flows[3].key.flags |= FP_FLOW_MIRROR_KEY;
+	analyse(1.0);
+	assert_int_equal(fx.an.n_paths, 4);
+	assert_string_equal(fx.an.paths[2].name, "erspan:5");
+	assert_string_equal(fx.an.paths[3].name, "gre:7");
+	assert_int_equal(fx.an.paths[2].flows, 2);
+	assert_int_equal(fx.an.paths[3].flows, 2);
+	assert_int_equal(fx.an.flows[0].path, fx.an.flows[1].path);
+	assert_int_equal(fx.an.flows[2].path, fx.an.flows[3].path);
+}
+
+/*
  * Each mirror session is a path after the uplinks, in the order of its
  * largest flow, named by --mirror-session or type and number; two switches
  * with one number name both sessions with their switch, the first one
@@ -1820,6 +1845,7 @@ int main(void)
 	    T(test_groups_balance_apart),
 	    T(test_mirror_sessions_are_paths),
 	    T(test_mirror_types_one_number_two_names),
+	    T(test_mirror_types_one_switch_one_path),
 	    T(test_mirror_index_one_path),
 	    T(test_mirror_copies_at_two_points_collide_once),
 	    T(test_mirror_session_names_are_distinct),

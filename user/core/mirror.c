@@ -102,11 +102,15 @@ const char *mirror_given_name(const struct mirror_names *m, const struct flow_ke
 __u32 flow_point_id(const struct flow_key *k)
 {
 	/*
-	 * A session is its type, number or key, and switch: hashed as three
-	 * words. Not type II's Index: the session's ports are one path.
+	 * A session is its number or key, its switch, and whether it is ERSPAN
+	 * (II, III) or GRE (I, TEB): hashed as three words. Not type II's
+	 * Index: the session's ports are one path. Not the type within ERSPAN
+	 * or GRE: a type II and a type III session 5 of one switch have one
+	 * name, erspan:5, and a name is one path's (one Prometheus series).
 	 */
+	bool erspan = k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III;
 	__u32 words[3] = {mirror_session_id(k), k->mirror_src,
-			  (__u32)k->mirror << 8 | !!(k->flags & FP_FLOW_MIRROR_KEY)};
+			  (erspan ? 2U : 1U) << 8 | !!(k->flags & FP_FLOW_MIRROR_KEY)};
 
 	if (!k->mirror)
 		return k->ifindex;
