@@ -53,6 +53,11 @@ check "the text rows of QP 1 say where each was copied" \
 	eq "$(grep -E '^10\.0\.0\.1:50001 ' "$tmp/one.txt" | grep -oE '\[copied at [a-z]+\]$' | sort | tr '\n' ' ')" \
 	"[copied at egress] [copied at ingress] "
 
+check "the PATH table says a session's counts are of copies" \
+	grep -q '^mirror sessions count copies: a packet a session copies at two points' "$tmp/one.txt"
+"$FABPROBE" replay --path "up1=$PCAPS/rdma_write_bw.pcap" >"$tmp/bare.txt" 2>"$tmp/err"
+check "... and a table of no session does not" eq "$(grep -c '^mirror sessions count copies' "$tmp/bare.txt")" 0
+
 # Two such QPs do collide: counted, and named, each once.
 python3 "$tmp/mirror.py" "$tmp/two.pcap" 1:5:ingress 1:5:egress 3:5:ingress 3:5:egress 2:6:ingress:16
 "$FABPROBE" replay --json "$tmp/two.pcap" >"$tmp/two.json" 2>"$tmp/err"

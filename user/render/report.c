@@ -580,7 +580,7 @@ static int name_width(int min, const char *name)
 static void text_paths(FILE *out, const struct analysis *a)
 {
 	char rate[32], bytes[32], port[32];
-	bool named = false, ports = false;
+	bool named = false, ports = false, copies = false;
 	int path_w = 16, group_w = 12;
 
 	if (!a->n_paths)
@@ -591,6 +591,7 @@ static void text_paths(FILE *out, const struct analysis *a)
 
 		named |= p->group >= 0 && a->groups[p->group].name[0];
 		ports |= p->counters != NULL;
+		copies |= (p->ifindex & MIRROR_POINT_BIT) && p->flows;
 		/* Mirror sessions (erspan:101@192.0.2.1) and sFlow ports run long. */
 		path_w = name_width(path_w, p->name);
 		if (p->group >= 0)
@@ -624,6 +625,11 @@ static void text_paths(FILE *out, const struct analysis *a)
 			fprintf(out, " %12s %9s %4s", "-", "-", "-");
 		fputc('\n', out);
 	}
+	/* docs/mirror.md: a session's counts are of what it delivered. */
+	if (copies)
+		fprintf(out,
+			"mirror sessions count copies: a packet a session copies at two points "
+			"(ingress and egress, two ports) is two flows and counts twice\n");
 	if (named || a->n_groups > 1) {
 		for (int g = 0; g < a->n_groups; g++) {
 			const struct path_group *pg = &a->groups[g];
