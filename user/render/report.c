@@ -6,6 +6,7 @@
 #include "core/roce_sport.h"
 #include "core/series.h"
 #include "render/report.h"
+#include "render/report_mirror.h"
 #include "render/report_nic.h"
 #include "util/format.h"
 #include "util/json.h"
@@ -52,52 +53,6 @@ static void json_vni(struct json *j, const struct flow_key *k)
 static void json_time(struct json *j, const char *key, __u64 ns, __s64 offset_ns)
 {
 	json_kv_double(j, key, (double)((__s64)ns + offset_ns) / 1e9, 6);
-}
-
-/*
- * The mirror session a copied flow came in: its type (1-3 for ERSPAN, "teb"),
- * session number or GRE key, switch and direction; null on the wire.
- */
-static void json_mirror(struct json *j, const struct flow_key *k)
-{
-	const char *dir = mirror_direction(k);
-	bool erspan = k->mirror == FP_MIRROR_ERSPAN_II || k->mirror == FP_MIRROR_ERSPAN_III;
-	char sw[48];
-	__u32 index;
-
-	json_key(j, "mirror");
-	if (!k->mirror) {
-		json_null(j);
-		return;
-	}
-	json_obj_begin(j);
-	json_key(j, "type");
-	if (mirror_type_is_teb(k))
-		json_str(j, "teb");
-	else
-		json_u64(j, k->mirror);
-	json_key(j, "session");
-	if (erspan)
-		json_u64(j, mirror_session_id(k));
-	else
-		json_null(j);
-	json_key(j, "index");
-	if (mirror_index(k, &index))
-		json_u64(j, index);
-	else
-		json_null(j);
-	json_key(j, "key");
-	if (!erspan && (k->flags & FP_FLOW_MIRROR_KEY))
-		json_u64(j, k->mirror_id);
-	else
-		json_null(j);
-	json_kv_str(j, "switch", mirror_switch(sw, sizeof(sw), k));
-	json_key(j, "direction");
-	if (dir)
-		json_str(j, dir);
-	else
-		json_null(j);
-	json_obj_end(j);
 }
 
 /* A flow counter, or null where the input cannot know it (sampled flows). */
@@ -209,7 +164,7 @@ static void json_flow(struct json *j, const struct report *rep, const struct flo
 		json_str(j, pt->name);
 	else
 		json_null(j);
-	json_mirror(j, k);
+	report_json_mirror(j, k);
 	if (v) {
 		json_kv_double(j, "bps", v->bps, 0);
 		json_kv_double(j, "pps", v->pps, 1);
@@ -580,7 +535,7 @@ static int name_width(int min, const char *name)
 static void text_paths(FILE *out, const struct analysis *a)
 {
 	char rate[32], bytes[32], port[32];
-	bool named = false, ports = false, copies = false;
+	bool named = false, ports = false;
 	int path_w = 16, group_w = 12;
 
 	if (!a->n_paths)
@@ -591,7 +546,6 @@ static void text_paths(FILE *out, const struct analysis *a)
 
 		named |= p->group >= 0 && a->groups[p->group].name[0];
 		ports |= p->counters != NULL;
-		copies |= (p->ifindex & MIRROR_POINT_BIT) && p->flows;
 		/* Mirror sessions (erspan:101@192.0.2.1) and sFlow ports run long. */
 		path_w = name_width(path_w, p->name);
 		if (p->group >= 0)
@@ -625,11 +579,7 @@ static void text_paths(FILE *out, const struct analysis *a)
 			fprintf(out, " %12s %9s %4s", "-", "-", "-");
 		fputc('\n', out);
 	}
-	/* docs/mirror.md: a session's counts are of what it delivered. */
-	if (copies)
-		fprintf(out,
-			"mirror sessions count copies: a packet a session copies at two points "
-			"(ingress and egress, two ports) is two flows and counts twice\n");
+	report_copies_note(out, a);
 	if (named || a->n_groups > 1) {
 		for (int g = 0; g < a->n_groups; g++) {
 			const struct path_group *pg = &a->groups[g];
@@ -741,7 +691,7 @@ void report_text(FILE *out, const struct report *rep)
 		const struct flow_record *r = &s->flows[i];
 		const struct flow_view *v = a && i < a->n_flows ? &a->flows[i] : NULL;
 		const struct flow_counters *c = &r->c;
-		char rate[32], rtx[24], gaps[24], at[32], point[48] = "";
+		char rate[32], rtx[24], gaps[24], at[48];
 
 		if (r->key.flags & FP_FLOW_VXLAN)
 			snprintf(vni, sizeof(vni), "%u", r->key.vni);
@@ -756,9 +706,6 @@ void report_text(FILE *out, const struct report *rep)
 			snprintf(rtx, sizeof(rtx), "-");
 			snprintf(gaps, sizeof(gaps), "-");
 		}
-		/* One session's copies at two points are two rows: say which is which. */
-		if (mirror_point(at, sizeof(at), &r->key))
-			snprintf(point, sizeof(point), " [copied at %s]", at);
 		fprintf(
 		    out,
 		    "%-*s %6s %7u %-*s %9s %9llu %10s %6llu %6llu %6llu %6llu %6s %6s  %s%s%s\n",
@@ -768,7 +715,8 @@ void report_text(FILE *out, const struct report *rep)
 		    (unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
 		    (unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks), rtx,
 		    gaps, fmt_opcode(op, sizeof(op), c->last_opcode),
-		    v && v->elephant ? " [elephant]" : "", point);
+		    v && v->elephant ? " [elephant]" : "",
+		    report_copied_at(at, sizeof(at), &r->key));
 	}
 	if (n < s->n_flows)
 		fprintf(out, "... %s (%s shows all)\n",
