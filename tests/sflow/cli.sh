@@ -124,6 +124,44 @@ import json, sys
 t = json.load(open(sys.argv[1]))["totals"]
 sys.exit((t["sflow_datagrams"], t["skipped_frames"], t.get("sflow_skipped_protocol"),
           t.get("sflow_skipped_untracked"), t["frames"]) != (2, 2, 1, 0, 0))' "$tmp/skipped.json"
+# Flow samples no agent sends: sampling rate 0, and a frame length near
+# 4 GB. Refused and counted (not taken as rate 1, not run); the datagrams'
+# sequence then jumps 2^30 ahead: a reset, not a billion datagrams lost.
+python3 - "$tmp/badsamples.pcap" <<'PY'
+import struct, sys
+
+def flow_sample(seq, rate, frame_length):
+    header = bytes(range(64))
+    rec = struct.pack(">IIII", 1, frame_length, 4, len(header)) + header
+    body = struct.pack(">IIIIIIII", seq, 49, rate, rate, 0, 49, 50, 1)
+    body += struct.pack(">II", 1, len(rec)) + rec
+    return struct.pack(">II", 1, len(body)) + body
+
+def datagram(seq, sample):
+    return struct.pack(">II4sIIII", 5, 1, bytes([192, 0, 2, 7]), 0, seq, 1000 + seq % 1000, 1) + sample
+
+def udp_frame(payload):
+    udp = struct.pack(">HHHH", 40000, 6343, 8 + len(payload), 0) + payload
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                     bytes([192, 0, 2, 7]), bytes([192, 0, 2, 100])) + udp
+    return b"\x02\0\0\0\0\x02" + b"\x02\0\0\0\0\x01" + b"\x08\x00" + ip
+
+frames = [udp_frame(datagram(1, flow_sample(1, 0, 1500))),
+          udp_frame(datagram(2, flow_sample(2, 1000, 0xFFFFFFF0))),
+          udp_frame(datagram(2 + (1 << 30), flow_sample(3, 1000, 1500)))]
+out = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+for i, f in enumerate(frames):
+    out += struct.pack("<IIII", 1 + i, 0, len(f), len(f)) + f
+open(sys.argv[1], "wb").write(out)
+PY
+"$FABPROBE" replay --sflow --json "$tmp/badsamples.pcap" >"$tmp/badsamples.json" 2>/dev/null
+check "replay --sflow: rate 0 and a 4 GB frame refused as malformed samples, a 2^30 jump a reset, not loss" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+got = (t["sflow_datagrams"], t.get("sflow_malformed_samples"), t["frames"],
+       t["sflow_lost_datagrams"], t.get("sflow_sequence_resets"), t["skipped_frames"])
+print(got)
+sys.exit(got != (3, 2, 1, 0, 1, 0))' "$tmp/badsamples.json"
 # 14 leaves of 5 uplinks in the map: 70 uplinks, more than the 64 paths an
 # analysis holds. Whole groups are paths while they fit (12 of 5, and the
 # capture's own port in no group); a cut group would be judged without some

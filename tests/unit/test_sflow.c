@@ -825,6 +825,50 @@ static void test_seq_rules(void **state)
 	assert_int_not_equal(sflow_seq_init(&t, 0), 0);
 }
 
+/*
+ * A jump ahead wider than any loss could make (a corrupted sequence, an
+ * agent restarted at a random one) is a jump, not billions lost; the
+ * widest believable gap still counts in full.
+ */
+static void test_seq_jumps(void **state)
+{
+	struct sflow_addr a = sfe_ipv4("10.0.0.1");
+	struct sflow_seq_track t;
+	const struct sflow_seq_stream *st;
+	__u32 last;
+
+	(void)state;
+	assert_int_equal(sflow_seq_init(&t, 4), 0);
+	assert_int_equal(sflow_seq_update(&t, &a, 0, 1000), 0);
+	/* The tester's case: one datagram about 2^30 ahead. */
+	assert_int_equal(sflow_seq_update(&t, &a, 0, 1000 + (1u << 30)), 0);
+	/* The next one continues from there: a step of one, nothing lost. */
+	assert_int_equal(sflow_seq_update(&t, &a, 0, 1001 + (1u << 30)), 0);
+	/* Corrupted behind by 2^30 (a restart), then the real sequence again: a jump. */
+	assert_int_equal(sflow_seq_update(&t, &a, 0, 1002), 0);
+	assert_int_equal(sflow_seq_update(&t, &a, 0, 1002 + (1u << 30)), 0);
+	/* Just past the widest gap: a jump; the widest gap itself: loss. */
+	last = 1002 + (1u << 30);
+	assert_int_equal(sflow_seq_update(&t, &a, 0, last + SFLOW_SEQ_MAX_GAP + 2), 0);
+	last += SFLOW_SEQ_MAX_GAP + 2;
+	assert_int_equal(sflow_seq_update(&t, &a, 0, last + SFLOW_SEQ_MAX_GAP + 1),
+			 SFLOW_SEQ_MAX_GAP);
+	/* Across the 2^32 wrap too. */
+	assert_int_equal(sflow_seq_update(&t, &a, 1, 0xFFFFFFF0u), 0);
+	assert_int_equal(sflow_seq_update(&t, &a, 1, 0xFFFFFFF0u + SFLOW_SEQ_MAX_GAP + 2), 0);
+	assert_int_equal(sflow_seq_update(&t, &a, 1, 0xFFFFFFF0u + SFLOW_SEQ_MAX_GAP + 12), 9);
+
+	st = sflow_seq_find(&t, &a, 0);
+	assert_non_null(st);
+	assert_int_equal(st->jumps, 3);
+	assert_int_equal(st->restarts, 1);
+	assert_int_equal(st->lost, SFLOW_SEQ_MAX_GAP);
+	assert_int_equal(sflow_seq_find(&t, &a, 1)->jumps, 1);
+	assert_int_equal(t.jumps, 4);
+	assert_int_equal(t.lost, SFLOW_SEQ_MAX_GAP + 9);
+	sflow_seq_free(&t);
+}
+
 /* Many streams: each one's gaps are its own. */
 static void test_seq_many_streams(void **state)
 {
@@ -869,6 +913,7 @@ int main(void)
 	    cmocka_unit_test(test_stats_accumulate),
 	    cmocka_unit_test(test_encoder_overflow),
 	    cmocka_unit_test(test_seq_rules),
+	    cmocka_unit_test(test_seq_jumps),
 	    cmocka_unit_test(test_seq_many_streams),
 	};
 

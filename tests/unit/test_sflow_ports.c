@@ -228,6 +228,56 @@ static void test_scale_and_merge(void **state)
 	assert_int_equal(recs[1].samples, 1);
 }
 
+/*
+ * Rates near 2^32 on 64 KB frames: the estimates of one flow reach 2^64 in
+ * 2^16 samples, and two parts of a flow at two rates add past it. They are
+ * held at 2^64 - 1, never wrapped to a small count, and said.
+ */
+static void test_scale_saturates(void **state)
+{
+	struct flow_record recs[3] = {};
+	struct snapshot s = {.flows = recs, .n_flows = 3, .cap = 3};
+	struct sflow_port p49 = {.value = 49};
+	__u32 a, b;
+
+	(void)state;
+	a = sflow_ports_rate_id(&t, &leaf1, &p49, UINT32_MAX);
+	b = sflow_ports_rate_id(&t, &leaf1, &p49, UINT32_MAX - 1);
+	/* Flow 7: 65536 samples of 65601 bytes at each rate; flow 8: one small sample. */
+	recs[0].key.dest_qp = 7;
+	recs[0].key.ifindex = a;
+	recs[0].c = (struct flow_counters){.packets = 65536, .bytes = 65536ULL * 65601};
+	recs[1].key.dest_qp = 7;
+	recs[1].key.ifindex = b;
+	recs[1].c = (struct flow_counters){.packets = 1u << 31, .bytes = 1000};
+	recs[2].key.dest_qp = 8;
+	recs[2].key.ifindex = a;
+	recs[2].c = (struct flow_counters){.packets = 1, .bytes = 1000};
+	assert_int_equal(sflow_ports_scale(&t, &s), 0);
+	assert_int_equal(s.n_flows, 2);
+	assert_int_equal(recs[0].samples, 65536 + (1u << 31));
+	/* 65536 * 65601 * (2^32 - 1) is past 2^64; 2^31 * (2^32 - 2) + 65536 * (2^32 - 1) is not.
+	 */
+	assert_true(recs[0].c.bytes == UINT64_MAX);
+	assert_true(recs[0].c.packets ==
+		    (1ULL << 31) * (UINT32_MAX - 1ULL) + 65536ULL * UINT32_MAX);
+	assert_true(recs[0].rate >= UINT32_MAX - 1);
+	assert_true(recs[1].c.bytes == 1000ULL * UINT32_MAX);
+	assert_int_equal(t.saturated, 1);
+
+	/* Two parts each past half of 2^64 add to the most, not to less than either. */
+	recs[0] = (struct flow_record){.key = {.dest_qp = 9, .ifindex = a},
+				       .c = {.packets = 1ULL << 32, .bytes = 1ULL << 33}};
+	recs[1] = (struct flow_record){.key = {.dest_qp = 9, .ifindex = b},
+				       .c = {.packets = 1ULL << 32, .bytes = 1ULL << 33}};
+	s.n_flows = 2;
+	assert_int_equal(sflow_ports_scale(&t, &s), 0);
+	assert_int_equal(s.n_flows, 1);
+	assert_true(recs[0].c.packets == UINT64_MAX);
+	assert_true(recs[0].c.bytes == UINT64_MAX);
+	assert_int_equal(t.saturated, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +287,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rate_ids, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_counters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_scale_and_merge, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_scale_saturates, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,9 +40,17 @@ const struct total_def total_defs[] = {
     {SNAP_CNT_SFLOW_LOST, "sflow_lost_datagrams", "sflow_lost_datagrams",
      "sFlow datagrams missing from the agents' sequence numbers", "sFlow lost", NULL, CK_COUNTER,
      TF_TEXT},
+    {SNAP_CNT_SFLOW_SEQ_RESETS, "sflow_sequence_resets", "sflow_sequence_resets",
+     "sFlow agents' sequence numbers that went back or jumped ahead further than any loss could "
+     "(a restart, a reset, a corrupted number): not counted as lost",
+     "sFlow sequence resets", NULL, CK_COUNTER, TF_TEXT},
     {SNAP_CNT_SFLOW_MALFORMED, "sflow_malformed", "sflow_malformed_datagrams",
      "sFlow datagrams rejected as malformed (not sFlow v5, or cut short or inconsistent)",
      "sFlow malformed", NULL, CK_COUNTER, TF_TEXT},
+    {SNAP_CNT_SFLOW_MALFORMED_SAMPLES, "sflow_malformed_samples", "sflow_malformed_samples",
+     "sFlow sampled headers refused, the rest of their datagram kept: a sampling rate of 0, or a "
+     "frame length longer than any frame",
+     "sFlow malformed samples", NULL, CK_COUNTER, TF_TEXT},
     {SNAP_CNT_SFLOW_SOCKET_DROPS, "sflow_socket_drops", "sflow_socket_drops",
      "sFlow datagrams the kernel dropped at the listening socket (receive buffer full)",
      "sFlow socket drops", NULL, CK_COUNTER, TF_TEXT},

@@ -27,13 +27,15 @@ enum snap_counter {
 	SNAP_CNT_EVICTIONS,	     /* inserts minus flows present, never going back */
 	SNAP_CNT_SKIPPED,	     /* frames of a recording the kernel would not run */
 	/* sFlow source (source/sflow.c) */
-	SNAP_CNT_SFLOW_DATAGRAMS,    /* datagrams decoded */
-	SNAP_CNT_SFLOW_SAMPLES,	     /* samples in them, every kind */
-	SNAP_CNT_SFLOW_LOST,	     /* datagrams missing from agents' sequence numbers */
-	SNAP_CNT_SFLOW_MALFORMED,    /* datagrams rejected by the decoder */
-	SNAP_CNT_SFLOW_SOCKET_DROPS, /* datagrams the kernel dropped at the socket */
-	SNAP_CNT_SFLOW_OTHER_PROTO,  /* of SKIPPED: headers of another header protocol */
-	SNAP_CNT_SFLOW_UNTRACKED,    /* of SKIPPED: headers of ports past those tracked */
+	SNAP_CNT_SFLOW_DATAGRAMS,	  /* datagrams decoded */
+	SNAP_CNT_SFLOW_SAMPLES,		  /* samples in them, every kind */
+	SNAP_CNT_SFLOW_LOST,		  /* datagrams missing from agents' sequence numbers */
+	SNAP_CNT_SFLOW_SEQ_RESETS,	  /* sequence restarts and jumps: not loss */
+	SNAP_CNT_SFLOW_MALFORMED,	  /* datagrams rejected by the decoder */
+	SNAP_CNT_SFLOW_MALFORMED_SAMPLES, /* flow samples refused: rate 0, impossible length */
+	SNAP_CNT_SFLOW_SOCKET_DROPS,	  /* datagrams the kernel dropped at the socket */
+	SNAP_CNT_SFLOW_OTHER_PROTO,	  /* of SKIPPED: headers of another header protocol */
+	SNAP_CNT_SFLOW_UNTRACKED,	  /* of SKIPPED: headers of ports past those tracked */
 	SNAP_CNT_MAX,
 };
 

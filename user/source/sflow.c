@@ -39,6 +39,13 @@
 #define BUDGET_NS   250000000ULL
 #define POLL_MAX_MS 100
 #define DRAIN_EVERY 1024 /* samples between drains of the probe's sample ring */
+/*
+ * No frame is longer than the largest IP packet (IPv6: a 40-byte header and
+ * a 16-bit payload length; IPv4's total length is 16 bits) in Ethernet with
+ * two VLAN tags and its FCS (sFlow v5's frame_length counts the FCS). The
+ * largest jumbo frames switches take are about 9-16 KB.
+ */
+#define FRAME_LENGTH_MAX (40 + 65535 + 14 + 2 * 4 + 4)
 #ifndef SO_RXQ_OVFL
 #define SO_RXQ_OVFL 40
 #endif
@@ -57,6 +64,8 @@ struct sflow_src {
 	__u64 headers_run, skipped, socket_drops;
 	/* Of skipped, those neither too short nor too long: said apart (replay's line). */
 	__u64 skipped_protocol, skipped_untracked;
+	__u64 malformed_samples;
+	bool said_saturated;
 	int err; /* the first error a callback met */
 	/* listener */
 	int fd;
@@ -160,11 +169,54 @@ static void note(struct sflow_src *fs, const char *fmt, ...)
 
 /* --- decoding: the visitor's callbacks --- */
 
+static const char *agent_str(const struct sflow_addr *a, char *buf, size_t len)
+{
+	if (!inet_ntop(a->family == 6 ? AF_INET6 : AF_INET, a->bytes, buf, len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* Said at the 1st, 2nd, 4th, 8th...: a corrupted stream does not flood the events. */
+static bool say_nth(__u64 n)
+{
+	return n && !(n & (n - 1));
+}
+
 static void on_datagram(void *ctx, const struct sflow_datagram *d)
 {
 	struct sflow_src *fs = ctx;
+	const struct sflow_seq_stream *st;
+	__u64 resets = fs->seq.restarts + fs->seq.jumps;
+	__u32 last = 0;
+	char agent[INET6_ADDRSTRLEN];
 
+	st = sflow_seq_find(&fs->seq, &d->agent, d->sub_agent_id);
+	if (st)
+		last = st->last;
 	sflow_seq_update(&fs->seq, &d->agent, d->sub_agent_id, d->sequence);
+	if (fs->seq.restarts + fs->seq.jumps > resets && say_nth(resets + 1))
+		note(fs,
+		     "sFlow: agent %s sub-agent %u: sequence %u after %u, a restart or a reset, "
+		     "not loss (sflow_sequence_resets: %llu)",
+		     agent_str(&d->agent, agent, sizeof(agent)), d->sub_agent_id, d->sequence, last,
+		     (unsigned long long)(resets + 1));
+}
+
+/* sFlow v5 samples 1 in sampling_rate packets: 0 samples nothing. */
+static bool sample_is_malformed(struct sflow_src *fs, const struct sflow_flow_sample *s,
+				const struct sflow_sampled_header *h)
+{
+	char agent[INET6_ADDRSTRLEN];
+
+	if (s->sampling_rate && h->frame_length <= FRAME_LENGTH_MAX)
+		return false;
+	if (say_nth(++fs->malformed_samples))
+		note(fs,
+		     "sFlow: agent %s: a flow sample of sampling rate %u, frame length %u refused "
+		     "(sflow_malformed_samples: %llu)",
+		     agent_str(&s->datagram->agent, agent, sizeof(agent)), s->sampling_rate,
+		     h->frame_length, (unsigned long long)fs->malformed_samples);
+	return true;
 }
 
 static void on_sampled_header(void *ctx, const struct sflow_flow_sample *s,
@@ -180,11 +232,12 @@ static void on_sampled_header(void *ctx, const struct sflow_flow_sample *s,
 	__u32 id, wire;
 	int err;
 
+	if (sample_is_malformed(fs, s, h))
+		return;
 	len = dlt < 0 ? 0
 		      : replay_to_ethernet(dlt, h->header, h->header_length, fs->frame,
 					   PROBE_FRAME_MAX);
-	id =
-	    sflow_ports_rate_id(&fs->ports, &s->datagram->agent, &s->output, s->sampling_rate ?: 1);
+	id = sflow_ports_rate_id(&fs->ports, &s->datagram->agent, &s->output, s->sampling_rate);
 	if (len < ETH_HLEN_ || !id || fs->err) {
 		fs->skipped++;
 		if (dlt < 0)
@@ -520,6 +573,13 @@ static int sflow_collect(struct source *s, struct snapshot *snap)
 		err = sflow_ports_scale(&fs->ports, snap);
 	if (err)
 		return err;
+	if (fs->ports.saturated && !fs->said_saturated) {
+		fs->said_saturated = true;
+		note(fs,
+		     "sFlow: %zu flows' estimates reached 2^64 - 1 and are held there (sampling "
+		     "rates near 2^32?)",
+		     fs->ports.saturated);
+	}
 	if (fs->o.capture) {
 		snap->taken_ns = fs->t0_ns + fs->clock_ns;
 		snap->clock_offset_ns = 0;
@@ -533,7 +593,9 @@ static int sflow_collect(struct source *s, struct snapshot *snap)
 				    fs->stats.counter_samples + fs->stats.counter_samples_expanded +
 				    fs->stats.other_samples;
 	t[SNAP_CNT_SFLOW_LOST] = fs->seq.lost;
+	t[SNAP_CNT_SFLOW_SEQ_RESETS] = fs->seq.restarts + fs->seq.jumps;
 	t[SNAP_CNT_SFLOW_MALFORMED] = fs->stats.malformed;
+	t[SNAP_CNT_SFLOW_MALFORMED_SAMPLES] = fs->malformed_samples;
 	t[SNAP_CNT_SFLOW_SOCKET_DROPS] = fs->socket_drops;
 	t[SNAP_CNT_SFLOW_OTHER_PROTO] = fs->skipped_protocol;
 	t[SNAP_CNT_SFLOW_UNTRACKED] = fs->skipped_untracked;

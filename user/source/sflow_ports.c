@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -332,21 +333,34 @@ int sflow_ports_read_map(struct sflow_ports *t, FILE *f, const char *name)
 	return bad ? -EINVAL : 0;
 }
 
+/* An estimate held at the most a counter holds, never wrapped to a small one. */
+static void mul_sat(__u64 *x, __u64 by)
+{
+	if (__builtin_mul_overflow(*x, by, x))
+		*x = UINT64_MAX;
+}
+
+static void add_sat(__u64 *x, __u64 more)
+{
+	if (__builtin_add_overflow(*x, more, x))
+		*x = UINT64_MAX;
+}
+
 /* Everything the probe counts per packet, times the rate (PSN logic: unknown, zeroed). */
 static void scale_counters(struct flow_counters *c, __u64 rate)
 {
-	c->packets *= rate;
-	c->bytes *= rate;
+	mul_sat(&c->packets, rate);
+	mul_sat(&c->bytes, rate);
 	for (int i = 0; i < 4; i++) {
-		c->ecn[i] *= rate;
-		c->inner_ecn[i] *= rate;
+		mul_sat(&c->ecn[i], rate);
+		mul_sat(&c->inner_ecn[i], rate);
 	}
-	c->cnp *= rate;
-	c->acks *= rate;
-	c->naks *= rate;
-	c->rnr_naks *= rate;
-	c->fecn *= rate;
-	c->becn *= rate;
+	mul_sat(&c->cnp, rate);
+	mul_sat(&c->acks, rate);
+	mul_sat(&c->naks, rate);
+	mul_sat(&c->rnr_naks, rate);
+	mul_sat(&c->fecn, rate);
+	mul_sat(&c->becn, rate);
 	c->retransmits = 0;
 	c->psn_gaps = 0;
 }
@@ -358,19 +372,19 @@ static void merge_counters(struct flow_record *into, const struct flow_record *f
 	const struct flow_counters *b = &from->c;
 	bool later = b->last_seen_ns > a->last_seen_ns;
 
-	a->packets += b->packets;
-	a->bytes += b->bytes;
+	add_sat(&a->packets, b->packets);
+	add_sat(&a->bytes, b->bytes);
 	for (int i = 0; i < 4; i++) {
-		a->ecn[i] += b->ecn[i];
-		a->inner_ecn[i] += b->inner_ecn[i];
+		add_sat(&a->ecn[i], b->ecn[i]);
+		add_sat(&a->inner_ecn[i], b->inner_ecn[i]);
 		a->opcodes[i] |= b->opcodes[i];
 	}
-	a->cnp += b->cnp;
-	a->acks += b->acks;
-	a->naks += b->naks;
-	a->rnr_naks += b->rnr_naks;
-	a->fecn += b->fecn;
-	a->becn += b->becn;
+	add_sat(&a->cnp, b->cnp);
+	add_sat(&a->acks, b->acks);
+	add_sat(&a->naks, b->naks);
+	add_sat(&a->rnr_naks, b->rnr_naks);
+	add_sat(&a->fecn, b->fecn);
+	add_sat(&a->becn, b->becn);
 	a->dscp_mask |= b->dscp_mask;
 	into->cnp_dscp_mask |= from->cnp_dscp_mask;
 	if (b->first_seen_ns < a->first_seen_ns)
@@ -387,9 +401,43 @@ static void merge_counters(struct flow_record *into, const struct flow_record *f
 	into->samples += from->samples;
 }
 
-int sflow_ports_scale(struct sflow_ports *t, struct snapshot *s)
+/* Some point changed its rate: one flow may be in several records; they become one. */
+static int merge_rates(struct sflow_ports *t, struct snapshot *s)
 {
 	size_t out = 0;
+	int err = kindex_reset(&t->merge_index, s->n_flows);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < s->n_flows; i++) {
+		__u32 *slot = kindex_slot(&t->merge_index, &s->flows[i].key,
+					  sizeof(s->flows[i].key), s->flows, sizeof(*s->flows));
+
+		if (*slot) {
+			merge_counters(&s->flows[*slot - 1], &s->flows[i]);
+			continue;
+		}
+		if (out != i)
+			s->flows[out] = s->flows[i];
+		*slot = ++out;
+	}
+	s->n_flows = out;
+	for (size_t i = 0; i < s->n_flows; i++) {
+		struct flow_record *r = &s->flows[i];
+		__u64 mean;
+
+		/* The mean rate over the flow's samples, as the estimate used it, rounded. */
+		if (!r->samples)
+			continue;
+		mean = r->c.packets / r->samples +
+		       (r->c.packets % r->samples >= r->samples - r->samples / 2);
+		r->rate = mean > UINT32_MAX ? UINT32_MAX : (__u32)mean;
+	}
+	return 0;
+}
+
+int sflow_ports_scale(struct sflow_ports *t, struct snapshot *s)
+{
 	int err = 0;
 
 	for (size_t i = 0; i < s->n_flows; i++) {
@@ -411,31 +459,11 @@ int sflow_ports_scale(struct sflow_ports *t, struct snapshot *s)
 		scale_counters(&r->c, rate);
 		r->key.ifindex = point + 1;
 	}
-	if (!t->n_extra)
-		return 0;
-	/* Some point changed its rate: one flow may be in several records. */
-	err = kindex_reset(&t->merge_index, s->n_flows);
-	if (err)
-		return err;
-	for (size_t i = 0; i < s->n_flows; i++) {
-		__u32 *slot = kindex_slot(&t->merge_index, &s->flows[i].key,
-					  sizeof(s->flows[i].key), s->flows, sizeof(*s->flows));
-
-		if (*slot) {
-			merge_counters(&s->flows[*slot - 1], &s->flows[i]);
-			continue;
-		}
-		if (out != i)
-			s->flows[out] = s->flows[i];
-		*slot = ++out;
-	}
-	s->n_flows = out;
-	for (size_t i = 0; i < s->n_flows; i++) {
-		struct flow_record *r = &s->flows[i];
-
-		/* The mean rate over the flow's samples, as the estimate used it. */
-		if (r->samples)
-			r->rate = (__u32)((r->c.packets + r->samples / 2) / r->samples);
-	}
-	return 0;
+	if (t->n_extra)
+		err = merge_rates(t, s);
+	t->saturated = 0;
+	for (size_t i = 0; i < s->n_flows; i++)
+		if (s->flows[i].c.packets == UINT64_MAX || s->flows[i].c.bytes == UINT64_MAX)
+			t->saturated++;
+	return err;
 }

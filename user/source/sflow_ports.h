@@ -87,6 +87,7 @@ struct sflow_ports {
 	struct kindex extra_index;
 	__u64 untracked;	   /* samples or counters of ports beyond SFLOW_MAX_PORTS */
 	struct kindex merge_index; /* sflow_ports_scale's, reused */
+	size_t saturated;	   /* flows the last scale held at 2^64 - 1 */
 };
 
 int sflow_ports_init(struct sflow_ports *t);
@@ -116,6 +117,8 @@ void sflow_ports_port_name(struct sflow_ports *t, const struct sflow_addr *agent
  * sample) into estimates keyed by point: counts times the rate, samples
  * and rate kept beside them, flows of one point at several rates merged.
  * PSN gaps and retransmits are zeroed: sampled input cannot know them.
+ * Estimates saturate at 2^64 - 1 rather than wrap (a rate near 2^32 gets
+ * there in 2^16 samples of 64 KB); t->saturated says how many flows did.
  */
 int sflow_ports_scale(struct sflow_ports *t, struct snapshot *s);
 

@@ -99,8 +99,12 @@ __u32 sflow_seq_update(struct sflow_seq_track *t, const struct sflow_addr *agent
 	if (ahead == 0) {
 		s->duplicates++;
 		t->duplicates++;
-	} else if (ahead < 0x80000000u) {
+	} else if (ahead - 1 <= SFLOW_SEQ_MAX_GAP) {
 		lost = ahead - 1;
+		s->last = sequence;
+	} else if (ahead < 0x80000000u) {
+		s->jumps++;
+		t->jumps++;
 		s->last = sequence;
 	} else if (s->last - sequence <= SFLOW_SEQ_WINDOW) {
 		s->reordered++;
