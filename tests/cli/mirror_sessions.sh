@@ -63,7 +63,20 @@ python3 "$tmp/mirror.py" "$tmp/two.pcap" 1:5:ingress 1:5:egress 3:5:ingress 3:5:
 "$FABPROBE" replay --json "$tmp/two.pcap" >"$tmp/two.json" 2>"$tmp/err"
 check "two QPs at ingress and egress: 2 elephant flows share erspan:5, 2 named" \
 	eq "$(report "$tmp/two.json" "[(a['message'].split(' while')[0], len(a['flows'])) for a in r['alerts'] if a['type'] == 'elephant_collision']")" \
-	"[('2 elephant flows share uplink erspan:5', 2)]"
+	"[('2 elephant flows share mirror session erspan:5', 2)]"
+
+# The sessions are one balance group by design, but mirrored switch ports,
+# not one host's ECMP uplinks: the bundle's findings and what to check
+# next say so (they said "uplink erspan:5 ... the ECMP group is out of
+# balance" and "Compare the uplinks' hashing").
+rm -rf "$tmp/twob" && mkdir "$tmp/twob"
+"$FABPROBE" capture --pcap "$tmp/two.pcap" -o "$tmp/two.tar.gz" 2>/dev/null &&
+	tar -xzf "$tmp/two.tar.gz" -C "$tmp/twob"
+check "sessions out of balance: the finding names a mirror session, not an uplink" \
+	grep -q '^2\. \[warning\] path_imbalance: mirror session erspan:5 carries 1\.96x the sessions. mean: the mirrored ports. loads differ (if they are one ECMP group.s members, its hashing is uneven)$' "$tmp/twob/summary.txt"
+check "sessions: check next asks which ports they mirror, never the uplinks' hashing" \
+	sh -c "[ \$(grep -c '^   check next: Find which switch ports the sessions mirror: if they are one ECMP group' '$tmp/twob/summary.txt') -eq 2 ] &&
+	       ! grep -qE 'uplink erspan|the uplinks. hashing|ECMP group is out of balance' '$tmp/twob/summary.txt'"
 
 # A capture of session 5's copies beside a bare one named erspan:5: the
 # automatic name takes its switch.

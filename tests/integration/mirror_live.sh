@@ -79,7 +79,7 @@ check "capture exits 0" eq "$?" 0
 tar -xzf "$TMP/b.tar.gz" -C "$TMP" report.json summary.txt
 check "the bundle's report names the collision on leaf1:eth49" \
 	eq "$(json "$TMP/report.json" '[c["path"] for c in d["collisions"]]')" "['leaf1:eth49']"
-check "summary.txt says so in words" grep -q "share uplink leaf1:eth49 while leaf1:eth50 has room" "$TMP/summary.txt"
+check "summary.txt says so in words" grep -q "share mirror session leaf1:eth49 while mirror session leaf1:eth50 has room" "$TMP/summary.txt"
 
 # 3. --mirror-port-drop: copies dropped after counting, plain frames pass.
 ip netns exec "$NS" tcpdump -U -i vb -n -w "$TMP/vb.pcap" 2>/dev/null &

@@ -17,6 +17,7 @@
 #include "core/series.h"
 #include "core/detect.h"
 #include "core/mirror.h"
+#include "render/summary.h"
 
 #define MAX_FLOWS 32
 #define UP1	  101
@@ -981,6 +982,13 @@ static void test_imbalance_boundary(void **state)
 	analyse(1.0);
 	assert_non_null(find_alert(ALERT_PATH_IMBALANCE));
 	assert_int_equal(find_alert(ALERT_PATH_IMBALANCE)->path, 0);
+	/* Uplinks are one host's ECMP group: its hashing is what to compare. */
+	assert_non_null(strstr(find_alert(ALERT_PATH_IMBALANCE)->message,
+			       "uplink up1 carries 2.00x the group's mean load: the ECMP group is "
+			       "out of balance")); /* the interval's: up1 +100 bytes, up2 none */
+	assert_false(find_alert(ALERT_PATH_IMBALANCE)->mirror_sessions);
+	assert_non_null(
+	    strstr(alert_advice(find_alert(ALERT_PATH_IMBALANCE)), "Compare the uplinks' hashing"));
 }
 
 static void test_malformed_and_table_pressure(void **state)
@@ -1289,7 +1297,7 @@ static void test_mirror_copies_at_two_points_collide_once(void **state)
 	assert_int_equal(fx.an.collisions[0].count, 2);
 	assert_non_null(find_alert(ALERT_ELEPHANT_COLLISION));
 	assert_non_null(strstr(find_alert(ALERT_ELEPHANT_COLLISION)->message,
-			       "2 elephant flows share uplink erspan:5"));
+			       "2 elephant flows share mirror session erspan:5 while "));
 	al = find_alert(ALERT_ELEPHANT_COLLISION);
 	/* Each QP once, by its larger copy: QP 1 at ingress, QP 3 at egress. */
 	assert_int_equal(al->n_flows, 2);
@@ -1297,6 +1305,55 @@ static void test_mirror_copies_at_two_points_collide_once(void **state)
 	assert_true(al->flows[0].flags & FP_FLOW_MIRROR_INGRESS);
 	assert_int_equal(al->flows[1].dest_qp, 3);
 	assert_true(al->flows[1].flags & FP_FLOW_MIRROR_EGRESS);
+}
+
+/*
+ * Mirror sessions are one balance group by design, but they are mirrored
+ * switch ports (here of two switches), not one host's ECMP uplinks: the
+ * alerts and what to check next say so, and never call them uplinks.
+ */
+static void test_mirror_sessions_are_no_uplinks(void **state)
+{
+	const struct alert *al;
+
+	(void)state;
+	fx.ro.n_points = 0; /* a replay of copies: the sessions are the only paths */
+	fx.ao.elephant_bps = 1e12;
+	add_mirror(50001, 5, "10.9.0.1")->c.bytes = 3100;
+	add_mirror(50002, 6, "10.9.0.2");
+	analyse(1.0);
+	assert_int_equal(fx.an.n_paths, 2);
+	al = find_alert(ALERT_PATH_IMBALANCE);
+	assert_non_null(al);
+	assert_string_equal(al->subject, "erspan:5");
+	assert_string_equal(
+	    al->message, "mirror session erspan:5 carries 1.51x the sessions' mean: the mirrored "
+			 "ports' loads differ (if they are one ECMP group's members, its hashing "
+			 "is uneven)");
+	assert_string_equal(al->evidence,
+			    "erspan:5 at 24.8 kb/s, sessions' mean 16.4 kb/s over the whole "
+			    "1.0 s; flows max/mean 1.00");
+	assert_true(al->mirror_sessions);
+	assert_null(strstr(alert_advice(al), "uplinks' hashing"));
+	assert_non_null(strstr(alert_advice(al), "Find which switch ports the sessions mirror"));
+
+	/* Two elephants on erspan:5, none on erspan:6. */
+	analysis_free(&fx.an);
+	fx.ao.elephant_bps = 1e6;
+	fx.snap.n_flows = 0;
+	add_mirror(50001, 5, "10.9.0.1")->c.bytes = 500000;
+	add_mirror(50003, 5, "10.9.0.1")->c.bytes = 400000;
+	add_mirror(50002, 6, "10.9.0.2");
+	analyse(1.0);
+	al = find_alert(ALERT_ELEPHANT_COLLISION);
+	assert_non_null(al);
+	assert_string_equal(al->message,
+			    "2 elephant flows share mirror session erspan:5 while mirror session "
+			    "erspan:6 has room: the mirrored ports' loads differ (if they are one "
+			    "ECMP group's members, ECMP put them on one path)");
+	assert_true(al->mirror_sessions);
+	assert_null(strstr(alert_advice(al), "Change the colliding"));
+	assert_non_null(strstr(alert_advice(al), "if they are one ECMP group's members"));
 }
 
 /*
@@ -1848,6 +1905,7 @@ int main(void)
 	    T(test_mirror_types_one_switch_one_path),
 	    T(test_mirror_index_one_path),
 	    T(test_mirror_copies_at_two_points_collide_once),
+	    T(test_mirror_sessions_are_no_uplinks),
 	    T(test_mirror_session_names_are_distinct),
 	    T(test_collector_link_leaves_the_group),
 	    T(test_refresh_reuses_joins_while_flows_stay),

@@ -69,6 +69,12 @@ struct alert {
 	struct flow_key flows[AN_ALERT_FLOWS];
 	int n_flows;
 	int path; /* index into analysis.paths, -1 when none */
+	/*
+	 * About mirror sessions' paths: mirrored switch ports, perhaps of
+	 * several switches, not one host's ECMP uplinks. What to check
+	 * next differs (alert_advice()).
+	 */
+	bool mirror_sessions;
 };
 
 /* Thresholds and the traffic-class plan; every default lives here. */
@@ -126,6 +132,12 @@ struct path_view {
 	int group;  /* index into analysis.groups; -1: in no group */
 	const struct port_counters *counters; /* the port's own counters (sFlow), or NULL */
 };
+
+/* A mirror session's path (the copies of a switch port), not an uplink. */
+static inline bool path_is_mirror_session(const struct path_view *p)
+{
+	return p->ifindex & MIRROR_POINT_BIT;
+}
 
 /*
  * An ECMP group: paths balanced against each other, where elephants

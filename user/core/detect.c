@@ -100,6 +100,12 @@ __u16 hash_nearest_sport(const struct hash_config *c, const struct flow_key *k, 
 	return 0;
 }
 
+/* How a message names a path: a mirror session is no uplink of this host. */
+static const char *path_kind(const struct path_view *p)
+{
+	return path_is_mirror_session(p) ? "mirror session" : "uplink";
+}
+
 /* "" for the one unnamed group, else " (group NAME)": messages name the group when there are names.
  */
 static const char *group_label(char *buf, size_t len, const struct analysis *a, int g)
@@ -132,11 +138,26 @@ static int collision_alerts(struct analysis *a, const struct analysis_opts *o)
 					       *idle = &a->paths[c->idle_path];
 
 			snprintf(al->subject, sizeof(al->subject), "%s", p->name);
-			say(al->message,
-			    "%d elephant flows share uplink %s%s while %s has room: ECMP put them "
-			    "on one path",
-			    c->count, p->name, group_label(grp, sizeof(grp), a, p->group),
-			    idle->name);
+			al->mirror_sessions =
+			    path_is_mirror_session(p) || path_is_mirror_session(idle);
+			/*
+			 * Mirror sessions are one group by design, not because
+			 * they are one ECMP group: say only what is known.
+			 */
+			if (al->mirror_sessions)
+				say(al->message,
+				    "%d elephant flows share %s %s%s while %s %s has room: the "
+				    "mirrored ports' loads differ (if they are one ECMP group's "
+				    "members, ECMP put them on one path)",
+				    c->count, path_kind(p), p->name,
+				    group_label(grp, sizeof(grp), a, p->group), path_kind(idle),
+				    idle->name);
+			else
+				say(al->message,
+				    "%d elephant flows share uplink %s%s while %s has room: ECMP "
+				    "put them on one path",
+				    c->count, p->name, group_label(grp, sizeof(grp), a, p->group),
+				    idle->name);
 			/* The message's count: QPs (a mirror session's copies count once). */
 			say(al->evidence,
 			    "%s carries %s with %d elephants; %s carries %s (over %s)", p->name,
@@ -510,7 +531,22 @@ static int entropy_alerts(struct analysis *a)
 	return 0;
 }
 
-/* Each ECMP group of two paths or more is balanced on its own. */
+/* How many of group g's paths are mirror sessions. */
+static int group_sessions(const struct analysis *a, int g)
+{
+	int n = 0;
+
+	for (int i = 0; i < a->n_paths; i++)
+		n += a->paths[i].group == g && path_is_mirror_session(&a->paths[i]);
+	return n;
+}
+
+/*
+ * Each ECMP group of two paths or more is balanced on its own. The mirror
+ * sessions are one group by design (paths.c): mirrored switch ports,
+ * perhaps of several switches, whose loads may differ for reasons no hash
+ * has, so their message says only what is known.
+ */
 static int imbalance_alerts(struct analysis *a, const struct analysis_opts *o)
 {
 	char rate[32], mean[32];
@@ -519,6 +555,7 @@ static int imbalance_alerts(struct analysis *a, const struct analysis_opts *o)
 		const struct path_group *pg = &a->groups[g];
 		const struct path_view *busiest;
 		struct alert *al;
+		int sessions;
 
 		if (pg->n_paths < 2 || pg->imbalance_bytes <= o->imbalance_ratio)
 			continue;
@@ -527,12 +564,24 @@ static int imbalance_alerts(struct analysis *a, const struct analysis_opts *o)
 		if (!al)
 			return -ENOMEM;
 		snprintf(al->subject, sizeof(al->subject), "%s", busiest->name);
-		say(al->message,
-		    "uplink %s carries %.2fx the group's mean load: the ECMP group%s%s is "
-		    "out of balance",
-		    busiest->name, pg->imbalance_bytes, pg->name[0] ? " " : "", pg->name);
-		say(al->evidence, "%s at %s, group mean %s over %s; flows max/mean %.2f",
+		sessions = group_sessions(a, g);
+		al->mirror_sessions = sessions > 0;
+		if (!sessions)
+			say(al->message,
+			    "uplink %s carries %.2fx the group's mean load: the ECMP group%s%s is "
+			    "out of balance",
+			    busiest->name, pg->imbalance_bytes, pg->name[0] ? " " : "", pg->name);
+		else
+			say(al->message,
+			    "%s %s carries %.2fx the %s mean: the mirrored ports' loads differ (if "
+			    "they are one ECMP group's members, its hashing is uneven)",
+			    path_kind(busiest), busiest->name, pg->imbalance_bytes,
+			    sessions == pg->n_paths ? "sessions'" : "uplinks' and sessions'");
+		say(al->evidence, "%s at %s, %s mean %s over %s; flows max/mean %.2f",
 		    busiest->name, fmt_si(rate, sizeof(rate), busiest->bps, "b/s"),
+		    !sessions		      ? "group"
+		    : sessions == pg->n_paths ? "sessions'"
+					      : "paths'",
 		    fmt_si(mean, sizeof(mean), busiest->bps / pg->imbalance_bytes, "b/s"),
 		    window(a), pg->imbalance_flows);
 	}

@@ -163,7 +163,7 @@ static void findings(FILE *out, const struct report *r)
 		fprintf(out, "<br><small>evidence: ");
 		fmt_markup(out, al->evidence);
 		fprintf(out, "<br>check next: ");
-		fmt_markup(out, alert_advice(al->type));
+		fmt_markup(out, alert_advice(al));
 		fprintf(out, "</small></li>\n");
 	}
 	fprintf(out, "</ol>\n");

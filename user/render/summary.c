@@ -71,9 +71,33 @@ static const char *const advice[ALERT_TYPE_MAX] = {
 			 "class) against the lossless priority.",
 };
 
-const char *alert_advice(enum alert_type t)
+/*
+ * Mirror sessions are mirrored switch ports, perhaps of several switches:
+ * a hash explains their loads only when they are one ECMP group's members.
+ */
+static const char *const session_advice[ALERT_TYPE_MAX] = {
+    [ALERT_ELEPHANT_COLLISION] =
+	"Find which switch ports the sessions mirror: if they are one ECMP group's members "
+	"(a leaf's uplinks), change the colliding QPs' UDP source ports (more QPs per "
+	"connection, or a different port range), or enable adaptive routing / a different "
+	"ECMP hash on that switch; otherwise they share that port because of where they go, "
+	"not of a hash.",
+    [ALERT_PATH_IMBALANCE] =
+	"Find which switch ports the sessions mirror: if they are one ECMP group's members "
+	"(a leaf's uplinks), compare the switch's hashing: few large flows, a low-entropy "
+	"source port, or a hash that ignores the UDP ports; otherwise their loads differ by "
+	"the traffic each port carries.",
+};
+
+const char *alert_advice(const struct alert *al)
 {
-	return t < ALERT_TYPE_MAX && advice[t] ? advice[t] : "";
+	enum alert_type t = al->type;
+
+	if (t >= ALERT_TYPE_MAX)
+		return "";
+	if (al->mirror_sessions && session_advice[t])
+		return session_advice[t];
+	return advice[t] ?: "";
 }
 
 static void local_time(char *buf, size_t len, time_t t, const char *format)
@@ -257,7 +281,7 @@ static void summary_cleared(FILE *out, const struct alert_log *log)
 			alert_type_name(e->last.type), report_cleared_when(when, sizeof(when), e),
 			e->last.message);
 		fprintf(out, "   evidence, when last raised: %s\n", e->last.evidence);
-		fprintf(out, "   check next: %s\n\n", alert_advice(e->last.type));
+		fprintf(out, "   check next: %s\n\n", alert_advice(&e->last));
 	}
 }
 
@@ -289,7 +313,7 @@ void summary_text(FILE *out, const struct report *r, double duration_s)
 			fprintf(out, "%zu. [%s] %s: %s\n", i + 1, severity_name(al->severity),
 				alert_type_name(al->type), al->message);
 			fprintf(out, "   evidence: %s\n", al->evidence);
-			fprintf(out, "   check next: %s\n\n", alert_advice(al->type));
+			fprintf(out, "   check next: %s\n\n", alert_advice(al));
 		}
 	}
 	summary_cleared(out, r->log);

@@ -7,8 +7,9 @@
 
 #include "render/report.h"
 
-/* What to check next for an alert type, one sentence. */
-const char *alert_advice(enum alert_type t);
+/* What to check next for an alert, one sentence: by its type, and whether it is of mirror sessions.
+ */
+const char *alert_advice(const struct alert *al);
 
 void summary_text(FILE *out, const struct report *r, double duration_s);
 /*
