@@ -78,6 +78,12 @@ rm -rf "$tmp/b" && mkdir "$tmp/b"
 "$FABPROBE" capture --nic-root tests/fixtures/nic/mlx5 -d 1 -o "$tmp/nic-only.tar.gz" 2>/dev/null
 tar -xzf "$tmp/nic-only.tar.gz" -C "$tmp/b"
 check "NIC counters alone, read: their findings stand" grep -qx 'FINDINGS: nothing wrong was seen.' "$tmp/b/summary.txt"
+# No packet was watched: the RoCE line says so and what the NICs counted
+# instead (it said "no RoCE flows", as if packets had been watched).
+check "NIC counters alone: the RoCE line says no packets were watched, and the NICs' RDMA counts" \
+	sh -c "grep -qx 'RoCE traffic: no packets watched (NIC counters only); the NICs counted 0 RDMA packets received and 0 sent in the whole 1\.[0-9] s, 602000000 and 596000000 since their counters started (rx/tx_vport_rdma_unicast_packets)' '$tmp/b/summary.txt' &&
+	       grep -q 'RoCE traffic: no packets watched (NIC counters only); the NICs counted' '$tmp/b/report.html' &&
+	       ! grep -q 'no RoCE flows' '$tmp/b/summary.txt' '$tmp/b/report.html'"
 
 # What a bundle says of its input: the capture, when its RoCE sent, that host.txt is not its host.
 rm -rf "$tmp/b" && mkdir "$tmp/b"

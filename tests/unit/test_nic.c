@@ -26,6 +26,8 @@
 
 #include "core/nic_detect.h"
 #include "core/roce_sport.h"
+#include "core/session_nic.h"
+#include "render/summary.h"
 #include "source/nic.h"
 
 #define SEC 1000000000ULL
@@ -647,6 +649,55 @@ static void test_tree_without_rdma(void **state)
 	assert_string_equal(s.netdevs[0].error, "");
 	nic_free(&s);
 	tree_remove(root);
+}
+
+/*
+ * A bundle of NIC counters alone watched no packet: its "RoCE traffic"
+ * line says so, and what the NICs counted of RDMA over the run, instead
+ * of "no RoCE flows" as if packets had been watched and none was RoCE.
+ */
+static void test_nic_only_span(void **state)
+{
+	char *root = tree_copy("mlx5"), *bnxt = tree_copy("bnxt"), span[320];
+	struct source_desc nic_only = {.mode = "nic"}, replay = {.mode = "replay"};
+	struct snapshot snap = {0};
+	struct nic_picture pic = {0};
+	struct report r = {.snap = &snap, .src = &nic_only, .nic = &pic};
+
+	(void)state;
+	open_tree(&pic.st, root);
+	assert_int_equal(nic_refresh(&pic.st, 1 * SEC), 0);
+	assert_string_equal(report_span(&r, span, sizeof(span)),
+			    "no packets watched (NIC counters only); the NICs count 602000000 RDMA "
+			    "packets received and 596000000 sent since their counters started "
+			    "(rx/tx_vport_rdma_unicast_packets)");
+	ethtool_set(root, "ens1f0np0", "rx_vport_rdma_unicast_packets", 1000, true);
+	ethtool_set(root, "ens1f1np1", "tx_vport_rdma_unicast_packets", 2500, true);
+	assert_int_equal(nic_refresh(&pic.st, 6 * SEC), 0);
+	assert_string_equal(
+	    report_span(&r, span, sizeof(span)),
+	    "no packets watched (NIC counters only); the NICs counted 1000 RDMA "
+	    "packets received and 2500 sent in the whole 5.0 s, 602001000 and "
+	    "596002500 since their counters started (rx/tx_vport_rdma_unicast_packets)");
+	/* The same picture beside packets: the flows' span, none here. */
+	r.src = &replay;
+	assert_string_equal(report_span(&r, span, sizeof(span)), "no RoCE flows");
+	r.src = &nic_only;
+	nic_free(&pic.st);
+
+	/* bnxt has neither count; no NIC read at all. */
+	open_tree(&pic.st, bnxt);
+	assert_int_equal(nic_refresh(&pic.st, 1 * SEC), 0);
+	assert_non_null(strstr(report_span(&r, span, sizeof(span)),
+			       "no packets watched (NIC counters only); they hold no count of RDMA "
+			       "packets"));
+	nic_free(&pic.st);
+	r.nic = NULL;
+	assert_string_equal(
+	    report_span(&r, span, sizeof(span)),
+	    "no packets watched (NIC counters only), and no NIC counters were read");
+	tree_remove(root);
+	tree_remove(bnxt);
 }
 
 /* ---- the QP table -------------------------------------------------------- */
@@ -1442,6 +1493,7 @@ int main(void)
 	    cmocka_unit_test(test_record_reads_back),
 	    cmocka_unit_test(test_record_through_callback),
 	    cmocka_unit_test(test_netlink_qp_messages),
+	    cmocka_unit_test(test_nic_only_span),
 	    cmocka_unit_test(test_alerts_raised_and_cleared),
 	    cmocka_unit_test(test_live_without_rdma),
 	    cmocka_unit_test(test_live_missing_netdev),

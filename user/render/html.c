@@ -296,7 +296,7 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 				  series->n_paths, path_names,	      path_bps};
 	struct line_chart ecn = {
 	    "chart-ecn", "CE, CNP and retransmits over time", "/s", 3, ecn_names, ecn_value};
-	char when[64], span[96];
+	char when[64], span[320];
 
 	for (int p = 0; p < series->n_paths; p++)
 		path_names[p] = series->path_names[p];

@@ -3,7 +3,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/session_nic.h"
 #include "render/summary.h"
+#include "util/format.h"
 
 static const char *const advice[ALERT_TYPE_MAX] = {
     [ALERT_ELEPHANT_COLLISION] =
@@ -114,12 +116,91 @@ const char *report_made(char *buf, size_t len)
 	return buf;
 }
 
+/* One counter summed over the NIC's netdevs (ethtool) or RDMA ports (IB PMA); false: none has it.
+ */
+static bool nic_sum(const struct nic_state *st, bool ethtool, const char *name,
+		    struct nic_counter *sum)
+{
+	size_t n = ethtool ? st->n_netdevs : st->n_ports;
+	bool found = false;
+
+	memset(sum, 0, sizeof(*sum));
+	for (size_t i = 0; i < n; i++) {
+		const struct nic_counter *c =
+		    nic_counter_get(ethtool ? &st->netdevs[i].ethtool : &st->ports[i].pma, name);
+
+		if (!c)
+			continue;
+		found = true;
+		sum->value += c->value;
+		sum->delta += c->delta;
+	}
+	return found;
+}
+
+/*
+ * NIC counters alone watch no packet, so there are no RoCE flows to time:
+ * say so, and what the NICs counted of RDMA instead (mlx5's vport RDMA
+ * counters, else the IB PMA packet counters of the RDMA ports).
+ */
+static const char *nic_span(const struct report *r, char *buf, size_t len)
+{
+	static const struct {
+		bool ethtool;
+		const char *rx, *tx, *says;
+	} sources[] = {
+	    {true, "rx_vport_rdma_unicast_packets", "tx_vport_rdma_unicast_packets",
+	     "rx/tx_vport_rdma_unicast_packets"},
+	    {false, "port_rcv_packets", "port_xmit_packets",
+	     "the RDMA ports' port_rcv/xmit_packets"},
+	};
+	const struct nic_state *st = r->nic ? &r->nic->st : NULL;
+	const char *none = "no packets watched (NIC counters only)";
+	char rx[48], when[48];
+	struct nic_counter in, out;
+
+	if (!st || (!st->n_ports && !st->n_netdevs)) {
+		snprintf(buf, len, "%s, and no NIC counters were read", none);
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		if (!nic_sum(st, sources[i].ethtool, sources[i].rx, &in) ||
+		    !nic_sum(st, sources[i].ethtool, sources[i].tx, &out))
+			continue;
+		/* Read once, there is no interval: only what they hold since they started. */
+		if (st->interval_s <= 0)
+			snprintf(
+			    buf, len,
+			    "%s; the NICs count %s received and %llu sent since their counters "
+			    "started (%s)",
+			    none, fmt_count(rx, sizeof(rx), in.value, "RDMA packet"),
+			    (unsigned long long)out.value, sources[i].says);
+		else
+			snprintf(buf, len,
+				 "%s; the NICs counted %s received and %llu sent in %s, %llu and "
+				 "%llu since their counters started (%s)",
+				 none, fmt_count(rx, sizeof(rx), in.delta, "RDMA packet"),
+				 (unsigned long long)out.delta,
+				 fmt_window(when, sizeof(when), st->interval_s, FMT_WINDOW_WHOLE),
+				 (unsigned long long)in.value, (unsigned long long)out.value,
+				 sources[i].says);
+		return buf;
+	}
+	snprintf(buf, len,
+		 "%s; they hold no count of RDMA packets (neither rx/tx_vport_rdma_unicast_packets "
+		 "nor port_rcv/xmit_packets): see the NIC counters below",
+		 none);
+	return buf;
+}
+
 const char *report_span(const struct report *r, char *buf, size_t len)
 {
 	const struct snapshot *s = r->snap;
 	__u64 first = UINT64_MAX, last = 0;
 	char a[32], b[48];
 
+	if (!strcmp(r->src->mode, "nic"))
+		return nic_span(r, buf, len);
 	for (size_t i = 0; i < s->n_flows; i++) {
 		const struct flow_counters *c = &s->flows[i].c;
 
@@ -288,7 +369,7 @@ static void summary_cleared(FILE *out, const struct alert_log *log)
 void summary_text(FILE *out, const struct report *r, double duration_s)
 {
 	const struct analysis *a = r->an;
-	char made[64], span[96], unseen[512];
+	char made[64], span[320], unseen[512];
 	bool blind = report_unseen(r, unseen, sizeof(unseen));
 
 	fprintf(out, "fabprobe capture summary, made %s, %.0f s observed\n",

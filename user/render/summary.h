@@ -41,7 +41,9 @@ void summary_provenance(FILE *out, const struct provenance *p);
 const char *report_made(char *buf, size_t len);
 /*
  * When the RoCE flows in the report sent, first to last packet, in local
- * time: "2026-06-25 07:14:59 to 07:15:55 UTC"; "no RoCE flows".
+ * time: "2026-06-25 07:14:59 to 07:15:55 UTC"; "no RoCE flows". NIC
+ * counters alone watch no packet: "no packets watched (NIC counters
+ * only); the NICs counted ..." what they counted of RDMA instead.
  */
 const char *report_span(const struct report *r, char *buf, size_t len);
 
