@@ -27,6 +27,7 @@
 #include "core/nic_detect.h"
 #include "core/roce_sport.h"
 #include "core/session_nic.h"
+#include "render/report_nic.h"
 #include "render/summary.h"
 #include "source/nic.h"
 
@@ -409,6 +410,61 @@ static void test_wrap_and_reset(void **state)
 	assert_int_equal(c->delta, 3);
 	assert_int_equal(c->flags, NIC_CNT_RESET);
 	nic_free(&s);
+	tree_remove(root);
+}
+
+/* The lines of report_nic_text() that start with prefix, joined by '\n'. */
+static char *nic_text_lines(const struct nic_picture *p, const char *prefix)
+{
+	char *text = NULL, *out = NULL, *line, *save;
+	size_t len = 0, olen = 0;
+	FILE *f = open_memstream(&text, &len), *o = open_memstream(&out, &olen);
+
+	assert_non_null(f);
+	assert_non_null(o);
+	report_nic_text(f, p, 0);
+	fclose(f);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, prefix, strlen(prefix)))
+			fprintf(o, "%s\n", line);
+	fclose(o);
+	free(text);
+	return out;
+}
+
+/*
+ * The PFC table marks a counter that wrapped or reset in the interval, as
+ * the RDMA counter lines do and JSON's "wraps" and "resets" list them (it
+ * marked none: a cleared counter's new count read as the interval's).
+ */
+static void test_pfc_text_marks_wraps_and_resets(void **state)
+{
+	char *root = tree_copy("mlx5"), *rows;
+	struct nic_picture pic = {.lossless_prio = 3};
+
+	(void)state;
+	open_tree(&pic.st, root);
+	ethtool_set(root, "ens1f0np0", "rx_prio3_buf_discard", 4294967000ULL, false);
+	assert_int_equal(nic_refresh(&pic.st, SEC), 0);
+	ethtool_set(root, "ens1f0np0", "rx_prio3_buf_discard", 100, false); /* wrapped: +396 */
+	ethtool_set(root, "ens1f0np0", "rx_prio3_pause", 20, false); /* 1500 -> 20: cleared */
+	ethtool_set(root, "ens1f0np0", "tx_prio3_pause", 7, false);  /* 600 -> 7 */
+	assert_int_equal(nic_refresh(&pic.st, 2 * SEC), 0);
+	rows = nic_text_lines(&pic, "ens1f");
+	assert_string_equal(
+	    rows, "ens1f0np0       3*               20 (20/s)           7 (7.00/s)        "
+		  "0%        0%        100          0 (reset: rx_prio3_pause, "
+		  "tx_prio3_pause; 32-bit wrap: rx_prio3_buf_discard)\n"
+		  "ens1f1np1       3*              1500 (0/s)            600 (0/s)        "
+		  "0%        0%          0          0\n");
+	free(rows);
+	/* The RDMA counter lines mark theirs the same way. */
+	set_u64(root, "class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent", 0);
+	assert_int_equal(nic_refresh(&pic.st, 3 * SEC), 0);
+	rows = nic_text_lines(&pic, "  np_cnp_sent");
+	assert_non_null(strstr(rows, " (reset)\n"));
+	free(rows);
+	nic_free(&pic.st);
 	tree_remove(root);
 }
 
@@ -1494,6 +1550,7 @@ int main(void)
 	    cmocka_unit_test(test_record_through_callback),
 	    cmocka_unit_test(test_netlink_qp_messages),
 	    cmocka_unit_test(test_nic_only_span),
+	    cmocka_unit_test(test_pfc_text_marks_wraps_and_resets),
 	    cmocka_unit_test(test_alerts_raised_and_cleared),
 	    cmocka_unit_test(test_live_without_rdma),
 	    cmocka_unit_test(test_live_missing_netdev),

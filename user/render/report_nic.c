@@ -371,6 +371,49 @@ static void text_ports(FILE *out, const struct nic_state *s)
 		fputc('\n', out);
 }
 
+/* The PFC fields a row of the table shows, in its columns' order. */
+static const enum nic_pfc_field pfc_shown[] = {
+    NIC_PFC_RX_PAUSE,	 NIC_PFC_TX_PAUSE,    NIC_PFC_RX_PAUSE_US,
+    NIC_PFC_TX_PAUSE_US, NIC_PFC_BUF_DISCARD, NIC_PFC_CONG_DISCARD,
+};
+
+#define PFC_MARKS_LEN (2 * NIC_NAME_LEN * (sizeof(pfc_shown) / sizeof(pfc_shown[0])) + 48)
+
+/*
+ * A row's counters that wrapped or reset in the interval, as the RDMA
+ * counter lines mark theirs (mark()), named as JSON's "wraps" and
+ * "resets" list them: " (reset: rx_prio3_pause; 32-bit wrap: ...)", or "".
+ */
+static const char *pfc_marks(char *buf, size_t len, const struct nic_counter *const *c)
+{
+	static const struct {
+		unsigned int flag;
+		const char *says;
+	} kinds[] = {{NIC_CNT_RESET, "reset"}, {NIC_CNT_WRAPPED, "32-bit wrap"}};
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		bool any = false;
+
+		for (size_t f = 0; f < sizeof(pfc_shown) / sizeof(pfc_shown[0]); f++) {
+			const struct nic_counter *x = c[pfc_shown[f]];
+
+			if (!x || !(x->flags & kinds[k].flag) || at + 1 >= len)
+				continue;
+			if (any)
+				at += snprintf(buf + at, len - at, ", %s", x->name);
+			else
+				at += snprintf(buf + at, len - at, "%s%s: %s", at ? "; " : " (",
+					       kinds[k].says, x->name);
+			any = true;
+		}
+	}
+	if (at && at + 1 < len)
+		snprintf(buf + at, len - at, ")");
+	return buf;
+}
+
 /* Priorities worth a line: the lossless one, and any other that counted anything. */
 static bool prio_shown(const struct nic_netdev *nd, int prio, int lossless)
 {
@@ -398,7 +441,7 @@ static void text_pfc(FILE *out, const struct nic_picture *p)
 
 		for (int prio = 0; prio < NIC_PRIOS; prio++) {
 			const struct nic_counter *c[NIC_PFC_FIELD_MAX];
-			char v[NIC_PFC_FIELD_MAX][40], share[2][16];
+			char v[NIC_PFC_FIELD_MAX][40], share[2][16], marks[PFC_MARKS_LEN];
 
 			if (!prio_shown(nd, prio, p->lossless_prio))
 				continue;
@@ -432,10 +475,10 @@ static void text_pfc(FILE *out, const struct nic_picture *p)
 				else
 					snprintf(share[d], sizeof(share[d]), "-");
 			}
-			fprintf(out, "%-15s %d%-4s %20s %20s %9s %9s %10s %10s\n", nd->name, prio,
+			fprintf(out, "%-15s %d%-4s %20s %20s %9s %9s %10s %10s%s\n", nd->name, prio,
 				prio == p->lossless_prio ? "*" : "", v[NIC_PFC_RX_PAUSE],
 				v[NIC_PFC_TX_PAUSE], share[0], share[1], v[NIC_PFC_BUF_DISCARD],
-				v[NIC_PFC_CONG_DISCARD]);
+				v[NIC_PFC_CONG_DISCARD], pfc_marks(marks, sizeof(marks), c));
 		}
 	}
 	if (head)
