@@ -1205,6 +1205,7 @@ struct alert_case {
 	enum severity sev;
 	const char *words[3];
 	int lossless_prio;
+	const char *evidence; /* in the alert's evidence, when given */
 };
 
 static void ch_rx_pause_60(const char *r)
@@ -1248,6 +1249,24 @@ static void ch_cong_discard_prio3(const char *r)
 static void ch_buf_discard_prio2(const char *r)
 {
 	ethtool_set(r, "ens1f0np0", "rx_prio2_buf_discard", 4, true);
+}
+/* mlx5's port-level discards of a priority (5.6+), beside the per-host ones. */
+static void ch_port_discard_prio3(const char *r)
+{
+	ethtool_set(r, "ens1f0np0", "rx_prio3_discards", 6, true);
+}
+static void ch_port_and_buf_discard_prio3(const char *r)
+{
+	ethtool_set(r, "ens1f0np0", "rx_prio3_discards", 6, true);
+	ethtool_set(r, "ens1f0np0", "rx_prio3_cong_discard", 2, true);
+}
+static void ch_port_discard_prio2(const char *r)
+{
+	ethtool_set(r, "ens1f0np0", "rx_prio2_discards", 6, true);
+}
+static void ch_port_discard_prio5(const char *r)
+{
+	ethtool_set(r, "ens1f0np0", "rx_prio5_discards", 3, true);
 }
 static void ch_marks_no_cnp(const char *r)
 {
@@ -1344,6 +1363,30 @@ static const struct alert_case alert_cases[] = {
     RAISES("congestion discards on 3", "mlx5", ch_cong_discard_prio3, ALERT_LOSSLESS_DISCARDS,
 	   SEV_CRITICAL, "2 packets", "congestion control"),
     QUIET("buffer discards on 2", "mlx5", ch_buf_discard_prio2),
+    {.what = "port discards on 3",
+     .tree = "mlx5",
+     .change = ch_port_discard_prio3,
+     .want = ALERT_LOSSLESS_DISCARDS,
+     .sev = SEV_CRITICAL,
+     .words = {"6 packets", "lossless priority 3", "receive buffer overflowed"},
+     .evidence = "rx_prio3_discards +6, rx_prio3_buf_discard +0, rx_prio3_cong_discard +0"},
+    {.what = "port and congestion discards on 3",
+     .tree = "mlx5",
+     .change = ch_port_and_buf_discard_prio3,
+     .want = ALERT_LOSSLESS_DISCARDS,
+     .sev = SEV_CRITICAL,
+     .words = {"8 packets", "receive buffer overflowed"},
+     .evidence = "rx_prio3_discards +6, rx_prio3_buf_discard +0, rx_prio3_cong_discard +2"},
+    QUIET("port discards on 2, not lossless", "mlx5", ch_port_discard_prio2),
+    QUIET("port discards on 5, not lossless", "mlx5", ch_port_discard_prio5),
+    {.what = "port discards on 5 with --data-pcp 5",
+     .tree = "mlx5",
+     .change = ch_port_discard_prio5,
+     .want = ALERT_LOSSLESS_DISCARDS,
+     .sev = SEV_CRITICAL,
+     .words = {"3 packets", "lossless priority 5"},
+     .lossless_prio = 5,
+     .evidence = "rx_prio5_discards +3, rx_prio5_buf_discard +0"},
     RAISES("marks, no CNP", "mlx5", ch_marks_no_cnp, ALERT_NIC_CNP_MISMATCH, SEV_CRITICAL,
 	   "mlx5_0/1 (ens1f0np0)", "500 ECN-marked", "no CNP"),
     QUIET("marks and CNPs", "mlx5", ch_marks_and_cnp),
@@ -1410,6 +1453,9 @@ static void test_alerts_raised_and_cleared(void **state)
 				if (!strstr(al->message, c->words[w]))
 					fail_msg("%s: no \"%s\" in: %s", c->what, c->words[w],
 						 al->message);
+			if (c->evidence && !strstr(al->evidence, c->evidence))
+				fail_msg("%s: no \"%s\" in the evidence: %s", c->what, c->evidence,
+					 al->evidence);
 		}
 		/* unchanged counters: the alert clears */
 		assert_int_equal(nic_refresh(&s, 11 * SEC), 0);

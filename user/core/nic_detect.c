@@ -174,24 +174,38 @@ static int wrong_priority_alerts(struct out *o, const struct nic_netdev *nd,
 	return 0;
 }
 
-/* A lossless priority drops nothing: a discard there means PFC did not hold. */
+/*
+ * A lossless priority drops nothing: a discard there means PFC did not hold.
+ * mlx5 counts three kinds (counters.rst, "Priority Port Counters"):
+ * rx_prioN_discards, no receive buffer at the port (since 5.6); and per host,
+ * rx_prioN_buf_discard, no receive buffer, and rx_prioN_cong_discard, its
+ * congestion control.
+ */
 static int discard_alerts(struct out *o, const struct nic_netdev *nd,
 			  const struct nic_detect_opts *d)
 {
 	__u64 buf = pfc_delta(nd, d->lossless_prio, NIC_PFC_BUF_DISCARD);
 	__u64 cong = pfc_delta(nd, d->lossless_prio, NIC_PFC_CONG_DISCARD);
+	char discards_name[32], port_said[64] = "";
+	__u64 port;
 	struct alert *al;
 
-	if (buf + cong < d->discards_min)
+	snprintf(discards_name, sizeof(discards_name), "rx_prio%d_discards", d->lossless_prio);
+	port = delta(&nd->ethtool, discards_name);
+	if (port + buf + cong < d->discards_min)
 		return 0;
 	al = add(o, ALERT_LOSSLESS_DISCARDS, SEV_CRITICAL, nd->name);
 	if (!al)
 		return -ENOMEM;
 	say(al->message, "%s dropped %llu packets of the lossless priority %d %s: %s", nd->name,
-	    (unsigned long long)(buf + cong), d->lossless_prio, o->window,
-	    buf ? "its receive buffer overflowed, PFC was not sent or not honoured in time"
-		: "its congestion control discarded them");
-	say(al->evidence, "rx_prio%d_buf_discard +%llu, rx_prio%d_cong_discard +%llu",
+	    (unsigned long long)(port + buf + cong), d->lossless_prio, o->window,
+	    port || buf ? "its receive buffer overflowed, PFC was not sent or not honoured in time"
+			: "its congestion control discarded them");
+	/* Said only where the driver has it: bnxt and older mlx5 do not. */
+	if (has(&nd->ethtool, discards_name))
+		snprintf(port_said, sizeof(port_said), "%s +%llu, ", discards_name,
+			 (unsigned long long)port);
+	say(al->evidence, "%srx_prio%d_buf_discard +%llu, rx_prio%d_cong_discard +%llu", port_said,
 	    d->lossless_prio, (unsigned long long)buf, d->lossless_prio, (unsigned long long)cong);
 	return 0;
 }
