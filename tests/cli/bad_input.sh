@@ -123,17 +123,22 @@ expect_error "one --path name twice" "--path: the name 'up1' is given twice" \
 expect_error "one --pcap name twice" "--pcap: the name 'up1' is given twice" \
 	"$FABPROBE" top --plain --pcap "up1=$good" --pcap "up1=$good"
 # An option of one value given twice would keep the last silently (--ipfix A
-# --ipfix B sent to B alone; -i eth0 -i eth1 watched eth1 alone).
+# --ipfix B sent to B alone). -i and --uplinks add up: -i lo -i eth1 watches both.
 expect_error "export: --ipfix twice" "^fabprobe: export: option '--ipfix' is given twice \('127.0.0.1:4739', then '127.0.0.1:4740'\); it takes one value" \
 	"$FABPROBE" export --pcap "$good" --listen none --ipfix 127.0.0.1:4739 --ipfix 127.0.0.1:4740
-expect_error "top: -i twice, as a list" "^fabprobe: top: option '--interfaces' is given twice; give its list once: --interfaces lo,nosuch0$" \
+expect_error "top: -i twice adds to the list (the second's interface is checked)" \
+	"^fabprobe: interface nosuch0 does not exist$" \
 	"$FABPROBE" top --once -i lo --interfaces=nosuch0
-expect_error "capture: --uplinks twice, as a list" "give its list once: --uplinks a,b,c$" \
-	"$FABPROBE" capture -o "$tmp/never.tar.gz" -i lo --uplinks a,b --uplinks c
+expect_error "capture: --uplinks twice adds to the list" "^fabprobe: interface nosuch0 does not exist$" \
+	"$FABPROBE" capture -o "$tmp/never.tar.gz" -i lo --uplinks lo --uplinks nosuch0
+expect_error "nic: -i twice adds to the list" "^fabprobe: interface nosuch0 does not exist$" \
+	"$FABPROBE" nic -i lo -i nosuch0
 expect_error "top: --sflow twice" "option '--sflow' is given twice \('16001', then '16002'\)" \
 	"$FABPROBE" top --once --sflow 16001 --sflow=16002
 expect_error "replay: -n twice" "option '-n' is given twice \('5', then '7'\)" \
 	"$FABPROBE" replay -n 5 -n 7 "$good"
+expect_error "replay: -n5 -n7, values attached" "option '-n' is given twice \('5', then '7'\)" \
+	"$FABPROBE" replay -n5 -n7 "$good"
 # Two unnamed captures would be one point: a packet both saw counted twice,
 # the second copy taken for a retransmission.
 for c in top export capture; do

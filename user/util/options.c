@@ -171,9 +171,10 @@ static bool opt_whole;
 
 /*
  * Options that take a value, as given so far in this parse: a second value
- * would silently replace the first (--ipfix A --ipfix B sent to B alone,
- * -i eth0 -i eth1 watched eth1), so it is refused, but for the options
- * that add one more each time.
+ * would silently replace the first (--ipfix A --ipfix B sent to B alone),
+ * so it is refused, but for the options that add one more each time:
+ * captures, paths, mirror session names, and -i and --uplinks, whose
+ * lists add up (-i eth0 -i eth1 watches both, as -i eth0,eth1 does).
  */
 #define OPT_GIVEN_MAX 64
 static struct {
@@ -181,12 +182,10 @@ static struct {
 	const char *text, *value;
 } opt_given[OPT_GIVEN_MAX];
 static size_t n_opt_given;
-static int opt_twice = -1;  /* the slot of the first of an option given twice, else -1 */
-static bool opt_twice_list; /* and that option takes a list */
+static int opt_twice = -1; /* the slot of the first of an option given twice, else -1 */
 
-static const char *const opt_repeatable[] = {"pcap", "path", "mirror-session"};
-/* Options whose one value is a list: the refusal says how to give both. */
-static const char *const opt_lists[] = {"interfaces", "uplinks"};
+static const char *const opt_repeatable[] = {"pcap", "path", "mirror-session", "interfaces",
+					     "uplinks"};
 
 static bool name_in(const struct option *o, const char *const *names, size_t n)
 {
@@ -214,8 +213,6 @@ static bool given_twice(const struct option *longopts, int opt)
 	for (size_t i = 0; i < n_opt_given; i++) {
 		if (opt_given[i].opt == opt) {
 			opt_twice = (int)i;
-			opt_twice_list =
-			    name_in(o, opt_lists, sizeof(opt_lists) / sizeof(*opt_lists));
 			return true;
 		}
 	}
@@ -281,15 +278,16 @@ int opt_bad(const char *cmd, int opt, char **argv)
 	const char *arg = opt_text ? opt_text : argv[optind - 1];
 	int len = strcspn(arg, "=");
 
-	if (opt_twice >= 0 && opt_twice_list)
-		fp_err("%s: option '%.*s' is given twice; give its list once: %.*s %s,%s", cmd, len,
-		       arg, len, arg, opt_given[opt_twice].value, optarg);
-	else if (opt_twice >= 0)
+	if (opt_twice >= 0) {
+		/* -n7: the option is -n, the rest its value. */
+		bool lng = !strncmp(arg, "--", 2);
+		char name[3] = {'-', (char)opt_given[opt_twice].opt, '\0'};
+
 		fp_err(
 		    "%s: option '%.*s' is given twice ('%s', then '%s'); it takes one value; see "
 		    "'fabprobe %s --help'",
-		    cmd, len, arg, opt_given[opt_twice].value, optarg, cmd);
-	else if (opt_meant)
+		    cmd, lng ? len : 2, lng ? arg : name, opt_given[opt_twice].value, optarg, cmd);
+	} else if (opt_meant)
 		fp_err("%s: unknown option '%.*s' (did you mean --%s?); see 'fabprobe %s --help'",
 		       cmd, len, arg, opt_meant, cmd);
 	else if (opt == '?' && opt_whole && arg[len] == '=')
