@@ -154,7 +154,11 @@ for i, f in enumerate(frames):
     out += struct.pack("<IIII", 1 + i, 0, len(f), len(f)) + f
 open(sys.argv[1], "wb").write(out)
 PY
-"$FABPROBE" replay --sflow --json "$tmp/badsamples.pcap" >"$tmp/badsamples.json" 2>/dev/null
+"$FABPROBE" replay --sflow --json "$tmp/badsamples.pcap" >"$tmp/badsamples.json" 2>"$tmp/badsamples.err"
+# Three notes before the one refresh: the one event line says all three.
+check "replay --sflow: the one event line says both refused samples and the reset" \
+	grep -qE "sampling rate 0, frame length 1500 refused.*; .*sampling rate 1000, frame length 4294967280 refused.*; .*sequence 1073741826 after 2, a restart or a reset, not loss" \
+	"$tmp/badsamples.err"
 check "replay --sflow: rate 0 and a 4 GB frame refused as malformed samples, a 2^30 jump a reset, not loss" python3 -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["totals"]

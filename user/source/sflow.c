@@ -85,8 +85,14 @@ struct sflow_src {
 	__u64 udp_other;
 	__u32 *other_ports;
 	bool have_t0, ended, damaged;
-	char event[256];
-	unsigned int event_seq;
+	/*
+	 * The notes since the last refresh, joined (a refresh shows one
+	 * event): event_body's, and how many more did not fit.
+	 */
+	char event[512];
+	char event_body[440];
+	unsigned int event_seq, event_more;
+	bool event_fresh; /* the next note starts the next refresh's event */
 };
 
 #define SFS(s) ((struct sflow_src *)(s))
@@ -159,11 +165,32 @@ int sflow_parse_listen(const char *opt, const char *arg, struct sockaddr_storage
 static void note(struct sflow_src *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(struct sflow_src *fs, const char *fmt, ...)
 {
+	size_t used = fs->event_fresh ? 0 : strlen(fs->event_body);
+	char text[sizeof(fs->event_body)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(fs->event, sizeof(fs->event), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	if (fs->event_fresh || !fs->event_seq) {
+		fs->event_fresh = false;
+		fs->event_more = 0;
+		snprintf(fs->event_body, sizeof(fs->event_body), "%s", text);
+	} else if (used + 2 + strlen(text) < sizeof(fs->event_body)) {
+		/* One "sFlow: " at the front of the line is enough. */
+		bool again = !strncmp(text, "sFlow: ", 7);
+
+		snprintf(fs->event_body + used, sizeof(fs->event_body) - used, "; %s",
+			 text + (again ? 7 : 0));
+	} else {
+		fs->event_more++;
+	}
+	if (fs->event_more)
+		snprintf(fs->event, sizeof(fs->event),
+			 "%s (and %u more: the sflow_* totals count them)", fs->event_body,
+			 fs->event_more);
+	else
+		snprintf(fs->event, sizeof(fs->event), "%s", fs->event_body);
 	fs->event_seq++;
 }
 
@@ -187,19 +214,28 @@ static void on_datagram(void *ctx, const struct sflow_datagram *d)
 	struct sflow_src *fs = ctx;
 	const struct sflow_seq_stream *st;
 	__u64 resets = fs->seq.restarts + fs->seq.jumps;
-	__u32 last = 0;
+	__u32 last = 0, lost;
 	char agent[INET6_ADDRSTRLEN];
 
 	st = sflow_seq_find(&fs->seq, &d->agent, d->sub_agent_id);
 	if (st)
 		last = st->last;
-	sflow_seq_update(&fs->seq, &d->agent, d->sub_agent_id, d->sequence);
-	if (fs->seq.restarts + fs->seq.jumps > resets && say_nth(resets + 1))
+	lost = sflow_seq_update(&fs->seq, &d->agent, d->sub_agent_id, d->sequence);
+	if (fs->seq.restarts + fs->seq.jumps == resets || !say_nth(resets + 1))
+		return;
+	agent_str(&d->agent, agent, sizeof(agent));
+	/* A restart at a small sequence: the datagrams since the restart are lost. */
+	if (lost)
+		note(fs,
+		     "sFlow: agent %s sub-agent %u: sequence %u after %u, a restart; its %u "
+		     "datagrams before %u lost (sflow_sequence_resets: %llu)",
+		     agent, d->sub_agent_id, d->sequence, last, lost, d->sequence,
+		     (unsigned long long)(resets + 1));
+	else
 		note(fs,
 		     "sFlow: agent %s sub-agent %u: sequence %u after %u, a restart or a reset, "
 		     "not loss (sflow_sequence_resets: %llu)",
-		     agent_str(&d->agent, agent, sizeof(agent)), d->sub_agent_id, d->sequence, last,
-		     (unsigned long long)(resets + 1));
+		     agent, d->sub_agent_id, d->sequence, last, (unsigned long long)(resets + 1));
 }
 
 /* sFlow v5 samples 1 in sampling_rate packets: 0 samples nothing. */
@@ -599,6 +635,8 @@ static int sflow_collect(struct source *s, struct snapshot *snap)
 	t[SNAP_CNT_SFLOW_SOCKET_DROPS] = fs->socket_drops;
 	t[SNAP_CNT_SFLOW_OTHER_PROTO] = fs->skipped_protocol;
 	t[SNAP_CNT_SFLOW_UNTRACKED] = fs->skipped_untracked;
+	/* This refresh's describe() shows the notes so far; the next note starts afresh. */
+	fs->event_fresh = true;
 	return 0;
 }
 

@@ -81,7 +81,7 @@ struct source_desc {
 	double clock_s;		/* the source's time since it started, seconds */
 	double span_s;		/* a recording's time span when known, else 0 */
 	__u64 frames;		/* frames (or datagrams) a recording has read so far */
-	char event[256];	/* the latest thing an operator should know, or "" */
+	char event[512];	/* the latest thing an operator should know, or "" */
 	unsigned int event_seq; /* changes with each new event */
 	/*
 	 * How far into its files a recording has read, of their size (a
