@@ -192,6 +192,50 @@ static int advance(struct session *ss, struct export_ipfix *xi, const struct exp
 	}
 }
 
+/*
+ * A recording's final picture: rates and findings over all of it, served
+ * until stopped (fabprobe_input_ended 1). Until it is served, the page
+ * holds the last refresh's, which says the input has not ended: /healthz
+ * turns stale with it and says why, and the conclusion is tried again at
+ * every interval.
+ */
+static int conclude(struct exporter *x, struct session *ss, const struct metrics_view *v,
+		    struct metrics_self *self)
+{
+	int err = session_conclude(ss);
+
+	if (err) {
+		http_refresh_failed(x, "the recording's final analysis", err);
+		return err;
+	}
+	err = http_publish(x, v, self);
+	if (err) {
+		fp_err("export: out of memory rendering the metrics");
+		http_refresh_failed(x, "the rendering of the final picture", err);
+		return err;
+	}
+	http_refreshed(x);
+	return 0;
+}
+
+/* The end of a recording, said once: served, failed, or its last records on their way. */
+static void say_ended(const struct session *ss, bool served, int err)
+{
+	char n[48];
+
+	fprintf(stderr, "fabprobe: the capture has been read (%s); ",
+		fmt_count(n, sizeof(n), ss->desc.frames, "frame"));
+	if (err)
+		fprintf(stderr,
+			"its final analysis failed (%s): serving the picture of the refresh "
+			"before, which says it has not ended, and trying again every interval\n",
+			fp_strerror(err));
+	else
+		fprintf(stderr, "%s\n",
+			served ? "serving its final picture (the whole capture) until stopped"
+			       : "sending its last IPFIX records");
+}
+
 static int run(struct exporter *x, struct session *ss, const struct export_opts *e,
 	       struct export_ipfix *xi)
 {
@@ -211,6 +255,7 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 	};
 	__u32 ids[SOURCE_MAX_POINTS];
 	int rc = 0, err, n_ids = 0;
+	bool concluded = false;
 
 	if (!acc)
 		return -ENOMEM;
@@ -226,7 +271,12 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 			}
 			/* Else its final picture is served until stopped (fabprobe_input_ended). */
 			wait_pumping(xi, e->refresh_s);
-			__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
+			if (concluded)
+				http_refreshed(x);
+			else if (!fp_stopping && !conclude(x, ss, &v, &self)) {
+				concluded = true;
+				say_ended(ss, true, 0);
+			}
 			continue;
 		}
 		rc = advance(ss, xi, e);
@@ -236,7 +286,8 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 		err = session_refresh(ss);
 		if (err) {
 			/* Keep serving the last picture; /healthz turns 503 when it ages. */
-			self.refresh_errors++;
+			if (x)
+				http_refresh_failed(x, "the last refresh", err);
 			continue;
 		}
 		self.refresh_duration_s = (fp_mono_ns() - t0) / 1e9;
@@ -262,26 +313,21 @@ static int run(struct exporter *x, struct session *ss, const struct export_opts 
 				ids[i] = ss->desc.points[i].id;
 				n_ids = i + 1; /* points are only ever added */
 			}
-			/* A recording's final picture: rates and findings over all of it. */
-			if (ss->ended && session_conclude(ss)) {
-				self.refresh_errors++;
+			if (ss->ended) {
+				err = conclude(x, ss, &v, &self);
+				concluded = !err;
+				say_ended(ss, true, err);
 				continue;
 			}
 			if (http_publish(x, &v, &self)) {
 				fp_err("export: out of memory rendering the metrics");
-				self.refresh_errors++;
+				http_refresh_failed(x, "the rendering of the metrics", -ENOMEM);
 				continue;
 			}
-			__atomic_store_n(&x->last_ok_ns, fp_mono_ns(), __ATOMIC_RELAXED);
+			http_refreshed(x);
 		}
-		if (ss->ended) {
-			char n[48];
-
-			fprintf(stderr, "fabprobe: the capture has been read (%s); %s\n",
-				fmt_count(n, sizeof(n), ss->desc.frames, "frame"),
-				x ? "serving its final picture (the whole capture) until stopped"
-				  : "sending its last IPFIX records");
-		}
+		if (ss->ended)
+			say_ended(ss, false, 0);
 	}
 	/* Stopped: what the flows did since the last refresh goes out as a forced end. */
 	if (xi && rc >= 0 && !ss->ended && !session_refresh(ss))

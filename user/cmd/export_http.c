@@ -275,6 +275,19 @@ int http_publish(struct exporter *x, const struct metrics_view *v, struct metric
 	return 0;
 }
 
+void http_refresh_failed(struct exporter *x, const char *what, int err)
+{
+	__atomic_store_n(&x->failed_what, what, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->failed_err, err, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&x->refresh_errors, 1, __ATOMIC_RELAXED);
+}
+
+void http_refreshed(struct exporter *x)
+{
+	__atomic_store_n(&x->failed_err, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&x->last_ok_ns, mono_ns(), __ATOMIC_RELAXED);
+}
+
 static void scrape_free(void *cls)
 {
 	struct scrape *s = cls;
@@ -328,6 +341,8 @@ static enum MHD_Result serve_metrics(struct exporter *x, struct MHD_Connection *
 		metrics_render_counter(f, fmt, "fabprobe_http_idle_closed",
 				       "Idle HTTP connections closed to make room for new ones",
 				       __atomic_load_n(&x->guard->closed_idle, __ATOMIC_RELAXED));
+		metrics_render_counter(f, fmt, "fabprobe_refresh_errors", "Refreshes that failed",
+				       __atomic_load_n(&x->refresh_errors, __ATOMIC_RELAXED));
 		if (x->tail)
 			x->tail(f, fmt, x->tail_ctx);
 		if (fmt == METRICS_OPENMETRICS)
@@ -353,12 +368,19 @@ static enum MHD_Result serve_metrics(struct exporter *x, struct MHD_Connection *
 static enum MHD_Result serve_health(struct exporter *x, struct MHD_Connection *c)
 {
 	__u64 last = __atomic_load_n(&x->last_ok_ns, __ATOMIC_RELAXED);
+	int err = __atomic_load_n(&x->failed_err, __ATOMIC_ACQUIRE);
 	__u64 now = mono_ns();
-	char body[128];
+	char body[256];
 
 	if (now - last <= x->stale_ns)
 		return reply_text(c, MHD_HTTP_OK, "text/plain; charset=utf-8", "ok\n");
-	snprintf(body, sizeof(body), "stale: last refresh %.1f s ago\n", (now - last) / 1e9);
+	if (err)
+		snprintf(body, sizeof(body), "stale: last good refresh %.1f s ago; %s failed: %s\n",
+			 (now - last) / 1e9, __atomic_load_n(&x->failed_what, __ATOMIC_RELAXED),
+			 strerror(-err));
+	else
+		snprintf(body, sizeof(body), "stale: last refresh %.1f s ago\n",
+			 (now - last) / 1e9);
 	return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", body);
 }
 

@@ -27,6 +27,14 @@ struct exporter {
 	struct metrics_buf *cur[2]; /* by enum metrics_format */
 	__u64 last_ok_ns;	    /* CLOCK_MONOTONIC of the last good refresh */
 	__u64 stale_ns;		    /* /healthz turns 503 past this age */
+	/*
+	 * Failed refreshes, drawn into every scrape: a failed refresh renders
+	 * nothing, so a count in the page would move only after a good one.
+	 */
+	__u64 refresh_errors;
+	/* What failed last and how (negative errno), for /healthz; 0 after a good refresh. */
+	const char *failed_what;
+	int failed_err;
 	struct conn_guard *guard;
 	struct MHD_Daemon *daemon;
 	/*
@@ -45,6 +53,13 @@ int http_open_listener(const char *arg, const struct sockaddr_storage *ss, sockl
 
 /* Render both formats of v and make them what scrapes get; -ENOMEM. */
 int http_publish(struct exporter *x, const struct metrics_view *v, struct metrics_self *self);
+/*
+ * A refresh failed (what: "the last refresh", ...; err a negative errno):
+ * counted, and said by /healthz once it turns stale. http_refreshed():
+ * one succeeded, and /healthz is fresh again.
+ */
+void http_refresh_failed(struct exporter *x, const char *what, int err);
+void http_refreshed(struct exporter *x);
 /* Serve on the listening socket fd (taken over); -errno with one line. */
 int http_start(struct exporter *x, int fd);
 void http_stop(struct exporter *x);

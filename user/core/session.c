@@ -54,6 +54,10 @@ int session_start(struct session *ss, struct source *src, const struct analysis_
 
 	memset(ss, 0, sizeof(*ss));
 	ss->aopts = *ao;
+	/* A test hook: an analysis that fails for real takes a machine out of memory. */
+	ss->analyses_ok = getenv("FABPROBE_TEST_ANALYSIS_FAIL")
+			      ? strtol(getenv("FABPROBE_TEST_ANALYSIS_FAIL"), NULL, 10)
+			      : -1;
 	ss->log = calloc(1, sizeof(*ss->log));
 	if (!ss->log) {
 		src->ops->destroy(src);
@@ -180,6 +184,14 @@ static double whole_span_s(const struct session *ss)
 	return span_s > floor_s ? span_s : floor_s;
 }
 
+/* analysis_update() over the session's snapshot, or the test hook's failure. */
+static int analyse(struct session *ss, struct analysis *a, double span_s)
+{
+	if (ss->analyses_ok >= 0 && ss->analyses++ >= (__u64)ss->analyses_ok)
+		return -ENOMEM;
+	return analysis_update(a, &ss->snap, &ss->desc, &ss->aopts, span_s);
+}
+
 int session_collect(struct session *ss)
 {
 	int err = ss->src->ops->collect(ss->src, &ss->snap);
@@ -203,8 +215,7 @@ int session_refresh(struct session *ss)
 	 * Before a previous refresh, rates are over the source's time so far;
 	 * a recording read to its end before it (replay) is a whole run.
 	 */
-	err = analysis_update(&ss->an, &ss->snap, &ss->desc, &ss->aopts,
-			      ss->ended ? whole_span_s(ss) : ss->desc.clock_s);
+	err = analyse(ss, &ss->an, ss->ended ? whole_span_s(ss) : ss->desc.clock_s);
 	if (err) {
 		fp_err("analysis failed: %s", fp_strerror(err));
 		return err;
@@ -228,7 +239,7 @@ void session_last_refresh(struct session *ss)
 
 int session_whole(struct session *ss, struct analysis *whole)
 {
-	int err = analysis_update(whole, &ss->snap, &ss->desc, &ss->aopts, whole_span_s(ss));
+	int err = analyse(ss, whole, whole_span_s(ss));
 
 	if (err)
 		fp_err("analysis failed: %s", fp_strerror(err));

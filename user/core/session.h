@@ -46,6 +46,12 @@ struct session {
 	bool ended;		/* a finite source has been read to its end */
 	unsigned int event_seq; /* of the last event printed */
 	__u64 refreshes;
+	/*
+	 * FABPROBE_TEST_ANALYSIS_FAIL=N (a test hook): every analysis after
+	 * the Nth fails as out of memory. -1: none fails.
+	 */
+	long analyses_ok;
+	__u64 analyses;
 	struct session_nic *nic; /* NIC counters beside the flows (src->nic), or NULL */
 	/*
 	 * Called each time session_advance_by() is handed control back short

@@ -205,8 +205,7 @@ static void render_self(struct mw *w, const struct metrics_view *v)
 	mw_sample_double(w, NULL, 0, s->render_duration_s);
 	mw_family(w, "fabprobe_refreshes", MT_COUNTER, "Successful refreshes of the maps");
 	mw_sample_u64(w, NULL, 0, s->refreshes);
-	mw_family(w, "fabprobe_refresh_errors", MT_COUNTER, "Refreshes that failed");
-	mw_sample_u64(w, NULL, 0, s->refresh_errors);
+	/* fabprobe_refresh_errors_total is the server's, in every scrape (export_http.c). */
 }
 
 static void render_totals(struct mw *w, const struct metrics_view *v)

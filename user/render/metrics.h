@@ -64,7 +64,7 @@ struct metrics_self {
 	double last_refresh_time_s; /* UNIX time of the last good refresh, 0 before */
 	double refresh_duration_s;  /* collect + analyse */
 	double render_duration_s;   /* the previous render of this text */
-	__u64 refreshes, refresh_errors;
+	__u64 refreshes;
 	bool input_ended; /* a recording read to its end: its final picture, refreshed no more */
 };
 
