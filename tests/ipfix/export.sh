@@ -460,6 +460,13 @@ check "UDP, nobody listening: send errors grow while it runs ($e1 -> $e2)" \
 	test "${e1:-0}" -gt 0 -a "${e2:-0}" -gt "${e1:-0}"
 check "UDP, nobody listening: the records are counted lost" \
 	test "$(metric "$hp" fabprobe_ipfix_records_lost_total)" -gt 0
+# Each datagram sent was refused (an ICMP port unreachable): none of the
+# records handed to the socket was delivered, and lost counts them (it said
+# 9 lost of 10 sent: those sent were not).
+d_sent=$(metric "$hp" fabprobe_ipfix_records_total)
+d_lost=$(metric "$hp" fabprobe_ipfix_records_lost_total)
+check "UDP, nobody listening: the records sent count as lost too (sent $d_sent, lost $d_lost)" \
+	test "${d_sent:-0}" -gt 0 -a "${d_lost:-0}" -ge "${d_sent:-0}"
 check "UDP, nobody listening: /healthz is 200 and /metrics answers" \
 	bash -c "curl -sf -m 5 http://127.0.0.1:$hp/healthz >/dev/null && curl -sf -m 5 http://127.0.0.1:$hp/metrics | grep -q '^fabprobe_refreshes_total [1-9]'"
 check "export stops" stop_export down
@@ -492,12 +499,23 @@ check "... saying the records it dropped, and that they were not delivered" \
 	bash -c "grep -q 'ipfix: 0 records .* [1-9][0-9]* dropped' '$TMP/tnone.err' &&
 		 tail -n 1 '$TMP/tnone.err' | grep -q '^fabprobe: export: IPFIX records were not delivered'"
 
-# --listen none, UDP to a port nobody listens on: every record lost to a send error.
+# --listen none, UDP to a port nobody listens on: every record lost. A
+# datagram sent draws an ICMP port unreachable, which the kernel reports at
+# the next send (ECONNREFUSED: that one did not go out) or to SO_ERROR: the
+# records sent were refused, not delivered. They were counted sent and not
+# lost (10 records sent, 9 lost, of 19 over 4 send errors).
 dead=$(free_port udp)
-start_export unone --pcap "$PCAPS/rdma_write_bw.pcap" --speed 0 --listen none \
-	--ipfix "127.0.0.1:$dead"
+start_export unone --pcap "$TMP/long.pcap" --speed 0 --listen none \
+	--ipfix "127.0.0.1:$dead" --ipfix-interval 1 -r 0.5
 check "--listen none, UDP collector away: export exits 1 (records lost)" exits_alone unone 1
-check "... saying the records it lost" grep -q 'ipfix: 0 records .* [1-9][0-9]* lost' "$TMP/unone.err"
+# sent, lost, refused: from "S records in ..., L lost to E send errors (R of them sent, then refused...)"
+read -r u_sent u_lost u_refused < <(sed -nE 's/.*ipfix: ([0-9]+) records in .* ([0-9]+) lost to [0-9]+ send errors( \(([0-9]+) of them sent, then refused.*)?$/\1 \2 \4/p' "$TMP/unone.err")
+check "... every record it sent was refused, so none delivered (sent $u_sent, refused ${u_refused:-0})" \
+	test "${u_sent:-0}" -gt 0 -a "${u_refused:-0}" -eq "${u_sent:-0}"
+# The records of this capture, as ipfixDump read them from the run at --speed 2 above.
+u_all=$(jq '[.end_reasons[]] | add' "$TMP/long.out" 2>/dev/null)
+check "... and lost counts them all, the refused and those whose send failed ($u_lost of $u_all)" \
+	test "${u_all:-0}" -gt 0 -a "${u_lost:-0}" -eq "${u_all:-0}"
 
 # ---- a burst of 100,000 flows: paced, nothing dropped, scrapes answered ----
 $MKPCAP many 100000 "$TMP/many.pcap"

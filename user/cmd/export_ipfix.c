@@ -354,14 +354,21 @@ __u64 export_ipfix_close(struct export_ipfix *xi, int timeout_ms)
 	ipfix_close(xi->x, deadline > now ? deadline - now : 0, &st);
 	undelivered = st.records_dropped + fst.dropped + fst.due + st.records_lost;
 	/* A run that never got to its first refresh (it failed to start) has nothing to say. */
-	if (xi->desc)
+	if (xi->desc) {
 		fprintf(
 		    stderr,
 		    "fabprobe: ipfix: %llu records in %llu messages to %s, %llu dropped, %llu lost "
-		    "to %llu send errors\n",
+		    "to %llu send errors",
 		    (unsigned long long)st.records_sent, (unsigned long long)st.messages_sent,
 		    xi->o.shown, (unsigned long long)(st.records_dropped + fst.dropped + fst.due),
 		    (unsigned long long)st.records_lost, (unsigned long long)st.send_errors);
+		/* Sent is not delivered: those an ICMP error came back for are lost too. */
+		if (st.records_refused)
+			fprintf(stderr,
+				" (%llu of them sent, then refused: nothing listened there)",
+				(unsigned long long)st.records_refused);
+		fputc('\n', stderr);
+	}
 	flow_export_free(&xi->fx);
 	pthread_mutex_destroy(&xi->lock);
 	free(xi);
@@ -384,13 +391,16 @@ void export_ipfix_render(FILE *out, enum metrics_format fmt, void *ctx)
 	metrics_render_counter(out, fmt, "fabprobe_ipfix_bytes", "Bytes of those IPFIX messages",
 			       st.bytes_sent);
 	metrics_render_counter(out, fmt, "fabprobe_ipfix_records",
-			       "IPFIX flow records in messages the transport took",
+			       "IPFIX flow records in messages the transport took (over UDP, "
+			       "those refused after are lost too)",
 			       st.records_sent);
 	metrics_render_counter(out, fmt, "fabprobe_ipfix_send_errors",
-			       "IPFIX sends, connects and TCP sessions that failed",
+			       "IPFIX sends, connects and TCP sessions that failed, and UDP "
+			       "datagrams refused after they were sent (an ICMP error came back)",
 			       st.send_errors);
 	metrics_render_counter(out, fmt, "fabprobe_ipfix_records_lost",
-			       "IPFIX flow records in messages that failed to send",
+			       "IPFIX flow records not delivered: in messages that failed to send, "
+			       "or sent over UDP and refused (nothing listens there)",
 			       st.records_lost);
 	metrics_render_counter(out, fmt, "fabprobe_ipfix_records_dropped",
 			       "IPFIX flow records given up before sending: refused by a full "

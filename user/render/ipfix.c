@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "render/ipfix.h"
+#include "render/ipfix_config.h"
 #include "render/ipfix_msg.h"
 #include "util/log.h"
 #include "util/recq.h"
@@ -60,6 +61,7 @@ struct ipfix_exporter {
 	__u8 *out;	   /* the message being sent */
 	size_t out_len, out_off;
 	__u32 out_records;   /* flow records in it, lost if it fails */
+	__u32 sent_records;  /* UDP: in the last datagram sent, until udp_refused() */
 	__u32 out_templates; /* template records in it */
 	bool out_control;    /* templates or element descriptions, not flow records */
 	int ctl_next;	     /* next control item to send, -1 when none is due */
@@ -76,23 +78,6 @@ struct ipfix_exporter {
 	int n_enterprise;
 	struct ipfix_stats st;
 };
-
-void ipfix_config_init(struct ipfix_config *cfg)
-{
-	*cfg = (struct ipfix_config){
-	    .transport = IPFIX_UDP,
-	    .fd = -1,
-	    .pen = IPFIX_PEN_DEFAULT,
-	    .max_msg_bytes = IPFIX_MAX_MSG_DEFAULT,
-	    .template_refresh_ms = IPFIX_REFRESH_MS_DEFAULT,
-	    .budget_msgs = IPFIX_BUDGET_MSGS_DEFAULT,
-	    .rate_bytes_per_s = IPFIX_RATE_BYTES_DEFAULT,
-	    .burst_bytes = IPFIX_BURST_BYTES_DEFAULT,
-	    .queue_bytes = IPFIX_QUEUE_BYTES_DEFAULT,
-	    .backoff_min_ms = IPFIX_BACKOFF_MIN_MS_DEFAULT,
-	    .backoff_max_ms = IPFIX_BACKOFF_MAX_MS_DEFAULT,
-	};
-}
 
 __u64 ipfix_now_ms(void)
 {
@@ -376,6 +361,29 @@ static void tcp_maintain(struct ipfix_exporter *x, __u64 now_ms)
 	}
 }
 
+/*
+ * UDP: an ICMP error came back for a datagram sent (port unreachable:
+ * nothing listens there), which the kernel says at the next send
+ * (ECONNREFUSED: that send was not made) or in SO_ERROR (check). It is
+ * taken to be the last datagram sent, as it is when the collector's host
+ * answers at once (loopback, a LAN); over a longer path more went out
+ * meanwhile and one error stands for several: a lower bound. Its records
+ * were not delivered.
+ */
+static void udp_refused(struct ipfix_exporter *x, bool check)
+{
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (check && (x->fd < 0 || x->udp_unconnected ||
+		      getsockopt(x->fd, SOL_SOCKET, SO_ERROR, &err, &len) || !err))
+		return;
+	x->st.send_errors += check;
+	x->st.records_lost += x->sent_records;
+	x->st.records_refused += x->sent_records;
+	x->sent_records = 0;
+}
+
 /* Hand bytes to the transport: how many it took, or -errno. */
 static ssize_t transport_send(struct ipfix_exporter *x, const __u8 *p, size_t len)
 {
@@ -413,6 +421,9 @@ static int flush_out(struct ipfix_exporter *x, __u64 now_ms)
 		x->st.send_errors++;
 		x->st.records_lost += x->out_records;
 		x->out_len = 0;
+		/* Not this datagram's error: it did not go out, and an earlier one was refused. */
+		if (n == -ECONNREFUSED)
+			udp_refused(x, false);
 		if (x->cfg.transport == IPFIX_TCP)
 			session_down(x, now_ms, false);
 		return n;
@@ -425,6 +436,8 @@ static int flush_out(struct ipfix_exporter *x, __u64 now_ms)
 	x->st.bytes_sent += x->out_len;
 	x->st.records_sent += x->out_records;
 	x->st.templates_sent += x->out_templates;
+	if (x->cfg.transport == IPFIX_UDP && !x->cfg.sink)
+		x->sent_records = x->out_records;
 	if (!x->out_control)
 		x->msgs_since_templates++;
 	x->out_len = 0;
@@ -473,6 +486,9 @@ int ipfix_tick(struct ipfix_exporter *x, __u64 now_ms)
 		tcp_maintain(x, now_ms);
 	if (x->state != CONN_UP)
 		return 0;
+	/* The last datagram refused while the exporter waited: said before the next one. */
+	if (x->sent_records)
+		udp_refused(x, true);
 	if (paced(x))
 		pace_refill(x, now_ms);
 	while (sent < (int)x->cfg.budget_msgs) {
@@ -547,94 +563,13 @@ void ipfix_get_stats(const struct ipfix_exporter *x, struct ipfix_stats *s)
 	s->connected = x->state == CONN_UP;
 }
 
-/* "HOST:PORT", "[IPv6]:PORT", or a host alone (port 4739). */
-static int resolve(struct ipfix_exporter *x, const char *collector)
-{
-	struct addrinfo hints = {
-	    .ai_socktype = x->cfg.transport == IPFIX_TCP ? SOCK_STREAM : SOCK_DGRAM,
-	    .ai_flags = AI_NUMERICSERV,
-	};
-	struct addrinfo *res = NULL;
-	char host[256], port[8];
-	const char *colon;
-	int err;
-
-	snprintf(port, sizeof(port), "%u", IPFIX_PORT_DEFAULT);
-	if (collector[0] == '[') {
-		const char *end = strchr(collector, ']');
-
-		if (!end || (end[1] && end[1] != ':') || end - collector - 1 >= (int)sizeof(host))
-			goto bad;
-		snprintf(host, sizeof(host), "%.*s", (int)(end - collector - 1), collector + 1);
-		if (end[1] == ':')
-			snprintf(port, sizeof(port), "%s", end + 2);
-	} else if ((colon = strchr(collector, ':')) && !strchr(colon + 1, ':')) {
-		if (colon - collector >= (int)sizeof(host) || strlen(colon + 1) >= sizeof(port))
-			goto bad;
-		snprintf(host, sizeof(host), "%.*s", (int)(colon - collector), collector);
-		snprintf(port, sizeof(port), "%s", colon + 1);
-	} else {
-		if (strlen(collector) >= sizeof(host))
-			goto bad;
-		snprintf(host, sizeof(host), "%s", collector);
-	}
-	if (!host[0] || !port[0] || strspn(port, "0123456789") != strlen(port) || atoi(port) < 1 ||
-	    atoi(port) > 65535)
-		goto bad;
-	err = getaddrinfo(host, port, &hints, &res);
-	if (err) {
-		fp_err("ipfix collector '%s': %s", collector, gai_strerror(err));
-		return -EINVAL;
-	}
-	memcpy(&x->addr, res->ai_addr, res->ai_addrlen);
-	x->addr_len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-bad:
-	fp_err("ipfix collector '%s' is not HOST:PORT or [IPv6]:PORT", collector);
-	return -EINVAL;
-}
-
-static int check_config(const struct ipfix_config *c)
-{
-	size_t need = IPFIX_MSG_HDR_LEN + IPFIX_SET_HDR_LEN + ipfix_max_template_record();
-
-	if (need < IPFIX_MSG_HDR_LEN + IPFIX_SET_HDR_LEN + ipfix_max_fixed_record())
-		need = IPFIX_MSG_HDR_LEN + IPFIX_SET_HDR_LEN + ipfix_max_fixed_record();
-	if (need < IPFIX_MAX_MSG_MIN)
-		need = IPFIX_MAX_MSG_MIN;
-	if (c->max_msg_bytes < need || c->max_msg_bytes > IPFIX_MAX_MSG_MAX) {
-		fp_err("ipfix: a message size of %u is not from %zu to %u bytes", c->max_msg_bytes,
-		       need, IPFIX_MAX_MSG_MAX);
-		return -EINVAL;
-	}
-	if (c->queue_bytes < c->max_msg_bytes + RECQ_HDR) {
-		fp_err("ipfix: a queue of %u bytes cannot hold one message", c->queue_bytes);
-		return -EINVAL;
-	}
-	if (!c->budget_msgs || !c->template_refresh_ms || !c->backoff_min_ms ||
-	    c->backoff_max_ms < c->backoff_min_ms) {
-		fp_err("ipfix: budget, template refresh and TCP backoff must be positive");
-		return -EINVAL;
-	}
-	if (!c->sink && c->transport == IPFIX_FILE && c->fd < 0) {
-		fp_err("ipfix: file export needs an open file");
-		return -EINVAL;
-	}
-	if (!c->sink && c->transport != IPFIX_FILE && (!c->collector || !c->collector[0])) {
-		fp_err("ipfix: no collector given");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int ipfix_open(struct ipfix_exporter **out, const struct ipfix_config *cfg)
 {
 	struct ipfix_exporter *x;
 	int err;
 
 	*out = NULL;
-	err = check_config(cfg);
+	err = ipfix_check_config(cfg);
 	if (err)
 		return err;
 	x = calloc(1, sizeof(*x));
@@ -669,7 +604,7 @@ int ipfix_open(struct ipfix_exporter **out, const struct ipfix_config *cfg)
 		x->fd = cfg->fd;
 		x->state = CONN_UP;
 	} else {
-		err = resolve(x, cfg->collector);
+		err = ipfix_resolve(cfg, &x->addr, &x->addr_len);
 		if (err)
 			goto cleanup;
 		if (cfg->transport == IPFIX_UDP) {
@@ -746,6 +681,8 @@ int ipfix_close(struct ipfix_exporter *x, int timeout_ms, struct ipfix_stats *fi
 			now = ipfix_now_ms();
 		}
 	}
+	if (x->sent_records) /* its answer, if one came in the time the close took */
+		udp_refused(x, true);
 	left = x->q.records + x->out_records * !!x->out_len;
 	x->st.records_dropped += left;
 	if (final) {

@@ -143,10 +143,16 @@ struct ipfix_config {
 struct ipfix_stats {
 	__u64 messages_sent;
 	__u64 bytes_sent;
-	__u64 records_sent;	 /* flow records in messages handed to the transport */
-	__u64 templates_sent;	 /* template records, withdrawals included */
-	__u64 send_errors;	 /* failed sends, connects and TCP disconnects */
-	__u64 records_lost;	 /* flow records in messages that failed */
+	__u64 records_sent;   /* flow records in messages handed to the transport */
+	__u64 templates_sent; /* template records, withdrawals included */
+	/* Failed sends, connects and TCP disconnects; UDP datagrams refused once sent. */
+	__u64 send_errors;
+	/*
+	 * Flow records not delivered: in messages that failed to send, and in
+	 * UDP datagrams sent and then refused (records_refused, in records_sent too).
+	 */
+	__u64 records_lost;
+	__u64 records_refused;	 /* UDP: sent, then an ICMP error came back (nothing listens) */
 	__u64 records_dropped;	 /* refused by a full queue (ipfix_add), or unsent at close */
 	__u64 strings_truncated; /* paths cut to fit max_msg_bytes */
 	__u64 would_block;	 /* sends deferred to the next tick */
