@@ -3,7 +3,8 @@
 # Help is complete and true: every long option the sources define is in
 # some command's --help, every option a --help shows is accepted by that
 # command, and the man page names every command and describes every option
-# a --help shows, with its short form.
+# a --help shows, with its short form, and the range and the meaning of 0
+# --help gives an option.
 set -u
 FABPROBE=${FABPROBE:-build/fabprobe}
 pass=0 fail=0
@@ -26,6 +27,45 @@ in_man() {
 			bad "${c:-fabprobe} --help shows $s $l; docs/fabprobe.8 never pairs them"
 	done < <(grep -oE -- '^ +-[a-zA-Z], --[a-z][a-z0-9-]*' <<<"$help")
 }
+# help_limits HELP: "--OPTION<TAB>LIMIT" for each range ("0.1 to 3600") and
+# meaning of 0 ("0 = none", as "0 none") an option's --help lines give.
+help_limits() {
+	awk '/^  (-[a-zA-Z], )?--[a-z]/ || /^      --[a-z]/ {
+		match($0, /--[a-z][a-z0-9-]*/); opt = substr($0, RSTART, RLENGTH) }
+	/^[^ ]/ || /^$/ { opt = "" }
+	opt != "" {
+		t = $0
+		while (match(t, /[0-9][0-9.]* to [0-9][0-9.]*( s)?([,;)]| \(|$)/)) {
+			r = substr(t, RSTART, RLENGTH); sub(/( s)?([,;)]| \()$/, "", r)
+			print opt "\t" r; t = substr(t, RSTART + RLENGTH)
+		}
+		t = $0
+		while (match(t, /[ (]0 = [a-z]+/)) {
+			r = substr(t, RSTART + 1, RLENGTH - 1); sub(/ = /, " ", r)
+			print opt "\t" r; t = substr(t, RSTART + RLENGTH)
+		}
+	}' <<<"$1"
+}
+# man_paragraphs: the man page's paragraphs, one a line (.TP, .SH, .SS, .PP start one).
+man_paragraphs=$(awk '/^\.(TP|SH|SS|PP)/ { if (p != "") print p; p = ""; next } { p = p " " $0 }
+	END { if (p != "") print p }' <<<"$man_text" | sed 's/ = / /g')
+# limits_in_man CMD HELP: what --help says an option's range and 0 are, the
+# man page says too: in each entry the option heads (EXPORT OPTIONS' -r),
+# else somewhere it is described (a command's paragraph under COMMANDS).
+limits_in_man() {
+	local c=$1 o l heads
+	while IFS=$'\t' read -r o l; do
+		[ -n "$o" ] || continue
+		heads=$(grep -E -- "^ \.B[IR]? (-[a-zA-Z], )?$o([^a-z0-9-]|\$)" <<<"$man_paragraphs")
+		if [ -n "$heads" ]; then
+			grep -vqF -- "$l" <<<"$heads" &&
+				bad "$c --help gives $o '$l'; its entry in docs/fabprobe.8 does not" || ok
+		else
+			grep -E -- "$o([^a-z0-9-]|\$)" <<<"$man_paragraphs" | grep -qF -- "$l" && ok ||
+				bad "$c --help gives $o '$l'; docs/fabprobe.8 does not"
+		fi
+	done < <(help_limits "$2")
+}
 in_man "" "$("$FABPROBE" --help)"
 commands=$("$FABPROBE" --help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1} /^$/ {if (on) exit}')
 [ -n "$commands" ] || bad "no commands in fabprobe --help"
@@ -36,6 +76,7 @@ for c in $commands; do
 	grep -q "^Usage: fabprobe $c" <<<"$help" && ok || bad "$c --help has no usage line"
 	grep -q -- "^\.B $c\$" docs/fabprobe.8 && ok || bad "the man page does not describe $c"
 	in_man "$c" "$help"
+	limits_in_man "$c" "$help"
 	for o in $(grep -o -- '--[a-z][a-z0-9-]*' <<<"$help" | sort -u); do
 		# Accepted means anything but "unknown option" (a missing value is fine).
 		# timeout: an option alone can be a whole valid command (top --nic runs on).

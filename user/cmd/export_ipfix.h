@@ -60,7 +60,8 @@ struct export_ipfix_opts {
 	"      --ipfix-tcp         over TCP (reconnects with backoff)\n"                           \
 	"      --ipfix-interval SECONDS  a record per active flow this often, and when\n"          \
 	"                          a flow is silent this long or leaves the table\n"               \
-	"                          (default 10, in the recording's time with --pcap)\n"            \
+	"                          (default 10, 0.1 to 86400, in the recording's time\n"           \
+	"                          with --pcap)\n"                                                 \
 	"      --ipfix-pen N       private enterprise number of the RoCE elements\n"               \
 	"                          (default 32473, RFC 5612's documentation number:\n"             \
 	"                          use your organisation's own)\n"                                 \
