@@ -19,10 +19,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-ip link add "$a" type veth peer name "$b" && ip link set "$a" up && ip link set "$b" up || {
-	echo "cannot make a veth pair"
-	exit 1
-}
+veth_up "$a" "$b"
 python3 -I tests/lib/inject.py "$b" 100000000 --dscp 10 >/dev/null &
 inj=$!
 sleep 0.5

@@ -17,10 +17,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-ip link add "$a" type veth peer name "$b" && ip link set "$a" up && ip link set "$b" up || {
-	echo "cannot make a veth pair"
-	exit 1
-}
+veth_up "$a" "$b"
 
 "$FABPROBE" top -i "$a" --once -r 0.3 --json --nic-root "$TREE" >"$tmp/top.json" 2>"$tmp/top.err"
 check "top -i VETH --nic-root: exit 0" test $? -eq 0

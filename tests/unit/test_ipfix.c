@@ -1375,6 +1375,30 @@ static long long metric_value(const char *text, const char *name)
 }
 
 /*
+ * A collector on a loopback UDP port of its own, and an exporter sending to
+ * it (PEN, DOMAIN): the collector's socket, which the test closes.
+ */
+static int local_collector(struct export_ipfix **xi, struct export_ipfix_opts *o)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), rcvbuf = 1 << 20;
+	char collector[32];
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	snprintf(collector, sizeof(collector), "127.0.0.1:%u", ntohs(sin.sin_port));
+	export_ipfix_opts_init(o);
+	assert_int_equal(export_ipfix_parse(o, 0, 0, collector), 1);
+	o->pen = PEN;
+	o->domain_id = DOMAIN;
+	assert_int_equal(export_ipfix_open(xi, o), 0);
+	return fd;
+}
+
+/*
  * export --ipfix end to end over loopback UDP: a reverse flow with ACKs at
  * DSCP 26 and CNPs at 48 is two records, ipClassOfService 26 << 2 with the
  * ACKs, NAKs, CE marks, retransmits and PSN gaps, and 48 << 2 with the
@@ -1387,30 +1411,18 @@ static void test_export_cnp_class_apart(void **state)
 {
 	static struct session ss;
 	static struct flow_record flows[2];
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof(sin);
 	struct export_ipfix_opts o;
 	struct export_ipfix *xi;
 	struct coll c = {};
 	struct parse p = {};
 	const struct rec *recs[8], *data = NULL, *cnp = NULL, *fwd = NULL;
-	char collector[32], *text = NULL;
+	char *text = NULL;
 	size_t text_len = 0, n;
 	FILE *mem;
-	int fd, rcvbuf = 1 << 20;
+	int fd;
 
 	(void)state;
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	snprintf(collector, sizeof(collector), "127.0.0.1:%u", ntohs(sin.sin_port));
-	export_ipfix_opts_init(&o);
-	assert_int_equal(export_ipfix_parse(&o, 0, 0, collector), 1);
-	o.pen = PEN;
-	o.domain_id = DOMAIN;
-	assert_int_equal(export_ipfix_open(&xi, &o), 0);
+	fd = local_collector(&xi, &o);
 
 	reverse_flow(&flows[0], 0);
 	/* The data direction: 50 writes at 26, ECT(0), no CNP. */
@@ -1525,28 +1537,15 @@ static void test_export_sflow_interfaces(void **state)
 	static struct session ss;
 	static struct flow_record flows[2];
 	static struct obs_point points[2];
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof(sin);
 	struct export_ipfix_opts o;
 	struct export_ipfix *xi;
 	struct coll c = {};
 	struct parse p = {};
 	const struct rec *recs[4];
-	char collector[32];
-	int fd, rcvbuf = 1 << 20;
+	int fd;
 
 	(void)state;
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	snprintf(collector, sizeof(collector), "127.0.0.1:%u", ntohs(sin.sin_port));
-	export_ipfix_opts_init(&o);
-	assert_int_equal(export_ipfix_parse(&o, 0, 0, collector), 1);
-	o.pen = PEN;
-	o.domain_id = DOMAIN;
-	assert_int_equal(export_ipfix_open(&xi, &o), 0);
+	fd = local_collector(&xi, &o);
 
 	/* Point 1: leaf1's uplink, ifIndex 49; point 2: the agent itself. */
 	points[0] =
