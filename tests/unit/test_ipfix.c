@@ -1374,6 +1374,20 @@ static long long metric_value(const char *text, const char *name)
 	return p ? atoll(p + strlen(want)) : -1;
 }
 
+/* ss's snapshot of n flows, taken 1 s after FLOW_T0, observed as the run's last. */
+static void observe_last(struct export_ipfix *xi, struct session *ss, struct flow_record *flows,
+			 size_t n)
+{
+	ss->snap.flows = flows;
+	ss->snap.n_flows = n;
+	ss->snap.flow_capacity = 64;
+	ss->snap.taken_ns = FLOW_T0 + 1000000000ULL;
+	ss->snap.clock_offset_ns = (__s64)(T0_MS * 1000000ULL - FLOW_T0);
+	export_ipfix_observe(xi, ss);
+	export_ipfix_end(xi);
+	export_ipfix_pump(xi);
+}
+
 /*
  * A collector on a loopback UDP port of its own, and an exporter sending to
  * it (PEN, DOMAIN): the collector's socket, which the test closes.
@@ -1440,14 +1454,7 @@ static void test_export_cnp_class_apart(void **state)
 	flows[1].cnp_dscp_mask = 0;
 	memset(&ss, 0, sizeof(ss));
 	ss.desc.every_packet = true;
-	ss.snap.flows = flows;
-	ss.snap.n_flows = 2;
-	ss.snap.flow_capacity = 64;
-	ss.snap.taken_ns = FLOW_T0 + 1000000000ULL;
-	ss.snap.clock_offset_ns = (__s64)(T0_MS * 1000000ULL - FLOW_T0);
-	export_ipfix_observe(xi, &ss);
-	export_ipfix_end(xi);
-	export_ipfix_pump(xi);
+	observe_last(xi, &ss, flows, 2);
 	mem = open_memstream(&text, &text_len);
 	assert_non_null(mem);
 	export_ipfix_render(mem, METRICS_PROMETHEUS, xi);
@@ -1565,14 +1572,7 @@ static void test_export_sflow_interfaces(void **state)
 	ss.desc.every_packet = false;
 	ss.desc.points = points;
 	ss.desc.n_points = 2;
-	ss.snap.flows = flows;
-	ss.snap.n_flows = 2;
-	ss.snap.flow_capacity = 64;
-	ss.snap.taken_ns = FLOW_T0 + 1000000000ULL;
-	ss.snap.clock_offset_ns = (__s64)(T0_MS * 1000000ULL - FLOW_T0);
-	export_ipfix_observe(xi, &ss);
-	export_ipfix_end(xi);
-	export_ipfix_pump(xi);
+	observe_last(xi, &ss, flows, 2);
 	assert_int_equal(export_ipfix_close(xi, 1000), 0);
 
 	recv_all(fd, &c);
