@@ -179,7 +179,7 @@ static bool opt_whole;
 #define OPT_GIVEN_MAX 64
 static struct {
 	int opt;
-	const char *text, *value;
+	const char *value;
 } opt_given[OPT_GIVEN_MAX];
 static size_t n_opt_given;
 static int opt_twice = -1; /* the slot of the first of an option given twice, else -1 */
@@ -187,10 +187,10 @@ static int opt_twice = -1; /* the slot of the first of an option given twice, el
 static const char *const opt_repeatable[] = {"pcap", "path", "mirror-session", "interfaces",
 					     "uplinks"};
 
-static bool name_in(const struct option *o, const char *const *names, size_t n)
+static bool repeatable(const struct option *o)
 {
-	for (size_t i = 0; o && i < n; i++)
-		if (!strcmp(o->name, names[i]))
+	for (size_t i = 0; o && i < sizeof(opt_repeatable) / sizeof(*opt_repeatable); i++)
+		if (!strcmp(o->name, opt_repeatable[i]))
 			return true;
 	return false;
 }
@@ -208,7 +208,7 @@ static bool given_twice(const struct option *longopts, int opt)
 {
 	const struct option *o = option_of(longopts, opt);
 
-	if (!optarg || name_in(o, opt_repeatable, sizeof(opt_repeatable) / sizeof(*opt_repeatable)))
+	if (!optarg || repeatable(o))
 		return false;
 	for (size_t i = 0; i < n_opt_given; i++) {
 		if (opt_given[i].opt == opt) {
@@ -217,7 +217,7 @@ static bool given_twice(const struct option *longopts, int opt)
 		}
 	}
 	if (n_opt_given < OPT_GIVEN_MAX)
-		opt_given[n_opt_given++] = (typeof(opt_given[0])){opt, opt_text, optarg};
+		opt_given[n_opt_given++] = (typeof(opt_given[0])){opt, optarg};
 	return false;
 }
 
