@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The text report's tables stay in columns whatever a path is called: a
 # capture named on the command line, an sFlow port (192.0.2.1:swp49,
-# 2001:db8::2:swp49) or a mirror session can be longer than the PATH
+# [2001:db8::2]:swp49) or a mirror session can be longer than the PATH
 # column's usual width, and every column after it must still line up under
 # its title, in replay's report and in top --once's. So must the FLOW
 # column's: an IPv6 endpoint runs past its usual 40 characters.
@@ -75,7 +75,7 @@ check "top --once --pcap with names past 16 characters: in columns" aligned "$tm
 "$TOOLS/sflow_scenario" pcap "$tmp/sflow.pcap" "$tmp/expect.json" "$tmp/map" >/dev/null
 "$FABPROBE" replay --sflow "$tmp/sflow.pcap" >"$tmp/sflow.txt" 2>"$tmp/err"
 check "replay --sflow, ports as agent:port: in columns" aligned "$tmp/sflow.txt"
-check "... the long names are there" grep -q "^2001:db8::2:swp49 " "$tmp/sflow.txt"
+check "... the long names are there" grep -q "^\[2001:db8::2\]:swp49 " "$tmp/sflow.txt"
 # IPv6 endpoints up to 87 characters wide, beside a short IPv6 and an IPv4 flow.
 src6=2001:db8:1234:5678:9abc:def0:1234:5678 dst6=2001:db8:aaaa:bbbb:cccc:dddd:eeee:ffff
 python3 - "$tmp/v6.pcap" "$src6" "$dst6" <<'PY'

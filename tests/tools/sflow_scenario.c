@@ -86,6 +86,8 @@ static struct sflow_flow_def flows[] = {
 _Static_assert(N_FLOWS <= 16, "truth[] holds every flow");
 
 static const char *const agent_text[2] = {"192.0.2.1", "2001:db8::2"};
+/* The agents as points' names begin: an IPv6 one in brackets (RFC 5952 section 6). */
+static const char *const agent_label[2] = {"192.0.2.1", "[2001:db8::2]"};
 static const __u32 uplinks[2][4] = {{49, 50, 51, 52}, {49, 50}};
 static const int n_uplinks[2] = {4, 2};
 #define OUT_BPS_PER_PORT 40000000000ULL /* counters: each uplink sends 40 Gb/s */
@@ -314,9 +316,9 @@ static void run(void)
 static const char *point_name(const struct sflow_flow_def *f, char *buf, size_t len)
 {
 	if (f->out.format == 1)
-		snprintf(buf, len, "%s:dropped", agent_text[f->agent]);
+		snprintf(buf, len, "%s:dropped", agent_label[f->agent]);
 	else if (f->out.value == 10)
-		snprintf(buf, len, "%s:swp10", agent_text[f->agent]);
+		snprintf(buf, len, "%s:swp10", agent_label[f->agent]);
 	else
 		snprintf(buf, len, "leaf%d-up%u", f->agent + 1, f->out.value);
 	return buf;

@@ -111,7 +111,15 @@ static void test_points_and_names(void **state)
 	assert_int_equal(a, b);
 	assert_int_not_equal(a, c);
 	assert_string_equal(t.points[a - 1].name, "192.0.2.1:7");
-	assert_string_equal(t.points[c - 1].name, "2001::2:7");
+	/*
+	 * An IPv6 agent in brackets (RFC 5952 section 6): "2001::2:7" would
+	 * read as the address 2001::2:7, not port 7 of agent 2001::2.
+	 */
+	assert_string_equal(t.points[c - 1].name, "[2001::2]:7");
+	sflow_ports_port_name(&t, &leaf2, 7, "swp7", 4);
+	assert_string_equal(t.points[c - 1].name, "[2001::2]:swp7");
+	e = sflow_ports_rate_id(&t, &leaf2, &(struct sflow_port){.kind = SFLOW_PORT_INTERNAL}, 1);
+	assert_string_equal(t.points[e - 1].name, "[2001::2]:internal");
 	/* A port name record renames a port the map does not name. */
 	sflow_ports_port_name(&t, &leaf1, 7, "swp7\x1b[2J", 8);
 	assert_string_equal(t.points[a - 1].name, "192.0.2.1:swp7[2J");

@@ -82,6 +82,20 @@ static void name_point(struct sflow_ports *t, struct sflow_port_entry *e)
 		snprintf(pt->name, sizeof(pt->name), "%s:%u", e->agent_name, e->key.ifindex);
 }
 
+/*
+ * The agent as its points' names begin: an IPv6 agent in brackets, as an
+ * address with a port is written (RFC 5952 section 6), since "2001:db8::2:49"
+ * would read as the address 2001:db8::2:49, not port 49 of 2001:db8::2.
+ */
+static void agent_name(char *buf, size_t len, const struct sflow_port_key *k)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, k->agent, addr, sizeof(addr)))
+		snprintf(addr, sizeof(addr), "?");
+	snprintf(buf, len, k->family == 6 ? "[%s]" : "%s", addr);
+}
+
 /* The port's entry, made on first sight; NULL when the table is full. */
 static struct sflow_port_entry *port_get(struct sflow_ports *t, const struct sflow_port_key *k)
 {
@@ -98,8 +112,7 @@ static struct sflow_port_entry *port_get(struct sflow_ports *t, const struct sfl
 	memset(e, 0, sizeof(*e));
 	e->key = *k;
 	e->point = -1;
-	inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, k->agent, e->agent_name,
-		  sizeof(e->agent_name));
+	agent_name(e->agent_name, sizeof(e->agent_name), k);
 	*slot = ++t->n_ports;
 	return e;
 }
