@@ -273,8 +273,39 @@ static void test_duplicate_labels_once(void **state)
 	fixture_init(&f, 2, 5);
 	f.snap.flows[1].key = f.snap.flows[0].key;
 	f.snap.flows[1].key.dport = 4792;
+	f.an.flows[1].path = f.an.flows[0].path; /* its interface's, as the key is */
 	text = render(&f.view, METRICS_OPENMETRICS, true);
 	assert_int_equal(flow_series(text), 1);
+	free(text);
+	fixture_free(&f);
+}
+
+/*
+ * One RoCE flow copied by two mirror sessions: its copies are two flows
+ * whose labels differ only in path (the session). Both are series; the
+ * path label tells them apart, so neither may be dropped as a duplicate.
+ */
+static void test_labels_differing_in_path_both_kept(void **state)
+{
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	fixture_init(&f, 2, 5);
+	f.snap.flows[1].key = f.snap.flows[0].key;
+	f.snap.flows[1].key.mirror = FP_MIRROR_ERSPAN_II;
+	f.snap.flows[0].key.mirror = FP_MIRROR_ERSPAN_II;
+	f.snap.flows[0].key.mirror_id = 5;
+	f.snap.flows[1].key.mirror_id = 6;
+	f.an.n_paths = 2;
+	snprintf(f.an.paths[0].name, sizeof(f.an.paths[0].name), "erspan:5");
+	snprintf(f.an.paths[1].name, sizeof(f.an.paths[1].name), "erspan:6");
+	f.an.flows[0].path = 0;
+	f.an.flows[1].path = 1;
+	text = render(&f.view, METRICS_OPENMETRICS, true);
+	assert_int_equal(flow_series(text), 2);
+	assert_non_null(strstr(text, "path=\"erspan:5\"} "));
+	assert_non_null(strstr(text, "path=\"erspan:6\"} "));
 	free(text);
 	fixture_free(&f);
 }
@@ -598,6 +629,7 @@ int main(void)
 	    cmocka_unit_test(test_top_k_bound),
 	    cmocka_unit_test(test_top_k_ties_in_any_order),
 	    cmocka_unit_test(test_duplicate_labels_once),
+	    cmocka_unit_test(test_labels_differing_in_path_both_kept),
 	    cmocka_unit_test(test_openmetrics_eof),
 	    cmocka_unit_test(test_alerts_every_type),
 	    cmocka_unit_test(test_accumulate_monotonic),

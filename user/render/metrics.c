@@ -583,9 +583,11 @@ struct flow_labels {
 
 static bool same_labels(const struct flow_labels *a, const struct flow_labels *b)
 {
+	/* path too: a flow copied by two mirror sessions differs only there. */
 	return !strcmp(a->iface, b->iface) && a->dir == b->dir && !strcmp(a->src, b->src) &&
 	       !strcmp(a->dst, b->dst) && !strcmp(a->sport, b->sport) &&
-	       !strcmp(a->dest_qp, b->dest_qp) && !strcmp(a->vni, b->vni);
+	       !strcmp(a->dest_qp, b->dest_qp) && !strcmp(a->vni, b->vni) &&
+	       !strcmp(a->path, b->path);
 }
 
 static int flow_label_set(const struct flow_labels *f, struct label *l)
