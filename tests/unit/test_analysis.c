@@ -903,6 +903,29 @@ static void test_low_entropy(void **state)
 }
 
 /*
+ * An IPv4 flow keeps its addresses in the first 4 bytes of the 16, the
+ * rest zero, so IPv6 a00:1:: is 10.0.0.1's 16 bytes: the address family
+ * is part of a host pair. One QP between two IPv4 hosts and one between
+ * two IPv6 hosts, on one source port, are two host pairs of one QP each.
+ */
+static void test_low_entropy_apart_by_family(void **state)
+{
+	struct flow_record *v6;
+
+	(void)state;
+	add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 1000);
+	v6 = add_flow("10.0.0.1", "10.0.1.1", 50000, 2, UP1, 1000);
+	assert_int_equal(inet_pton(AF_INET6, "a00:1::", v6->key.src), 1);
+	assert_int_equal(inet_pton(AF_INET6, "a00:101::", v6->key.dst), 1);
+	v6->key.flags |= FP_FLOW_IPV6;
+	analyse(1.0);
+	assert_null(find_alert(ALERT_LOW_ENTROPY));
+	assert_int_equal(fx.an.n_entropy, 2);
+	assert_int_equal(fx.an.entropy[0].qps, 1);
+	assert_int_equal(fx.an.entropy[1].qps, 1);
+}
+
+/*
  * A queue pair is one however many points see it (two mirror sessions, a
  * router's ingress and egress): two points of one QP are no low entropy,
  * and QPs that do share a port are each counted once.
@@ -1893,6 +1916,7 @@ int main(void)
 	    T(test_rnr_storm_needs_a_second),
 	    T(test_interval_at_least_1ms),
 	    T(test_low_entropy),
+	    T(test_low_entropy_apart_by_family),
 	    T(test_low_entropy_counts_queue_pairs),
 	    T(test_series_columns_by_name),
 	    T(test_imbalance_boundary),

@@ -14,10 +14,15 @@
 #include "util/kindex.h"
 #include "util/radix.h"
 
-/* The hosts (and VNI) of a flow, and with the source port: the keys of the joins below. */
+/*
+ * The hosts (and VNI) of a flow, and with the source port: the keys of the
+ * joins below. v6 keeps the families apart: an IPv4 address is its first 4
+ * bytes, the rest zero, which are also the 16 bytes of an IPv6 address.
+ */
 struct host_key {
 	__u8 src[16], dst[16];
 	__u32 vni;
+	__u32 v6;
 };
 
 struct port_key {
@@ -45,6 +50,7 @@ static void host_key_of(struct host_key *h, const struct flow_key *k)
 	memcpy(h->src, roce_flow_src(k), 16);
 	memcpy(h->dst, roce_flow_dst(k), 16);
 	h->vni = k->vni;
+	h->v6 = roce_flow_v6(k);
 }
 
 /* A rid's flow's joins. */
@@ -107,6 +113,7 @@ static __u32 join_of(struct join *v, size_t *n, struct kindex *x, __u64 hash,
 	memcpy(rkey.hosts.src, key->hosts.dst, 16);
 	memcpy(rkey.hosts.dst, key->hosts.src, 16);
 	rkey.hosts.vni = key->hosts.vni;
+	rkey.hosts.v6 = key->hosts.v6;
 	link_reverse(v, x, *n - 1, &rkey, klen);
 	return *n - 1;
 }
