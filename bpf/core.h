@@ -96,6 +96,25 @@ static __always_inline int classify_roce(struct cursor *c, struct fp_pkt *p, __u
 	return bad_header(c, p, err, end);
 }
 
+/*
+ * A UDP header the cut took (err from parse_udp()): other as bad_header()
+ * says, but for one cut after its destination port, the RoCE port, by a
+ * capture or a mirror (a 128-byte sFlow header of RoCE in VXLAN over IPv6
+ * in IPv6 ends there): a RoCE packet the cut took. was is the class the
+ * caller gives the frame otherwise.
+ */
+static __always_inline int udp_cut(const struct cursor *c, struct fp_pkt *p, int err, __u32 end,
+				   int was)
+{
+	__u8 *udph = c->pos;
+
+	if ((void *)(udph + 4) > c->end || ((__u16)udph[2] << 8 | udph[3]) != roce_port ||
+	    bad_header(c, p, err, end) != FP_CLASS_OTHER)
+		return was;
+	p->encap |= FP_ENCAP_SHORT;
+	return FP_CLASS_ROCE_CUT;
+}
+
 /* Ethernet and IP: the steps every frame takes, on the wire, mirrored or in VXLAN. */
 static __always_inline int parse_l2_l3(struct cursor *c, struct fp_pkt *p, struct fp_l3 *l3,
 				       bool outer)
@@ -197,7 +216,9 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 		return FP_CLASS_OTHER;
 	cursor_rebase(c);
 	proto = parse_udp(c, end, &sport, &payload_len, &bad_len);
-	if (proto < 0 || (proto != roce_port && proto != vxlan_port))
+	if (proto < 0)
+		return udp_cut(c, p, proto, end, FP_CLASS_OTHER);
+	if (proto != roce_port && proto != vxlan_port)
 		return FP_CLASS_OTHER;
 	/* Malformed counts in no flow: said before the key is built, not on each path after. */
 	if (bad_len)
@@ -235,7 +256,7 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 
 	proto = parse_udp(c, end, &p->key.inner_sport, &payload_len, &bad_len);
 	if (proto < 0)
-		return bad_header(c, p, proto, end);
+		return udp_cut(c, p, proto, end, bad_header(c, p, proto, end));
 	if (proto != roce_port)
 		return FP_CLASS_OTHER;
 	p->key.inner_dport = proto;

@@ -1209,7 +1209,9 @@ static const struct cut_case cut_cases[] = {
     {"cut_e2_at_mirrored_ip", c_erspan2_write, FR_H_M_IP, 0, CUT_COPY, O, TRUNC},
     {"cut_e2_in_mirrored_ip", c_erspan2_write, FR_H_M_IP, 19, CUT_COPY, O, TRUNC},
     {"cut_e2_at_mirrored_udp", c_erspan2_write, FR_H_M_UDP, 0, CUT_COPY, O, TRUNC},
-    {"cut_e2_in_mirrored_udp", c_erspan2_write, FR_H_M_UDP, 7, CUT_COPY, O, TRUNC},
+    {"cut_e2_in_mirrored_udp_3", c_erspan2_write, FR_H_M_UDP, 3, CUT_COPY, O, TRUNC},
+    /* The RoCE port seen (bytes 2-3 of the UDP header): a RoCE packet the cut took. */
+    {"cut_e2_in_mirrored_udp", c_erspan2_write, FR_H_M_UDP, 7, CUT_COPY, O, TRUNC | CUT_ROCE_CUT},
     {"cut_e2_at_bth", c_erspan2_write, FR_H_BTH, 0, CUT_COPY, O, TRUNC | CUT_ROCE_CUT},
     {"cut_e2_in_bth", c_erspan2_write, FR_H_BTH, 11, CUT_COPY, O, TRUNC | CUT_ROCE_CUT},
     {"cut_e2_at_reth", c_erspan2_write, FR_H_RETH, 0, CUT_COPY, R, TRUNC},
@@ -1248,7 +1250,8 @@ static const struct cut_case cut_cases[] = {
     {"cut_teb_in_vxlan", c_teb_vxlan_ack, FR_H_VXLAN, 7, CUT_COPY, O, TRUNC},
     {"cut_teb_at_inner_eth", c_teb_vxlan_ack, FR_H_IN_ETH, 0, CUT_COPY, O, TRUNC | CUT_VXLAN},
     {"cut_teb_in_inner_ip", c_teb_vxlan_ack, FR_H_IN_IP, 10, CUT_COPY, O, TRUNC | CUT_VXLAN},
-    {"cut_teb_in_inner_udp", c_teb_vxlan_ack, FR_H_IN_UDP, 5, CUT_COPY, O, TRUNC | CUT_VXLAN},
+    {"cut_teb_in_inner_udp", c_teb_vxlan_ack, FR_H_IN_UDP, 5, CUT_COPY, O,
+     TRUNC | CUT_ROCE_CUT | CUT_VXLAN},
     {"cut_teb_at_bth", c_teb_vxlan_ack, FR_H_BTH, 0, CUT_COPY, O, TRUNC | CUT_ROCE_CUT | CUT_VXLAN},
     {"cut_teb_at_aeth", c_teb_vxlan_ack, FR_H_AETH, 0, CUT_COPY, R, TRUNC | CUT_VXLAN},
     {"cut_teb_at_vxlan_refit", c_teb_vxlan_ack, FR_H_VXLAN, 0, CUT_REFIT, M, MIR},
@@ -1275,6 +1278,7 @@ static const struct cut_case cut_cases[] = {
     {"snap_teb_gre_no_checksum", c_teb_vxlan_ack, FR_H_GRE, 4, CUT_SNAP, O, 0},
     /* Past the mirror header: a copy, not truncated, cut where the capture cut it. */
     {"snap_e2_at_bth", c_erspan2_write, FR_H_BTH, 0, CUT_SNAP, O, MIR | CUT_ROCE_CUT},
+    {"snap_e2_in_mirrored_udp_4", c_erspan2_write, FR_H_M_UDP, 4, CUT_SNAP, O, MIR | CUT_ROCE_CUT},
     {"snap_e2_in_reth", c_erspan2_write, FR_H_RETH, 15, CUT_SNAP, R, MIR},
     {"snap_e3_at_aeth", c_erspan3_ack6, FR_H_AETH, 0, CUT_SNAP, R, MIR},
     {"snap_teb_in_vxlan", c_teb_vxlan_ack, FR_H_VXLAN, 7, CUT_SNAP, O, MIR},

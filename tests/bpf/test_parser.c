@@ -2027,6 +2027,8 @@ static const struct cut_case cut_cases[] = {
     {"cut_qinq_in_ip_19", c_qinq_write, FR_H_IP, 19, false, false, O},
     {"cut_qinq_at_udp", c_qinq_write, FR_H_UDP, 0, false, false, O},
     {"cut_qinq_in_udp", c_qinq_write, FR_H_UDP, 1, false, false, O},
+    {"cut_qinq_in_udp_3", c_qinq_write, FR_H_UDP, 3, false, false, O},
+    {"cut_qinq_in_udp_4", c_qinq_write, FR_H_UDP, 4, false, false, O},
     {"cut_qinq_at_bth", c_qinq_write, FR_H_BTH, 0, false, false, M},
     {"cut_qinq_in_bth", c_qinq_write, FR_H_BTH, 1, false, false, M},
     {"cut_qinq_at_reth", c_qinq_write, FR_H_RETH, 0, false, false, M},
@@ -2060,6 +2062,7 @@ static const struct cut_case cut_cases[] = {
     {"cut_vxlan_at_inner_ip_refit", c_vxlan_ack, FR_H_IN_IP, 0, true, true, M},
     {"cut_vxlan_at_inner_udp", c_vxlan_ack, FR_H_IN_UDP, 0, false, false, M},
     {"cut_vxlan_in_inner_udp", c_vxlan_ack, FR_H_IN_UDP, 1, false, false, M},
+    {"cut_vxlan_in_inner_udp_4", c_vxlan_ack, FR_H_IN_UDP, 4, false, false, M},
     {"cut_vxlan_at_inner_udp_refit", c_vxlan_ack, FR_H_IN_UDP, 0, true, true, M},
     {"cut_vxlan_at_bth", c_vxlan_ack, FR_H_BTH, 0, false, false, M},
     {"cut_vxlan_in_bth", c_vxlan_ack, FR_H_BTH, 6, false, false, M},
@@ -2070,6 +2073,7 @@ static const struct cut_case cut_cases[] = {
     {"cut_vxlan_at_icrc", c_vxlan_ack, FR_H_ICRC, 0, false, false, M},
     {"cut_vxlan6_in_inner_vlan", c_vxlan6_send, FR_H_IN_VLAN, 2, false, false, M},
     {"cut_vxlan6_in_inner_ip", c_vxlan6_send, FR_H_IN_IP, 39, false, false, M},
+    {"cut_vxlan6_in_inner_udp_4", c_vxlan6_send, FR_H_IN_UDP, 4, false, false, M},
     {"cut_vxlan6_in_inner_ip_refit", c_vxlan6_send, FR_H_IN_IP, 39, true, true, M},
     {"cut_vxlan6_at_bth_refit", c_vxlan6_send, FR_H_BTH, 0, true, true, M},
 };
@@ -2111,13 +2115,15 @@ static void test_cut(void **state)
 /*
  * The same cuts made by a capture's snap length: the frame was whole on
  * the wire (its wire length says so), only fewer bytes were kept. A header
- * the cut took is unseen, never malformed: before the BTH the frame is
- * other, cut inside the BTH it is other and counted as cut before the BTH
- * (roce_cut), with the BTH whole it is RoCE.
+ * the cut took is unseen, never malformed: before the RoCE port the frame
+ * is other; from the RoCE port (the last UDP header's bytes 2-3) to the
+ * BTH's end it is other and counted as a RoCE packet the cut took
+ * (roce_cut); with the BTH whole it is RoCE.
  */
 static void test_cut_snaplen(void **state)
 {
 	const struct cut_case *cc = *state;
+	bool vx = !strncmp(cc->name, "cut_vxlan", 9), port_seen;
 	__u64 want[FP_CNT_MAX] = {0};
 	struct frame *f;
 	__u32 len, wire;
@@ -2139,11 +2145,11 @@ static void test_cut_snaplen(void **state)
 	want[FP_CNT_FRAMES] = 1;
 	want[FP_CNT_BYTES] = wire;
 	/* VXLAN is counted once its header is whole. */
-	want[FP_CNT_VXLAN] = !strncmp(cc->name, "cut_vxlan", 9) &&
-			     (cc->at > FR_H_VXLAN || (cc->at == FR_H_VXLAN && cc->plus >= 8));
-	if (cc->at < FR_H_BTH) {
+	want[FP_CNT_VXLAN] = vx && (cc->at > FR_H_VXLAN || (cc->at == FR_H_VXLAN && cc->plus >= 8));
+	port_seen = cc->at == (vx ? FR_H_IN_UDP : FR_H_UDP) && cc->plus >= 4;
+	if (cc->at < FR_H_BTH && !port_seen) {
 		want[FP_CNT_OTHER] = 1;
-	} else if (cc->at == FR_H_BTH && cc->plus < S_BTH) {
+	} else if (port_seen || (cc->at == FR_H_BTH && cc->plus < S_BTH)) {
 		want[FP_CNT_OTHER] = 1;
 		want[FP_CNT_ROCE_CUT] = 1;
 	} else {
