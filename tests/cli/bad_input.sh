@@ -83,6 +83,10 @@ expect_error "corrupt capture" "garbage.pcap" "$FABPROBE" replay "$tmp/garbage.p
 expect_damaged "truncated capture" 1 "$FABPROBE" replay "$tmp/truncated.pcap"
 expect_error "unsupported link type" "unsupported link type" "$FABPROBE" replay "$tmp/wifi.pcap"
 expect_error "empty file" "zero.pcap" "$FABPROBE" replay "$tmp/zero.pcap"
+# Compressors other than gzip (which is read): named, with what to do.
+zstd -q -c "$good" >"$tmp/write.pcap.zst"
+expect_error "zstd-compressed capture" "write.pcap.zst: cannot read capture: compressed with zstd, which fabprobe does not read: decompress it first$" \
+	"$FABPROBE" replay "$tmp/write.pcap.zst"
 expect_error "no capture given" "no capture" "$FABPROBE" replay
 expect_error "two files" "one FILE" "$FABPROBE" replay "$good" "$good"
 expect_error "unknown option" "unknown option" "$FABPROBE" replay --bogus "$good"

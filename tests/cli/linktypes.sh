@@ -42,6 +42,16 @@ check "the Ethernet original replays ($want)" test -n "$want"
 for lt in raw sll; do
 	check "$lt: the same frames, RoCE packets and bytes, flow by flow" eq "$(summary "$tmp/$lt.pcap")" "$want"
 done
+# Compressed with gzip, as captures are kept and sent (tshark reads them as
+# they are): the same report as the original; cut short, what was read and
+# exit 3, as for a capture cut short.
+gzip -c "$src" >"$tmp/write.pcap.gz"
+check "gzip: the same frames, RoCE packets and bytes, flow by flow" \
+	eq "$(summary "$tmp/write.pcap.gz")" "$want"
+head -c 2000 "$tmp/write.pcap.gz" >"$tmp/cut.pcap.gz"
+"$FABPROBE" replay "$tmp/cut.pcap.gz" >"$tmp/cut.out" 2>"$tmp/cut.err"
+check "gzip cut short: exit 3" eq "$?" 3
+check "... one line saying so" eq "$(grep -c 'cut short or corrupt after frame' "$tmp/cut.err")/$(wc -l <"$tmp/cut.err")" 1/1
 
 # The same frames dated after 2038 (classic pcap seconds are unsigned 32
 # bits, which libpcap widens as signed), and as a pcapng whose second

@@ -86,7 +86,8 @@ static void usage(FILE *out)
 		"      --sflow-port-map FILE  name and group switch ports: lines\n"
 		"                         \"AGENT IFINDEX NAME [GROUP]\"\n" OPT_PROBE_HELP
 		"  -h, --help             this help\n" OPT_ANALYSIS_HELP "\n"
-		"Link types: Ethernet, Linux cooked (SLL, SLL2) and raw IP. Needs root (BPF).\n"
+		"Captures: pcap or pcapng, plain or gzip; Ethernet, Linux cooked (SLL, SLL2)\n"
+		"or raw IP. Needs root (BPF).\n"
 		"Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short or\n"
 		"corrupt (the report covers the frames before the damage).\n");
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "probe/collect.h"
 #include "probe/runpool.h"
@@ -80,8 +82,86 @@ void pcap_opts_init(struct pcap_opts *o)
 	o->speed = 1;
 }
 
+/*
+ * The compressor a file's first bytes name, NULL for none known. Read in
+ * place (pread): a pipe or a FIFO is never taken for compressed.
+ */
+static const char *compressed_as(int fd)
+{
+	static const struct {
+		const char *name;
+		size_t len;
+		__u8 magic[6];
+	} kinds[] = {
+	    {"gzip", 2, {0x1f, 0x8b}},
+	    {"zstd", 4, {0x28, 0xb5, 0x2f, 0xfd}},
+	    {"xz", 6, {0xfd, '7', 'z', 'X', 'Z', 0}},
+	    {"bzip2", 3, {'B', 'Z', 'h'}},
+	    {"lz4", 4, {0x04, 0x22, 0x4d, 0x18}},
+	};
+	__u8 head[6];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (n >= (ssize_t)kinds[i].len && !memcmp(head, kinds[i].magic, kinds[i].len))
+			return kinds[i].name;
+	return NULL;
+}
+
+static ssize_t gz_read(void *gz, char *buf, size_t size)
+{
+	int n = gzread(gz, buf, size > 1u << 30 ? 1u << 30 : (unsigned int)size), zerr;
+
+	/* libpcap says a read error with errno: the file's, else bad data ("Bad message"). */
+	if (n < 0) {
+		gzerror(gz, &zerr);
+		if (zerr != Z_ERRNO)
+			errno = EBADMSG;
+	}
+	return n;
+}
+
+static int gz_close(void *gz)
+{
+	return gzclose(gz) == Z_OK ? 0 : EOF;
+}
+
+/*
+ * fp's file, gzip-compressed, as a stream of what it holds, or NULL
+ * (errno set). fp is closed either way. Such a stream has no position:
+ * the progress line has no percentage for it.
+ */
+static FILE *gunzip_stream(FILE *fp)
+{
+	static const cookie_io_functions_t io = {.read = gz_read, .close = gz_close};
+	int fd = dup(fileno(fp)), err = errno;
+	gzFile gz;
+	FILE *out;
+
+	fclose(fp);
+	if (fd < 0) {
+		errno = err;
+		return NULL;
+	}
+	gz = gzdopen(fd, "rb");
+	if (!gz) {
+		close(fd);
+		errno = ENOMEM; /* its only failure with a valid fd and mode */
+		return NULL;
+	}
+	gzbuffer(gz, 1 << 17); /* zlib reads 8 KiB at a time otherwise */
+	out = fopencookie(gz, "rb", io);
+	if (!out) {
+		err = errno;
+		gzclose(gz);
+		errno = err;
+	}
+	return out;
+}
+
 pcap_t *capture_open(const char *path, char **iobuf, char *errbuf)
 {
+	const char *packed;
 	FILE *fp;
 	pcap_t *p;
 
@@ -94,6 +174,22 @@ pcap_t *capture_open(const char *path, char **iobuf, char *errbuf)
 		/* The callers name the path. */
 		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s", strerror(errno));
 		return NULL;
+	}
+	/* Read as tshark reads it: gzip as it is; another compressor named, not "unknown". */
+	packed = compressed_as(fileno(fp));
+	if (packed && strcmp(packed, "gzip")) {
+		snprintf(errbuf, PCAP_ERRBUF_SIZE,
+			 "compressed with %s, which fabprobe does not read: decompress it first",
+			 packed);
+		fclose(fp);
+		return NULL;
+	}
+	if (packed) {
+		fp = gunzip_stream(fp);
+		if (!fp) {
+			snprintf(errbuf, PCAP_ERRBUF_SIZE, "gzip: %s", strerror(errno));
+			return NULL;
+		}
 	}
 	*iobuf = malloc(CAPTURE_IOBUF);
 	if (*iobuf)
