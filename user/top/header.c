@@ -159,7 +159,8 @@ static void draw_rates(struct ui *u)
 	    {"CE", u->ce_per_s * flows, true, 0, 0},
 	    {"CNP", u->cnp_per_s * flows, true, 0, 0},
 	    {"rtx", u->rtx_per_s * flows, true, 0, 0},
-	    {"malformed", d[FP_CNT_MALFORMED] / dt, true, 0, 0},
+	    /* 0 is the usual value: it goes before a value the operator watches is hidden. */
+	    {"malformed", d[FP_CNT_MALFORMED] / dt, true, 0, 4},
 	};
 	const int n = sizeof(it) / sizeof(it[0]);
 	char v[sizeof(it) / sizeof(it[0])][16];
@@ -173,7 +174,7 @@ static void draw_rates(struct ui *u)
 		drop[i] = it[i].v > 0 ? it[i].drop : it[i].drop_zero;
 	}
 	for (;;) {
-		int w = strlen("per s:"), worst = -1;
+		int w = strlen("per s:"), worst = -1, last = -1;
 
 		for (int i = 0; i < n; i++) {
 			if (drop[i] < 0)
@@ -181,13 +182,16 @@ static void draw_rates(struct ui *u)
 			w += (i ? sep : 1) + strlen(it[i].name) + 1 + strlen(v[i]);
 			if (drop[i] && (worst < 0 || drop[i] > drop[worst]))
 				worst = i;
+			last = i;
 		}
-		if (w <= COLS || (sep == 1 && worst < 0))
+		if (w <= COLS || last < 0)
 			break;
 		if (sep == 2)
 			sep = 1;
 		else
-			drop[worst] = -1; /* hidden */
+			/* hidden; the last whole, never a value cut at the edge ("rtx 1.4"
+			 * of 1.41k) */
+			drop[worst >= 0 ? worst : last] = -1;
 	}
 	x = put(u, 1, 0, COLS, false, false, A_NORMAL, "per s:");
 	for (int i = 0; i < n; i++) {

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The dashboard as an operator meets it, through tmux, on the shared
+# captures (no lab): the smallest terminal it draws (40x10) shows no number
+# cut short (the header's "rtx 1.4" of 1.41k, a table's "515 M" of
+# 515 Mb/s); TOP_TMUX_SHOW=1 prints every captured screen.
+set -uo pipefail
+FABPROBE=${FABPROBE:-build/fabprobe}
+PCAPS=${PCAPS:-../shared/pcaps}
+NCCL=$PCAPS/nccl_nccl_node0.pcap
+TMP=$(mktemp -d /tmp/fp-top-screen-XXXXXX)
+SOCK=fpt-screen-$$
+SESSION=screen
+. "$(dirname "$0")/../lib/check.sh"
+. "$(dirname "$0")/../integration/tmux.bash"
+cleanup() {
+	tmx kill-server >/dev/null 2>&1
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# whole_rates LINE: "per s:" then whole NAME VALUE items, none cut at the edge.
+whole_rates() {
+	matches "$1" "^per s:( +(frames|RoCE|VXLAN|CE|CNP|rtx|malformed) (-|[0-9.]+[kMGT]?))+ *\$"
+}
+
+echo "--- 40x10: the header's rates"
+start 40 10 --pcap "$NCCL" --speed 0
+check "40x10: the capture read" wait_screen "end of capture" 10
+maybe_show "40x10, Flows"
+check "40x10: every rate on the header's second line is whole" whole_rates "$(screen | sed -n 2p)"
+check "q exits 0" eq "$(quit_rc)" 0
+
+finish top-screen
