@@ -67,6 +67,14 @@ void table_layout(struct column *c, int n, int width, int natural)
 	for (int i = 0, x = 0; i < n; i++) {
 		if (!c[i].on)
 			continue;
+		/*
+		 * What no column can be dropped for is not drawn cut at the
+		 * edge: a number cut short reads as another ("515 M" of 515 Mb/s).
+		 */
+		if (x + c[i].width > width) {
+			c[i].on = false;
+			continue;
+		}
 		c[i].x = x;
 		x += c[i].width + 1;
 	}
