@@ -30,6 +30,10 @@ start 40 10 --pcap "$NCCL" --speed 0
 check "40x10: the capture read" wait_screen "end of capture" 10
 maybe_show "40x10, Flows"
 check "40x10: every rate on the header's second line is whole" whole_rates "$(screen | sed -n 2p)"
+keys 4
+maybe_show "40x10, VNIs"
+check "40x10 VNIs: RATE is shown, whole (quieter columns go first)" \
+	matches "$(screen | sed -n 5,6p)" "^ +- .*[0-9.]+ [kMG]?b/s( |\$)"
 check "q exits 0" eq "$(quit_rc)" 0
 
 finish top-screen

@@ -21,16 +21,17 @@ enum {
 	VC_MAX,
 };
 
+/* Narrow terminals drop the counts before the rates: RATE and CNP/s stay at 40 columns. */
 static const struct column cols[VC_MAX] = {
     [VC_VNI] = {.title = "VNI", COL_NUMBER(8)},
-    [VC_FLOWS] = {.title = "FLOWS", COL_NUMBER(7)},
-    [VC_QPS] = {.title = "QPS", COL_NUMBER(7)},
-    [VC_ELEPH] = {.title = "ELEPHANTS", COL_NUMBER(9)},
+    [VC_FLOWS] = {.title = "FLOWS", COL_NUMBER(7), .drop = 3},
+    [VC_QPS] = {.title = "QPS", COL_NUMBER(7), .drop = 5},
+    [VC_ELEPH] = {.title = "ELEPHANTS", COL_NUMBER(9), .drop = 4},
     [VC_RATE] = {.title = "RATE", COL_NUMBER(9)},
-    [VC_PPS] = {.title = "PPS", COL_NUMBER(9)},
-    [VC_CE] = {COL_COUNTER(FC_CE, "/s"), COL_NUMBER(7)},
+    [VC_PPS] = {.title = "PPS", COL_NUMBER(9), .drop = 6},
+    [VC_CE] = {COL_COUNTER(FC_CE, "/s"), COL_NUMBER(7), .drop = 1},
     [VC_CNP] = {COL_COUNTER(FC_CNP, "/s"), COL_NUMBER(7)},
-    [VC_RTX] = {COL_COUNTER(FC_RTX, "/s"), COL_NUMBER(7)},
+    [VC_RTX] = {COL_COUNTER(FC_RTX, "/s"), COL_NUMBER(7), .drop = 2},
 };
 
 struct vni_row {
