@@ -36,4 +36,15 @@ check "40x10 VNIs: RATE is shown, whole (quieter columns go first)" \
 	matches "$(screen | sed -n 5,6p)" "^ +- .*[0-9.]+ [kMG]?b/s( |\$)"
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- -d counts the capture's time, as --plain's does (docs/top.md)"
+# At 0.2x, 1 s of the capture takes 5 s: -d 1 ended after 1 s of wall time.
+start 120 30 --pcap "$NCCL" --speed 0.2 -d 1
+sleep 2.5
+check "--speed 0.2 -d 1: still running after 2.5 s of wall time" eq "$(cat "$TMP/top.rc" 2>/dev/null)" ""
+for _ in $(seq 100); do
+	[ -s "$TMP/top.rc" ] && break
+	sleep 0.1
+done
+check "... and ends by itself at 1 s of the capture, exit 0" eq "$(cat "$TMP/top.rc" 2>/dev/null)" 0
+
 finish top-screen

@@ -282,7 +282,7 @@ static void ui_free(struct ui *u)
 int top_ui_run(struct session *ss, const struct top_opts *t)
 {
 	struct ui u = {.ss = ss, .t = t, .an = &ss->an};
-	double start, next;
+	double start, start_clock, next;
 	bool final_done = false;
 	SCREEN *scr;
 	int err = 0;
@@ -314,13 +314,16 @@ int top_ui_run(struct session *ss, const struct top_opts *t)
 	u.wall_prev_s = wall_s();
 	u.last_refresh_s = session_clock_s(ss);
 	start = wall_s();
+	start_clock = u.last_refresh_s;
 	next = u.last_refresh_s + t->interval_s;
 
 	while (!fp_stopping && !u.quit) {
 		bool hold = ss->ended || (u.paused && ss->desc.finite);
 		double clock;
 
-		if (t->duration_s > 0 && wall_s() - start >= t->duration_s)
+		/* -d counts a recording's own time, as --plain's does (paused, it waits). */
+		if (t->duration_s > 0 && (ss->desc.finite ? session_clock_s(ss) - start_clock
+							  : wall_s() - start) >= t->duration_s)
 			break;
 		if (!hold) {
 			double clock_now = session_clock_s(ss), slice = next - clock_now;
