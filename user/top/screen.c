@@ -264,6 +264,12 @@ static int draw(struct ui *u)
 
 /* ---- main loop ---------------------------------------------------------- */
 
+/* tigetstr(): NULL when the terminal lacks it, (char *)-1 when no string capability. */
+static bool valid_str(const char *cap)
+{
+	return cap && cap != (const char *)-1;
+}
+
 static void ui_free(struct ui *u)
 {
 	for (int v = 0; v < n_views; v++)
@@ -299,6 +305,15 @@ int top_ui_run(struct session *ss, const struct top_opts *t)
 	u.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	/* newterm, unlike initscr, reports a terminal it cannot drive. */
 	scr = newterm(NULL, stdout, stdin);
+	/*
+	 * Nor one without cursor addressing (TERM=dumb, an editor's shell),
+	 * which newterm takes: the frame came out as one line.
+	 */
+	if (scr && !valid_str(tigetstr("cup"))) {
+		endwin();
+		delscreen(scr);
+		scr = NULL;
+	}
 	if (!scr) {
 		fp_err("top: cannot drive terminal '%s'; use --plain",
 		       getenv("TERM") ? getenv("TERM") : "(unset)");
