@@ -47,6 +47,17 @@ for _ in $(seq 100); do
 done
 check "... and ends by itself at 1 s of the capture, exit 0" eq "$(cat "$TMP/top.rc" 2>/dev/null)" 0
 
+echo "--- Alerts: j moves the selection, not the list, while all fit"
+start 120 40 --pcap "$NCCL" --speed 0 --view alerts
+check "the capture's three alerts" wait_screen "^WARNING +roce_stopped" 10
+keys j
+maybe_show "Alerts, j"
+check "j: the first alert is still on screen (it scrolled off)" \
+	matches "$(screen | sed -n 5p)" "^CRITICAL +wrong_traffic_class"
+keys G
+check "G: so is every other" eq "$(screen | grep -cE '^(CRITICAL|WARNING|INFO) ')" 3
+check "q exits 0" eq "$(quit_rc)" 0
+
 echo "--- terminals"
 # term_run TERM: top in a pane whose TERM is that, stderr and status kept.
 term_run() {

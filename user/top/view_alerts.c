@@ -49,8 +49,12 @@ static void draw(struct ui *u, struct vstate *vs, int y0, int height)
 		putf(u, y0, 1, ui_attr(u, R_DIM), "no alerts so far");
 		return;
 	}
-	scroll_to(vs, rows, 1);
-	/* Entries differ in height: scroll until the selected one fits. */
+	/*
+	 * Entries differ in height: from the top, scroll only until the
+	 * selected one fits (a height of one row put each selected entry
+	 * first, hiding those above it with the screen half empty).
+	 */
+	scroll_to(vs, rows, rows);
 	for (;;) {
 		int used = 0;
 
