@@ -34,6 +34,11 @@ keys 4
 maybe_show "40x10, VNIs"
 check "40x10 VNIs: RATE is shown, whole (quieter columns go first)" \
 	matches "$(screen | sed -n 5,6p)" "^ +- .*[0-9.]+ [kMG]?b/s( |\$)"
+type_filter 172.30
+keys p
+maybe_show "40x10, filtered and paused"
+check "40x10: the third line says PAUSED and the filter (at 40 columns they were off screen)" \
+	matches "$(screen | sed -n 3p)" "(^| )filter: 172\.30  PAUSED"
 check "q exits 0" eq "$(quit_rc)" 0
 
 echo "--- -d counts the capture's time, as --plain's does (docs/top.md)"

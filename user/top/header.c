@@ -208,18 +208,17 @@ static void draw_table_line(struct ui *u)
 {
 	const struct session *ss = u->ss;
 	const struct source_desc *sd = &ss->desc;
-	char fill[16], win[64], r[200] = "";
-	int n = 0;
+	char fill[16], win[64], left[LINE_MAX_BYTES], r[200] = "";
+	int n = 0, w;
 
 	/* Capacity as the IPv4 table's + the IPv6 table's (--flows, --flows6). */
-	if (!top_nic_only(u))
-		putf(u, 2, 0, A_NORMAL, "flows %zu/%u+%u (%s)  evicted %llu  every %.1fs%s%s",
-		     ss->snap.n_flows, ss->snap.flow_capacity - ss->snap.flow_capacity6,
-		     ss->snap.flow_capacity6,
-		     fmt_pct(fill, sizeof(fill), ss->snap.n_flows, ss->snap.flow_capacity),
-		     (unsigned long long)snapshot_evictions(&ss->snap), u->t->interval_s,
-		     u->an == &u->whole ? "  rates: " : "",
-		     u->an == &u->whole ? window_text(u, win, sizeof(win)) : "");
+	snprintf(left, sizeof(left), "flows %zu/%u+%u (%s)  evicted %llu  every %.1fs%s%s",
+		 ss->snap.n_flows, ss->snap.flow_capacity - ss->snap.flow_capacity6,
+		 ss->snap.flow_capacity6,
+		 fmt_pct(fill, sizeof(fill), ss->snap.n_flows, ss->snap.flow_capacity),
+		 (unsigned long long)snapshot_evictions(&ss->snap), u->t->interval_s,
+		 u->an == &u->whole ? "  rates: " : "",
+		 u->an == &u->whole ? window_text(u, win, sizeof(win)) : "");
 	if (u->filter.n)
 		n += snprintf(r + n, sizeof(r) - n, "filter: %s  ", u->filter_text);
 	if (u->paused)
@@ -229,12 +228,19 @@ static void draw_table_line(struct ui *u)
 		n += snprintf(r + n, sizeof(r) - n, "%s", sd->event);
 	else if (ss->notice[0])
 		n += snprintf(r + n, sizeof(r) - n, "%s", ss->notice);
-	if (n) {
-		int w = fmt_cols(r);
-
-		put(u, 2, COLS - w > 40 ? COLS - w : 40, w, false, false,
-		    ui_attr(u, u->paused ? R_WARN : R_TITLE), r);
-	}
+	/*
+	 * The state on the right (a filter, PAUSED, an event) wins over the
+	 * table's figures when both do not fit, with two spaces between:
+	 * at 40 columns it was drawn past the edge, and narrower than the
+	 * two it was glued to them ("evicted 0filter: ...").
+	 */
+	w = n ? fmt_cols(r) : 0;
+	if (w > COLS)
+		w = COLS;
+	if (!top_nic_only(u) && COLS - w - (n ? 2 : 0) > 0)
+		put(u, 2, 0, COLS - w - (n ? 2 : 0), false, false, A_NORMAL, left);
+	if (n)
+		put(u, 2, COLS - w, w, false, false, ui_attr(u, u->paused ? R_WARN : R_TITLE), r);
 }
 
 bool top_nic_only(const struct ui *u)
