@@ -41,6 +41,14 @@ check "40x10: the third line says PAUSED and the filter (at 40 columns they were
 	matches "$(screen | sed -n 3p)" "(^| )filter: 172\.30  PAUSED"
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- 10 lines: Paths shows its uplinks before its summary lines"
+start 60 10 --pcap "up1=$NCCL" --pcap "up2=$PCAPS/nccl_nccl_node1.pcap" --speed 0 --view paths
+check "60x10 Paths: the capture read" wait_screen "end of capture" 10
+maybe_show "60x10, Paths"
+check "60x10 Paths: up1's row is on screen (the summary lines took every line)" \
+	matches "$(screen | sed -n 6p)" "^up1 +(\? +)?\["
+check "q exits 0" eq "$(quit_rc)" 0
+
 echo "--- -d counts the capture's time, as --plain's does (docs/top.md)"
 # At 0.2x, 1 s of the capture takes 5 s: -d 1 ended after 1 s of wall time.
 start 120 30 --pcap "$NCCL" --speed 0.2 -d 1
@@ -74,7 +82,7 @@ term_run() {
 }
 # TERM=dumb has no cursor addressing: the screen was drawn as one line, "0 rows".
 term_run dumb
-for _ in $(seq 50); do
+for _ in $(seq 100); do
 	[ -s "$TMP/top.rc" ] && break
 	sleep 0.1
 done

@@ -248,8 +248,13 @@ static void draw(struct ui *u, struct vstate *vs, int y0, int height)
 	int y_end = y0 + height, observed = 0, predicted = 0, y;
 	bool bad = a->imbalance_bytes > o->imbalance_ratio;
 	char t1[32], t2[32];
+	/*
+	 * The uplinks first: the four summary lines under them go before a
+	 * row does (10 lines left the table its title alone).
+	 */
+	int rows = a->n_paths + 1 < height ? a->n_paths + 1 : height;
 
-	y = table_draw(u, &view_paths, vs, y0, height - 4);
+	y = table_draw(u, &view_paths, vs, y0, height - 4 > rows ? height - 4 : rows);
 	if (!a->n_paths)
 		return;
 	for (int p = 0; p < a->n_paths; p++) {
