@@ -41,6 +41,20 @@ check "40x10: the third line says PAUSED and the filter (at 40 columns they were
 	matches "$(screen | sed -n 3p)" "(^| )filter: 172\.30  PAUSED"
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- s: the sort goes round the columns shown, not OWNER (--nic only) nor RTX/s of sFlow"
+start 160 30 --pcap "$NCCL" --speed 0
+check "the capture read" wait_screen "end of capture" 10
+sorts=
+for _ in $(seq 17); do
+	tmx send-keys -t "$SESSION" s
+	sleep 0.3
+	sorts="$sorts$(screen | sed -n 4p | grep -oE 'sort [A-Z].*' | sed 's/ *$//');"
+done
+check "s round Flows: no sort by OWNER, a column not shown without --nic" \
+	not_matches "$sorts" "sort OWNER"
+check "... and back to RATE, the first" matches "$sorts" "sort RATE;"
+check "q exits 0" eq "$(quit_rc)" 0
+
 echo "--- 10 lines: Paths shows its uplinks before its summary lines"
 start 60 10 --pcap "up1=$NCCL" --pcap "up2=$PCAPS/nccl_nccl_node1.pcap" --speed 0 --view paths
 check "60x10 Paths: the capture read" wait_screen "end of capture" 10

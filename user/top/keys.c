@@ -75,13 +75,19 @@ static void act_sort(struct ui *u, int ch)
 {
 	const struct view *v = views[u->view];
 	struct vstate *vs = cur_vs(u);
+	struct column c[MAX_COLS];
 
 	if (v->default_sort < 0)
 		return;
-	if (ch == 'r')
+	if (ch == 'r') {
 		vs->reverse = !vs->reverse;
-	else
-		vs->sort = (vs->sort + (ch == '<' ? v->n_cols - 1 : 1)) % v->n_cols;
+	} else {
+		/* Past the columns never shown (OWNER without --nic, RTX/s of sFlow). */
+		table_columns(u, v, c);
+		do
+			vs->sort = (vs->sort + (ch == '<' ? v->n_cols - 1 : 1)) % v->n_cols;
+		while (c[vs->sort].hidden && vs->sort != v->default_sort);
+	}
 	u->dirty = true;
 }
 

@@ -133,6 +133,19 @@ const void *row_at(const struct view *v, const struct vstate *vs, size_t r)
 	return (const char *)vs->rows + r * v->row_size;
 }
 
+/* A view's columns, those its input has nothing for hidden (v->fit's reset). */
+void table_columns(const struct ui *u, const struct view *v, struct column *c)
+{
+	memcpy(c, v->cols, sizeof(c[0]) * v->n_cols);
+	/* A counter that needs every packet (retransmits) means nothing for sampled input. */
+	for (int i = 0; i < v->n_cols; i++)
+		if (c[i].counter_title && (flow_defs[c[i].counter].flags & FF_EVERY_PACKET) &&
+		    !u->ss->desc.every_packet)
+			c[i].hidden = true;
+	if (v->fit)
+		v->fit(u, c, NULL);
+}
+
 /*
  * The header, then the rows from the scroll position on, in height lines;
  * returns the line after the last one drawn.
@@ -142,16 +155,10 @@ int table_draw(struct ui *u, const struct view *v, struct vstate *vs, int y0, in
 	struct column c[MAX_COLS];
 	int rows = vs->n_rows, natural = 0, y = y0 + 1;
 
-	memcpy(c, v->cols, sizeof(c[0]) * v->n_cols);
-	/* A counter that needs every packet (retransmits) means nothing for sampled input. */
-	for (int i = 0; i < v->n_cols; i++)
-		if (c[i].counter_title && (flow_defs[c[i].counter].flags & FF_EVERY_PACKET) &&
-		    !u->ss->desc.every_packet)
-			c[i].hidden = true;
+	table_columns(u, v, c);
 	scroll_to(vs, rows, height - 1);
 	/* Identifier columns as wide as what is on screen now. */
 	if (v->fit) {
-		v->fit(u, c, NULL);
 		for (int r = vs->top; r < rows && r < vs->top + height - 1; r++) {
 			int w = v->fit(u, c, row_at(v, vs, r));
 

@@ -265,6 +265,8 @@ const char *window_text(const struct ui *u, char *buf, size_t len);
 
 /* table.c */
 void table_layout(struct column *c, int n, int width, int natural);
+/* A view's columns (MAX_COLS room), those its input has nothing for hidden. */
+void table_columns(const struct ui *u, const struct view *v, struct column *c);
 const char *col_title(char *buf, size_t len, const struct column *c);
 int table_draw(struct ui *u, const struct view *v, struct vstate *vs, int y0, int height);
 void table_sort(struct ui *u, const struct view *v, struct vstate *vs);
