@@ -41,6 +41,15 @@ check "40x10: the third line says PAUSED and the filter (at 40 columns they were
 	matches "$(screen | sed -n 3p)" "(^| )filter: 172\.30  PAUSED"
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- a capture without RoCE, read to its end"
+start 100 20 --pcap "$PCAPS/ext/various_gre.pcap" --speed 0
+check "the capture read" wait_screen "end of capture" 10
+check "Flows says there are none, not none yet: the capture has ended" \
+	wait_screen "^ no RoCE flows *\$" 5
+keys 3
+check "... QPs too" wait_screen "^ no RoCE queue pairs *\$" 5
+check "q exits 0" eq "$(quit_rc)" 0
+
 echo "--- s: the sort goes round the columns shown, not OWNER (--nic only) nor RTX/s of sFlow"
 start 160 30 --pcap "$NCCL" --speed 0
 check "the capture read" wait_screen "end of capture" 10
