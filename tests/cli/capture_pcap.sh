@@ -85,6 +85,32 @@ check "NIC counters alone: the RoCE line says no packets were watched, and the N
 	       grep -q 'RoCE traffic: no packets watched (NIC counters only); the NICs counted' '$tmp/b/report.html' &&
 	       ! grep -q 'no RoCE flows' '$tmp/b/summary.txt' '$tmp/b/report.html'"
 
+# A capture cut short or corrupt: the bundle is of a part, and says so
+# itself, not only on stderr (it said "ended", as of a whole capture).
+head -c 150000 "$PCAPS/nccl_nccl_node0.pcap" >"$tmp/cut.pcap"
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap "$tmp/cut.pcap" -o "$tmp/cut.tar.gz" 2>"$tmp/err"
+check "a cut capture: exit 3, and a bundle" test $? -eq 3 -a -s "$tmp/cut.tar.gz"
+tar -xzf "$tmp/cut.tar.gz" -C "$tmp/b"
+check "a cut capture: summary.txt says the bundle covers the frames before the cut" \
+	grep -qx "partial: $tmp/cut.pcap: capture cut short or corrupt after frame 671: .*; the bundle covers the frames before it" "$tmp/b/summary.txt"
+check "a cut capture: report.html says so at its head" \
+	grep -q "^<p class='warning'><b>Partial</b>: .*cut.pcap: capture cut short or corrupt after frame 671: " "$tmp/b/report.html"
+check "a cut capture: report.json's provenance says so" \
+	python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["provenance"]["partial"]
+sys.exit(not ("capture cut short or corrupt after frame 671" in p and p.endswith("the bundle covers the frames before it")))' "$tmp/b/report.json"
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap "$PCAPS/nccl_nccl_node0.pcap" -d 5 -o "$tmp/first5.tar.gz" 2>/dev/null
+tar -xzf "$tmp/first5.tar.gz" -C "$tmp/b"
+check "-d shorter than the capture: summary.txt says the bundle covers its first 5 s" \
+	grep -qx "partial: -d 5 s ended the watch before the end of the capture: the bundle covers its first 5.0 s (45 frames)" "$tmp/b/summary.txt"
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+"$FABPROBE" capture --pcap "$PCAPS/nccl_nccl_node0.pcap" -o "$tmp/whole.tar.gz" 2>/dev/null
+tar -xzf "$tmp/whole.tar.gz" -C "$tmp/b"
+check "a whole capture: no partial line, and provenance.partial is null" \
+	sh -c "! grep -q '^partial:' '$tmp/b/summary.txt' && ! grep -q 'Partial' '$tmp/b/report.html' &&
+	       python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"provenance\"][\"partial\"] is not None)' '$tmp/b/report.json'"
+
 # What a bundle says of its input: the capture, when its RoCE sent, that host.txt is not its host.
 rm -rf "$tmp/b" && mkdir "$tmp/b"
 TZ=UTC "$FABPROBE" capture --pcap "$PCAPS/nccl_nccl_node0.pcap" -o "$tmp/when.tar.gz" 2>/dev/null

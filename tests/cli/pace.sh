@@ -71,4 +71,12 @@ check "capture stopped: exit 0, says the bundle covers a part, and writes it" \
 	bash -c "[ \$(cat '$tmp/rc') = 0 ] && grep -q '^capture: stopped before the end of the capture: the bundle covers its first .* (5780 frames)' '$tmp/err' &&
 		 ! grep -q 'cut short or corrupt' '$tmp/err' && [ -s '$tmp/stopped.tar.gz' ]"
 
+# The bundle says so itself: one reading the ticket sees no stderr (its
+# summary said "no RoCE" of a capture whose RoCE came later, and no more).
+mkdir -p "$tmp/sb" && tar -xzf "$tmp/stopped.tar.gz" -C "$tmp/sb"
+check "capture stopped: summary.txt, report.html and report.json say the bundle covers a part" \
+	bash -c "grep -qx 'partial: stopped before the end of the capture: the bundle covers its first .* s (5780 frames)' '$tmp/sb/summary.txt' &&
+		 grep -q \"^<p class='warning'><b>Partial</b>: stopped before the end of the capture: \" '$tmp/sb/report.html' &&
+		 jq -e '.provenance.partial | startswith(\"stopped before the end of the capture\")' '$tmp/sb/report.json' >/dev/null"
+
 finish pace

@@ -270,6 +270,34 @@ static void reading(const struct session *ss, void *start_ns)
 	cli_read_progress("capture", ss, *(__u64 *)start_ns, false);
 }
 
+/*
+ * Why the bundle covers a part of its input, or NULL: what stderr says,
+ * said in the bundle too, as its reader on a ticket sees no stderr. The
+ * frames are those the bundle counts.
+ */
+static const char *partial_text(char *buf, size_t len, const struct session *ss,
+				const struct capture_opts *c)
+{
+	char fl[48];
+
+	fmt_count(fl, sizeof(fl), ss->snap.totals[FP_CNT_FRAMES], "frame");
+	if (ss->desc.damaged)
+		snprintf(buf, len, "%s; the bundle covers the frames before it", ss->desc.event);
+	else if (ss->desc.finite && !ss->ended && fp_stopping)
+		snprintf(buf, len,
+			 "stopped before the end of the capture: the bundle covers its first "
+			 "%.1f s (%s)",
+			 ss->desc.clock_s, fl);
+	else if (ss->desc.finite && !ss->ended && c->duration_given)
+		snprintf(buf, len,
+			 "-d %g s ended the watch before the end of the capture: the bundle "
+			 "covers its first %.1f s (%s)",
+			 c->duration_s, ss->desc.clock_s, fl);
+	else
+		return NULL;
+	return buf;
+}
+
 /* Watch until the duration has passed, the recording ends, or Ctrl-C. */
 static int watch(struct session *ss, struct series *series, const struct capture_opts *c, bool tty)
 {
@@ -323,7 +351,7 @@ int cmd_capture(int argc, char **argv)
 	struct source *src;
 	struct bundle b;
 	bool tty = isatty(STDERR_FILENO);
-	char fl[48], al[48], unseen[512];
+	char fl[48], al[48], unseen[512], partial[640];
 	bool blind = false;
 	int err, code;
 
@@ -391,6 +419,7 @@ int cmd_capture(int argc, char **argv)
 		f.r.max_flows = SUMMARY_FLOWS;
 		f.r.all_flows = "report.json";
 		f.r.no_paths = cli_no_paths(&cs);
+		prov.partial = partial_text(partial, sizeof(partial), &ss, &c);
 		f.r.prov = &prov;
 		f.r.log = ss.log;
 		/* The NIC over the whole run, read again by session_whole(). */

@@ -283,6 +283,12 @@ static void provenance(FILE *out, const struct provenance *p)
 		fprintf(out, "</pre>\n");
 	}
 	free(text);
+	/* Above the findings, where a reader looks first: they judge a part only. */
+	if (p->partial) {
+		fprintf(out, "<p class='warning'><b>Partial</b>: ");
+		fmt_markup(out, p->partial);
+		fprintf(out, ".</p>\n");
+	}
 }
 
 void html_report(FILE *out, const struct report *r, double duration_s)

@@ -397,6 +397,11 @@ void report_json_provenance(struct json *j, const struct provenance *p)
 		json_str(j, p->argv[i]);
 	json_arr_end(j);
 	json_kv_str(j, "started", provenance_started(started, sizeof(started), p));
+	json_key(j, "partial");
+	if (p->partial)
+		json_str(j, p->partial);
+	else
+		json_null(j);
 	json_obj_end(j);
 }
 

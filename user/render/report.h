@@ -27,6 +27,12 @@ struct provenance {
 	int argc;
 	char *const *argv; /* the command from its name on ("capture", ...) */
 	time_t started;	   /* when the capture started */
+	/*
+	 * Why the bundle covers only a part of its input (a capture cut short
+	 * or corrupt, a stop or -d before a recording's end, every interface
+	 * gone), or NULL: said in the bundle, as its reader sees no stderr.
+	 */
+	const char *partial;
 };
 
 /* One picture to render: what a session holds, or a capture's whole-run analysis. */

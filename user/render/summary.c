@@ -250,6 +250,8 @@ void summary_provenance(FILE *out, const struct provenance *p)
 		shell_word(out, p->argv[i]);
 	}
 	fputc('\n', out);
+	if (p->partial)
+		fprintf(out, "partial: %s\n", p->partial);
 }
 
 const char *report_unseen_hint(const struct report *r)

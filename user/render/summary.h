@@ -34,7 +34,8 @@ const char *report_unseen_hint(const struct report *r);
 const char *report_no_paths(const struct report *r);
 /*
  * Two lines: "host: gpu7, fabprobe 71254ba, started 2026-11-30T00:10:39Z",
- * then the command as a shell would take it back.
+ * then the command as a shell would take it back; a third, "partial: ...",
+ * when the bundle covers only a part of its input.
  */
 void summary_provenance(FILE *out, const struct provenance *p);
 /* Now, as a bundle's files say when they were made: "2026-11-29 18:08:43 UTC". */
