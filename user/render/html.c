@@ -197,16 +197,31 @@ static void flows_table(FILE *out, const struct report *rep)
 {
 	const struct snapshot *s = rep->snap;
 	const struct analysis *a = rep->an;
+	size_t n = s->n_flows < TOP_FLOWS ? s->n_flows : TOP_FLOWS;
 	char src[FP_ENDPOINT_STRLEN], dst[FP_ADDR_STRLEN], rate[32], bytes[32],
-	    who[NIC_COMM_LEN + 16];
+	    who[NIC_COMM_LEN + 16], window[64], more[48];
 
+	/* The columns' windows and what sampled input cannot count, as summary.txt says them. */
 	fprintf(out,
-		"<h2>Top flows</h2>\n<p>rate: over the whole capture; packets to gaps: since the "
-		"flow entered the table</p>\n<table><tr><th>src:sport</th><th>dst</th><th>VNI</th>"
+		"<h2>Top flows</h2>\n<p>rate: over %s; packets to gaps: since the flow entered "
+		"the table; NAK: RNR NAKs included",
+		analysis_window(a, false, window, sizeof(window)));
+	if (s->n_flows && s->flows[0].samples) {
+		char rates[48];
+
+		fprintf(out,
+			"; sampled %s: packets, bytes, CE, CNP, ACK and NAK are estimates, each "
+			"sample times its rate; rtx and gaps need every packet",
+			flow_sampling_text(rates, sizeof(rates), s->flows, s->n_flows));
+	}
+	if (n < s->n_flows)
+		fprintf(out, "; the busiest %zu of %zu flows", n, s->n_flows);
+	fprintf(out,
+		"</p>\n<table><tr><th>src:sport</th><th>dst</th><th>VNI</th>"
 		"<th>QP</th><th>path</th><th>rate</th><th>packets</th><th>bytes</th><th>CE</th>"
 		"<th>CNP</th><th>ACK</th><th>NAK</th><th>rtx</th><th>gaps</th>%s</tr>\n",
 		rep->nic ? "<th>local QP owner</th>" : "");
-	for (size_t i = 0; i < s->n_flows && i < TOP_FLOWS; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct flow_record *r = &s->flows[i];
 		const struct flow_view *v = &a->flows[i];
 		bool v6 = r->key.flags & FP_FLOW_IPV6;
@@ -219,17 +234,22 @@ static void flows_table(FILE *out, const struct report *rep)
 		else
 			fprintf(out, "<td>-</td>");
 		fprintf(out, "<td>%u</td><td>", r->key.dest_qp);
-		fmt_markup(out, v->path >= 0 ? a->paths[v->path].name : "-");
+		fmt_markup(out, report_flow_path(rep, i));
 		fprintf(out,
 			"</td><td>%s</td><td>%llu</td><td>%s</td><td>%llu</td><td>%llu</"
-			"td><td>%llu</td>"
-			"<td>%llu</td><td>%llu</td><td>%llu</td>",
+			"td><td>%llu</td><td>%llu</td>",
 			fmt_si(rate, sizeof(rate), v->bps, "b/s"), (unsigned long long)r->c.packets,
 			fmt_si(bytes, sizeof(bytes), r->c.bytes, "B"),
 			(unsigned long long)flow_ce(&r->c), (unsigned long long)r->c.cnp,
 			(unsigned long long)r->c.acks,
-			(unsigned long long)(r->c.naks + r->c.rnr_naks),
-			(unsigned long long)r->c.retransmits, (unsigned long long)r->c.psn_gaps);
+			(unsigned long long)(r->c.naks + r->c.rnr_naks));
+		/* Retransmits and gaps need every packet: sampled, unknown (JSON null), not 0. */
+		if (r->samples || !rep->src->every_packet)
+			fprintf(out, "<td>-</td><td>-</td>");
+		else
+			fprintf(out, "<td>%llu</td><td>%llu</td>",
+				(unsigned long long)r->c.retransmits,
+				(unsigned long long)r->c.psn_gaps);
 		if (rep->nic) {
 			const struct nic_qp *q = nic_flow_owner(rep->nic, i);
 
@@ -240,6 +260,10 @@ static void flows_table(FILE *out, const struct report *rep)
 		fprintf(out, "</tr>\n");
 	}
 	fprintf(out, "</table>\n");
+	if (n < s->n_flows)
+		fprintf(out, "<p>... %s (%s shows all)</p>\n",
+			fmt_count(more, sizeof(more), s->n_flows - n, "more flow"),
+			rep->all_flows ? rep->all_flows : "--json");
 }
 
 static void paths_table(FILE *out, const struct analysis *a)

@@ -623,8 +623,7 @@ static void text_nic(FILE *out, const struct report *rep)
 	report_nic_text(out, rep->nic, nic_rows(rep));
 }
 
-/* A flow's path, as the JSON's: the analysed one (a mirror session is one), else its uplink. */
-static const char *flow_path(const struct report *rep, size_t i)
+const char *report_flow_path(const struct report *rep, size_t i)
 {
 	const struct analysis *a = rep->an;
 	const struct flow_record *r = &rep->snap->flows[i];
@@ -686,7 +685,7 @@ void report_text(FILE *out, const struct report *rep)
 	 * address format bounds it, and a cut address would name another host.
 	 */
 	for (size_t i = 0; i < n; i++) {
-		path_w = name_width(path_w, flow_path(rep, i));
+		path_w = name_width(path_w, report_flow_path(rep, i));
 		flow_w = name_width(flow_w, flow_endpoints(ep, sizeof(ep), &s->flows[i].key));
 	}
 	fprintf(out, "%-*s %6s %7s %-*s %9s %9s %10s %6s %6s %6s %6s %6s %6s  %s\n", flow_w,
@@ -715,7 +714,7 @@ void report_text(FILE *out, const struct report *rep)
 		    out,
 		    "%-*s %6s %7u %-*s %9s %9llu %10s %6llu %6llu %6llu %6llu %6s %6s  %s%s%s\n",
 		    flow_w, flow_endpoints(ep, sizeof(ep), &r->key), vni, r->key.dest_qp, path_w,
-		    flow_path(rep, i), rate, (unsigned long long)c->packets,
+		    report_flow_path(rep, i), rate, (unsigned long long)c->packets,
 		    fmt_si(bytes, sizeof(bytes), (double)c->bytes, "B"),
 		    (unsigned long long)flow_ce(c), (unsigned long long)c->cnp,
 		    (unsigned long long)c->acks, (unsigned long long)(c->naks + c->rnr_naks), rtx,

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * render/html.c: report.html says what summary.txt says of the same run
+ * (the rate's window, what sampled input cannot count, where the flows it
+ * leaves out are), on snapshots built by hand and analysed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "core/analysis.h"
+#include "core/series.h"
+#include "render/html.h"
+#include "render/report.h"
+
+#define MAX_FLOWS  80
+#define MAX_POINTS AN_MAX_PATHS
+
+struct fixture {
+	struct flow_record flows[MAX_FLOWS];
+	struct snapshot snap;
+	struct obs_point points[MAX_POINTS];
+	struct source_desc src;
+	struct analysis_opts ao;
+	struct analysis an;
+	struct series series;
+	char *html;
+};
+
+static struct fixture fx;
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&fx, 0, sizeof(fx));
+	fx.snap.flows = fx.flows;
+	fx.snap.cap = MAX_FLOWS;
+	fx.snap.flow_capacity = 1024;
+	fx.snap.taken_ns = 3000000000ULL;
+	fx.src = (struct source_desc){.mode = "replay", .points = fx.points, .every_packet = true};
+	snprintf(fx.src.what, sizeof(fx.src.what), "test.pcap");
+	snprintf(fx.src.how, sizeof(fx.src.how), "capture, as fast as it reads, ended");
+	analysis_opts_default(&fx.ao);
+	fx.ao.elephant_bps = 1e6;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	analysis_free(&fx.an);
+	series_free(&fx.series);
+	free(fx.html);
+	return 0;
+}
+
+/* n uplinks named NAME1..NAMEn, ids 101.. */
+static __attribute__((unused)) void uplinks(int n, const char *name)
+{
+	for (int i = 0; i < n; i++) {
+		fx.points[i] = (struct obs_point){.id = 101 + i, .uplink = true};
+		snprintf(fx.points[i].name, sizeof(fx.points[i].name), "%s%d", name, i + 1);
+	}
+	fx.src.n_points = n;
+}
+
+/* A WRITE flow of bytes seen from 1 s to 3 s, on point ifindex (0: none). */
+static struct flow_record *add_flow(int i, __u32 ifindex, __u64 bytes)
+{
+	struct flow_record *r = &fx.flows[fx.snap.n_flows++];
+	char src[32];
+
+	snprintf(src, sizeof(src), "10.0.%d.%d", i / 250, i % 250 + 1);
+	inet_pton(AF_INET, src, r->key.src);
+	inet_pton(AF_INET, "10.9.0.1", r->key.dst);
+	r->key.sport = 50000 + i;
+	r->key.dport = 4791;
+	r->key.dest_qp = 100 + i;
+	r->key.ifindex = ifindex;
+	r->c.bytes = bytes;
+	r->c.packets = bytes / 1000 + 1;
+	r->c.ecn[2] = r->c.packets;
+	r->c.dscp_mask = 1ULL << 26;
+	r->c.dscp = 26;
+	r->c.opcodes[0] = 1ULL << FP_OP_WRITE_MIDDLE;
+	r->c.first_seen_ns = 1000000000ULL;
+	r->c.last_seen_ns = 3000000000ULL;
+	return r;
+}
+
+/* Analyse over the flows' own span, one series sample, and render report.html. */
+static void render(void)
+{
+	struct report r;
+	size_t len = 0;
+	FILE *out;
+
+	snapshot_flow_totals(&fx.snap);
+	assert_int_equal(analysis_update(&fx.an, &fx.snap, &fx.src, &fx.ao, 0), 0);
+	assert_int_equal(series_add(&fx.series, &fx.an, 3.0), 0);
+	memset(&r, 0, sizeof(r));
+	r.snap = &fx.snap;
+	r.an = &fx.an;
+	r.src = &fx.src;
+	r.series = &fx.series;
+	r.max_flows = 100;
+	r.all_flows = "report.json";
+	out = open_memstream(&fx.html, &len);
+	assert_non_null(out);
+	html_report(out, &r, 3.0);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* The rows of the Top flows table, its header left out. */
+static int flow_rows(void)
+{
+	const char *p = strstr(fx.html, "<h2>Top flows</h2>"), *end;
+	int n = 0;
+
+	assert_non_null(p);
+	end = strstr(p, "</table>");
+	assert_non_null(end);
+	while ((p = strstr(p + 1, "<tr")) && p < end)
+		n++;
+	return n - 1;
+}
+
+/* The rate column is over the analysis' window, as summary.txt's RATE line says. */
+static void test_rate_window_as_summary(void **state)
+{
+	char w[64], want[96];
+
+	(void)state;
+	add_flow(0, 0, 250000);
+	render();
+	analysis_window(&fx.an, false, w, sizeof(w));
+	snprintf(want, sizeof(want), "rate: over %s;", w);
+	if (!strstr(fx.html, want))
+		fail_msg("no '%s' in the Top flows caption", want);
+	assert_null(strstr(fx.html, "over the whole capture"));
+}
+
+/*
+ * Sampled input (sFlow): retransmits and PSN gaps need every packet, so
+ * they are '-' (JSON null, summary.txt '-'), not a reassuring 0; the
+ * counts are estimates, and the table says so.
+ */
+static void test_sampled_no_rtx(void **state)
+{
+	const char *table, *p;
+	int dashes = 0;
+
+	(void)state;
+	fx.src.every_packet = false;
+	for (int i = 0; i < 3; i++) {
+		struct flow_record *r = add_flow(i, 0, 1000000);
+
+		r->samples = 10;
+		r->rate = 1000;
+	}
+	render();
+	table = strstr(fx.html, "<h2>Top flows</h2>");
+	assert_non_null(table);
+	for (p = table; (p = strstr(p, "<td>-</td><td>-</td></tr>")); p++)
+		dashes++;
+	assert_int_equal(dashes, 3);
+	assert_non_null(strstr(table, "estimates"));
+}
+
+/* More flows than the table shows: it says how many more and where they are. */
+static void test_more_flows_said(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 60; i++)
+		add_flow(i, 0, 100000 + i);
+	render();
+	assert_true(flow_rows() < 60);
+	{
+		char want[96];
+
+		snprintf(want, sizeof(want), "%d more flows (report.json shows all)",
+			 60 - flow_rows());
+		if (!strstr(fx.html, want))
+			fail_msg("no '%s'", want);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_rate_window_as_summary, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sampled_no_rtx, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_more_flows_said, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
