@@ -133,7 +133,7 @@ rm -rf "$tmp/b" && mkdir "$tmp/b"
 "$FABPROBE" capture --pcap up1="$PCAPS/nccl_nccl_node0.pcap" -o "$tmp/named.tar.gz" 2>/dev/null
 tar -xzf "$tmp/named.tar.gz" -C "$tmp/b"
 check "a capture named for an uplink: its path, and no hint" \
-	sh -c "grep -q 'up1 (' $tmp/b/report.html && ! grep -q 'PATHS: none' $tmp/b/summary.txt"
+	sh -c "grep -q '>up1: [0-9]* flows\?, [0-9]* elephants\?<' $tmp/b/report.html && ! grep -q 'PATHS: none' $tmp/b/summary.txt"
 
 # Where a bundle came from: host, version, command, start (UTC), in
 # summary.txt, report.json and nic.json; none of it in replay's JSON.

@@ -61,7 +61,7 @@ static int teardown(void **state)
 }
 
 /* n uplinks named NAME1..NAMEn, ids 101.. */
-static __attribute__((unused)) void uplinks(int n, const char *name)
+static void uplinks(int n, const char *name)
 {
 	for (int i = 0; i < n; i++) {
 		fx.points[i] = (struct obs_point){.id = 101 + i, .uplink = true};
@@ -191,12 +191,105 @@ static void test_more_flows_said(void **state)
 	}
 }
 
+/* The first number after key in [p, end), e.g. " x='" -> 70. */
+static double attr_after(const char *p, const char *key)
+{
+	const char *at = strstr(p, key);
+
+	return at ? atof(at + strlen(key)) : -1;
+}
+
+/*
+ * Chart id fits its words: every text and bar starts inside the SVG's
+ * width and height (a legend placed past them is clipped, unseen), no
+ * bar has a negative size, and each of the n paths is named in it.
+ */
+static void chart_fits(const char *id, int n)
+{
+	char key[64];
+	const char *svg, *end, *p;
+	double w, h;
+
+	snprintf(key, sizeof(key), "<svg id='%s'", id);
+	svg = strstr(fx.html, key);
+	assert_non_null(svg);
+	end = strstr(svg, "</svg>");
+	assert_non_null(end);
+	w = attr_after(svg, " width='");
+	h = attr_after(svg, " height='");
+	for (p = svg + 1; (p = strstr(p, "<text")) && p < end; p++) {
+		double x = attr_after(p, " x='"), y = attr_after(p, " y='");
+		/* Text starting at x needs room after it; text ending at x, before. */
+		bool ends = strstr(p, "text-anchor='end'") &&
+			    strstr(p, "text-anchor='end'") < strchr(p, '>');
+
+		if (x < 0 || x > w || (!ends && x >= w - 20) || y < 0 || y > h)
+			fail_msg("%s: text at %g,%g outside %gx%g: %.80s", id, x, y, w, h, p);
+	}
+	/* Texts on one line, left to right, each about 7 px a character at 11-12 px: none over the
+	 * next. */
+	for (p = svg + 1; (p = strstr(p, "<text")) && p < end; p++) {
+		double x = attr_after(p, " x='"), y = attr_after(p, " y='");
+		const char *q;
+
+		for (q = svg + 1; (q = strstr(q, "<text")) && q < end; q++) {
+			double qx = attr_after(q, " x='"), qy = attr_after(q, " y='");
+			const char *text = strchr(p, '>') + 1;
+			size_t chars = strcspn(text, "<");
+
+			if (q != p && qy == y && qx > x && qx < x + 7.0 * chars)
+				fail_msg("%s: '%.*s' at %g,%g runs over the text at %g", id,
+					 (int)chars, text, x, y, qx);
+		}
+	}
+	for (p = svg + 1; (p = strstr(p, "<rect")) && p < end; p++)
+		if (attr_after(p, " width='") < 0 || attr_after(p, " height='") < 0)
+			fail_msg("%s: a bar of negative size: %.80s", id, p);
+	for (int i = 0; i < n; i++) {
+		char name[FP_NAME_LEN + 2];
+		const char *at;
+
+		snprintf(name, sizeof(name), ">%s", fx.points[i].name);
+		at = strstr(svg, name);
+		if (!at || at > end)
+			fail_msg("%s: %s not named", id, fx.points[i].name);
+	}
+}
+
+/* Many paths: each is named in the load chart's legend and the flows chart, all of it seen. */
+static void test_charts_many_paths(void **state)
+{
+	(void)state;
+	uplinks(12, "leaf1:Ethernet4");
+	for (int i = 0; i < 12; i++)
+		add_flow(i, 101 + i, 1000000 + i);
+	render();
+	assert_int_equal(fx.an.n_paths, 12);
+	chart_fits("chart-load", 12);
+	chart_fits("chart-flows", 12);
+}
+
+/* As many paths as the analysis holds: no bar of negative width. */
+static void test_charts_most_paths(void **state)
+{
+	(void)state;
+	uplinks(AN_MAX_PATHS, "p");
+	for (int i = 0; i < AN_MAX_PATHS; i++)
+		add_flow(i, 101 + i, 1000000 + i);
+	render();
+	assert_int_equal(fx.an.n_paths, AN_MAX_PATHS);
+	assert_null(strstr(fx.html, "='-"));
+	chart_fits("chart-flows", AN_MAX_PATHS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_rate_window_as_summary, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sampled_no_rtx, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_more_flows_said, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_charts_many_paths, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_charts_most_paths, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "util/format.h"
@@ -22,6 +23,11 @@
 
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
 				      "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+/* Past the palette, the same colours dashed, then dotted: 24 series told apart. */
+static const char *const dashes[] = {"", " stroke-dasharray='8 4'", " stroke-dasharray='2 3'"};
+
+#define LEGEND_ROW 16
+#define BAR_ROW	   34 /* a path's row in the flows chart: its label, its bar below */
 
 /* A line chart of n series over the samples; value(i, k) gives series k at sample i. */
 struct line_chart {
@@ -29,6 +35,7 @@ struct line_chart {
 	int n_series;
 	const char *const *names;
 	double (*value)(const struct series *s, size_t i, int k);
+	const char *none; /* said in the chart when it has no series */
 };
 
 static double max_value(const struct series *s, const struct line_chart *c)
@@ -60,31 +67,64 @@ static void axes(FILE *out, double ymax, double tmax, const char *unit)
 		CHART_W - 10, CHART_H - 8, tmax);
 }
 
+/*
+ * The legend under the plot, in as many columns as the longest name lets
+ * fit (about 7 px a character): a path name is up to 63 characters, and
+ * an SVG clips what it has no room for.
+ */
+static int legend_columns(const struct line_chart *c)
+{
+	size_t longest = 1;
+	int cols;
+
+	for (int k = 0; k < c->n_series; k++)
+		longest = strlen(c->names[k]) > longest ? strlen(c->names[k]) : longest;
+	cols = (CHART_W - MARGIN_L) / (int)(30 + 7 * longest);
+	return cols < 1 ? 1 : cols > 4 ? 4 : cols;
+}
+
+static void legend(FILE *out, const struct line_chart *c, int cols)
+{
+	int col_w = (CHART_W - MARGIN_L) / cols;
+
+	for (int k = 0; k < c->n_series; k++) {
+		int x = MARGIN_L + k % cols * col_w, y = CHART_H + (k / cols + 1) * LEGEND_ROW;
+
+		fprintf(out,
+			"<line x1='%d' y1='%d' x2='%d' y2='%d' stroke-width='2' stroke='%s'%s/>", x,
+			y - 4, x + 20, y - 4, palette[k % 8], dashes[k / 8 % 3]);
+		fprintf(out, "<text x='%d' y='%d' font-size='12'>", x + 26, y);
+		fmt_markup(out, c->names[k]);
+		fprintf(out, "</text>");
+	}
+}
+
 static void line_chart(FILE *out, const struct series *s, const struct line_chart *c)
 {
 	double ymax = max_value(s, c), tmax = s->n ? s->samples[s->n - 1].t_s : 1;
 	double xs = (CHART_W - 10 - MARGIN_L) / (tmax > 0 ? tmax : 1);
 	double ys = (CHART_H - MARGIN_B - MARGIN_T) / ymax;
+	int cols = legend_columns(c), rows = (c->n_series + cols - 1) / cols;
 
 	fprintf(out,
 		"<h3>%s</h3>\n<svg id='%s' class='chart' width='%d' height='%d' "
 		"xmlns='http://www.w3.org/2000/svg'>",
-		c->title, c->id, CHART_W, CHART_H);
+		c->title, c->id, CHART_W, CHART_H + rows * LEGEND_ROW + (rows ? 6 : 0));
 	axes(out, ymax, tmax, c->unit);
 	for (int k = 0; k < c->n_series; k++) {
-		fprintf(out, "<polyline fill='none' stroke-width='2' stroke='%s' points='",
-			palette[k % 8]);
+		fprintf(out, "<polyline fill='none' stroke-width='2' stroke='%s'%s points='",
+			palette[k % 8], dashes[k / 8 % 3]);
 		for (size_t i = 0; i < s->n; i++)
 			fprintf(out, "%.1f,%.1f ", MARGIN_L + s->samples[i].t_s * xs,
 				CHART_H - MARGIN_B - c->value(s, i, k) * ys);
 		fprintf(out, "'/>");
-		fprintf(out, "<text x='%d' y='%d' font-size='12' fill='%s'>",
-			MARGIN_L + 10 + k * 110, MARGIN_T - 6, palette[k % 8]);
-		fmt_markup(out, c->names[k]);
+	}
+	legend(out, c, cols);
+	if (!s->n || !c->n_series) {
+		fprintf(out, "<text x='%d' y='%d'>", MARGIN_L + 10, CHART_H / 2);
+		fmt_markup(out, !s->n ? "no samples" : c->none ? c->none : "no series");
 		fprintf(out, "</text>");
 	}
-	if (!s->n)
-		fprintf(out, "<text x='%d' y='%d'>no samples</text>", CHART_W / 2, CHART_H / 2);
 	fprintf(out, "</svg>\n");
 }
 
@@ -100,29 +140,33 @@ static double ecn_value(const struct series *s, size_t i, int k)
 	return k == 0 ? x->ce_per_s : k == 1 ? x->cnp_per_s : x->rtx_per_s;
 }
 
+/*
+ * One row a path, its label over its bar: as many paths as the analysis
+ * holds fit, and a long name runs over nothing (bars side by side left a
+ * label 50 px, and at 64 paths a bar of negative width).
+ */
 static void flows_chart(FILE *out, const struct analysis *a, const char *no_paths)
 {
+	const int bar_max = CHART_W - 20;
+	char flows[48], elephants[48];
 	__u64 most = 1;
-	int bar_w;
 
 	for (int p = 0; p < a->n_paths; p++)
 		most = a->paths[p].flows > most ? a->paths[p].flows : most;
-	bar_w = a->n_paths ? (CHART_W - MARGIN_L - 20) / a->n_paths - 10 : 0;
 	fprintf(out,
 		"<h3>Flows per path</h3>\n<svg id='chart-flows' class='chart' width='%d' "
 		"height='%d' xmlns='http://www.w3.org/2000/svg'>",
-		CHART_W, CHART_H);
+		CHART_W, a->n_paths ? MARGIN_T + a->n_paths * BAR_ROW : CHART_H);
 	for (int p = 0; p < a->n_paths; p++) {
 		const struct path_view *pv = &a->paths[p];
-		double h = (CHART_H - MARGIN_B - MARGIN_T) * (double)pv->flows / most;
-		int x = MARGIN_L + p * (bar_w + 10);
+		int y = MARGIN_T + p * BAR_ROW;
 
-		fprintf(out, "<rect x='%d' y='%.1f' width='%d' height='%.1f' fill='%s'/>", x,
-			CHART_H - MARGIN_B - h, bar_w, h, palette[p % 8]);
-		fprintf(out, "<text x='%d' y='%d' font-size='12'>", x, CHART_H - 10);
+		fprintf(out, "<text x='10' y='%d' font-size='12'>", y);
 		fmt_markup(out, pv->name);
-		fprintf(out, " (%llu, %llu elephants)</text>", (unsigned long long)pv->flows,
-			(unsigned long long)pv->elephants);
+		fprintf(out, ": %s, %s</text>", fmt_count(flows, sizeof(flows), pv->flows, "flow"),
+			fmt_count(elephants, sizeof(elephants), pv->elephants, "elephant"));
+		fprintf(out, "<rect x='10' y='%d' width='%.1f' height='12' fill='%s'/>", y + 5,
+			(double)bar_max * pv->flows / most, palette[p % 8]);
 	}
 	if (!a->n_paths) {
 		fprintf(out, "<text x='%d' y='%d'>", MARGIN_L, CHART_H / 2);
@@ -322,10 +366,11 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 	const struct series *series = r->series;
 	static const char *const ecn_names[] = {"CE marks/s", "CNPs/s", "retransmits/s"};
 	const char *path_names[AN_MAX_PATHS];
-	struct line_chart load = {"chart-load",	   "Load per uplink", "b/s",
-				  series->n_paths, path_names,	      path_bps};
+	struct line_chart load = {"chart-load",	     "Load per uplink", "b/s",
+				  series->n_paths,   path_names,	path_bps,
+				  report_no_paths(r)};
 	struct line_chart ecn = {
-	    "chart-ecn", "CE, CNP and retransmits over time", "/s", 3, ecn_names, ecn_value};
+	    "chart-ecn", "CE, CNP and retransmits over time", "/s", 3, ecn_names, ecn_value, NULL};
 	char when[64], span[320];
 
 	for (int p = 0; p < series->n_paths; p++)
