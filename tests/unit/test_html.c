@@ -171,6 +171,16 @@ static void test_sampled_no_rtx(void **state)
 		dashes++;
 	assert_int_equal(dashes, 3);
 	assert_non_null(strstr(table, "estimates"));
+	/* Nor a flat line of 0 retransmits/s in the chart over time. */
+	{
+		const char *ecn = strstr(fx.html, "<svg id='chart-ecn'");
+		const char *note = strstr(fx.html, "retransmits need every packet");
+
+		assert_non_null(ecn);
+		assert_null(strstr(ecn, ">retransmits/s<"));
+		assert_non_null(note);
+		assert_true(note < ecn);
+	}
 }
 
 /* More flows than the table shows: it says how many more and where they are. */

@@ -405,6 +405,12 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 	findings(out, r);
 	cleared(out, r->log);
 	fprintf(out, "<h2>Over time</h2>\n");
+	/* Sampled input (sFlow) cannot count resends (JSON null): no line of 0 for them. */
+	if (!r->src->every_packet && strcmp(r->src->mode, "nic")) {
+		ecn.title = "CE and CNP over time (estimates; retransmits need every packet, which "
+			    "sampled input does not see)";
+		ecn.n_series = 2;
+	}
 	line_chart(out, series, &load);
 	line_chart(out, series, &ecn);
 	flows_chart(out, a, report_no_paths(r));
