@@ -292,6 +292,19 @@ static void test_charts_most_paths(void **state)
 	chart_fits("chart-flows", AN_MAX_PATHS);
 }
 
+/* A long command line (twelve --pcap NAME=FILE) wraps: a <pre> that does not runs off the page. */
+static void test_provenance_wraps(void **state)
+{
+	const char *style;
+
+	(void)state;
+	add_flow(0, 0, 250000);
+	render();
+	style = strstr(fx.html, "<style>");
+	assert_non_null(style);
+	assert_non_null(strstr(style, "pre{white-space:pre-wrap"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +313,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_more_flows_said, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_charts_many_paths, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_charts_most_paths, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_provenance_wraps, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -385,6 +385,7 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 		"padding:2px 6px;text-align:right}th{background:#eee}"
 		".critical{color:#b00}.warning{color:#a60}.info{color:#036}"
 		"tr.elephant{background:#fff3e0}.chart{border:1px solid #ddd;margin-bottom:1em}"
+		"pre{white-space:pre-wrap;overflow-wrap:anywhere}"
 		"</style></head><body>\n");
 	fprintf(out, "<h1>fabprobe capture: ");
 	fmt_markup(out, r->src->what);
