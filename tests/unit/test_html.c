@@ -305,6 +305,25 @@ static void test_provenance_wraps(void **state)
 	assert_non_null(strstr(style, "pre{white-space:pre-wrap"));
 }
 
+/* The NIC section's window has a unit a reader can use: 16 ms, not "over 0 s". */
+static void test_nic_window(void **state)
+{
+	static struct nic_picture pic;
+	char *html = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&html, &len);
+
+	(void)state;
+	memset(&pic, 0, sizeof(pic));
+	pic.st.interval_s = 0.016169;
+	assert_non_null(out);
+	html_nic(out, &pic);
+	assert_int_equal(fclose(out), 0);
+	if (!strstr(html, "over the whole 16.2 ms"))
+		fail_msg("no window in '%.200s'", html);
+	free(html);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +333,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_charts_many_paths, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_charts_most_paths, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_provenance_wraps, setup, teardown),
+	    cmocka_unit_test(test_nic_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -138,10 +138,17 @@ static void qps(FILE *out, const struct nic_picture *p)
 void html_nic(FILE *out, const struct nic_picture *p)
 {
 	const struct nic_state *s = &p->st;
+	char window[48];
 
 	fprintf(out, "<h2>NIC counters</h2>\n<p>");
 	fmt_markup(out, s->root ? s->root : "this host's RDMA NICs");
-	fprintf(out, ", over %.0f s.", s->interval_s);
+	/* A bundle's NIC picture is the whole run's (session_whole()): a short one is milliseconds.
+	 */
+	if (s->interval_s > 0)
+		fprintf(out, ", over %s.",
+			fmt_window(window, sizeof(window), s->interval_s, FMT_WINDOW_WHOLE));
+	else
+		fprintf(out, ", read once: totals, no rates.");
 	if (s->info[0]) {
 		fprintf(out, " ");
 		fmt_markup(out, s->info);
