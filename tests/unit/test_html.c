@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "core/analysis.h"
+#include "core/mirror.h"
 #include "core/series.h"
 #include "render/html.h"
 #include "render/report.h"
@@ -324,6 +325,31 @@ static void test_nic_window(void **state)
 	free(html);
 }
 
+/*
+ * A mirror session's copies of one queue pair at ingress and at egress
+ * are two rows, alike but for where the copy was made: each says which
+ * (summary.txt's '[copied at ingress]'), and the table says that a
+ * session counts copies, as summary.txt does under its paths.
+ */
+static void test_mirror_copies_told_apart(void **state)
+{
+	struct flow_record *in, *eg;
+
+	(void)state;
+	fx.points[0] = (struct obs_point){.id = MIRROR_POINT_BIT | 101, .uplink = true};
+	snprintf(fx.points[0].name, sizeof(fx.points[0].name), "leaf1:eth49");
+	fx.src.n_points = 1;
+	in = add_flow(1, MIRROR_POINT_BIT | 101, 200000);
+	eg = add_flow(1, MIRROR_POINT_BIT | 101, 200000);
+	in->key.mirror = eg->key.mirror = FP_MIRROR_ERSPAN_III;
+	in->key.flags |= FP_FLOW_MIRROR_INGRESS;
+	eg->key.flags |= FP_FLOW_MIRROR_EGRESS;
+	render();
+	assert_non_null(strstr(fx.html, "copied at ingress"));
+	assert_non_null(strstr(fx.html, "copied at egress"));
+	assert_non_null(strstr(fx.html, "mirror sessions count copies"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +360,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_charts_most_paths, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_provenance_wraps, setup, teardown),
 	    cmocka_unit_test(test_nic_window),
+	    cmocka_unit_test_setup_teardown(test_mirror_copies_told_apart, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

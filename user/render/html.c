@@ -12,6 +12,7 @@
 
 #include "util/format.h"
 #include "render/html.h"
+#include "render/report_mirror.h"
 #include "render/summary.h"
 
 #define CHART_W	  720
@@ -243,7 +244,7 @@ static void flows_table(FILE *out, const struct report *rep)
 	const struct analysis *a = rep->an;
 	size_t n = s->n_flows < TOP_FLOWS ? s->n_flows : TOP_FLOWS;
 	char src[FP_ENDPOINT_STRLEN], dst[FP_ADDR_STRLEN], rate[32], bytes[32],
-	    who[NIC_COMM_LEN + 16], window[64], more[48];
+	    who[NIC_COMM_LEN + 16], window[64], more[48], at[48];
 
 	/* The columns' windows and what sampled input cannot count, as summary.txt says them. */
 	fprintf(out,
@@ -279,6 +280,8 @@ static void flows_table(FILE *out, const struct report *rep)
 			fprintf(out, "<td>-</td>");
 		fprintf(out, "<td>%u</td><td>", r->key.dest_qp);
 		fmt_markup(out, report_flow_path(rep, i));
+		/* One session's copies at two points are two rows alike: say which is which. */
+		fmt_markup(out, report_copied_at(at, sizeof(at), &r->key));
 		fprintf(out,
 			"</td><td>%s</td><td>%llu</td><td>%s</td><td>%llu</td><td>%llu</"
 			"td><td>%llu</td><td>%llu</td>",
@@ -310,6 +313,24 @@ static void flows_table(FILE *out, const struct report *rep)
 			rep->all_flows ? rep->all_flows : "--json");
 }
 
+/* A mirror session's counts are of copies: summary.txt's note under its paths, as a paragraph. */
+static void copies_note(FILE *out, const struct analysis *a)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	report_copies_note(mem, a);
+	if (!fclose(mem) && len) {
+		fprintf(out, "<p>");
+		fmt_markup(out, text);
+		fprintf(out, "</p>\n");
+	}
+	free(text);
+}
+
 static void paths_table(FILE *out, const struct analysis *a)
 {
 	char rate[32], bytes[32];
@@ -333,6 +354,7 @@ static void paths_table(FILE *out, const struct analysis *a)
 			a->imbalance_bytes, a->imbalance_flows);
 	else
 		fprintf(out, "</table>\n<p>imbalance: n/a (balance needs two or more paths)</p>\n");
+	copies_note(out, a);
 }
 
 /* Where the bundle came from, as summary.txt says it. */
