@@ -331,30 +331,69 @@ static void copies_note(FILE *out, const struct analysis *a)
 	free(text);
 }
 
+/* The paths as summary.txt lists them: group and port columns where the source has them. */
 static void paths_table(FILE *out, const struct analysis *a)
 {
-	char rate[32], bytes[32];
+	char rate[32], bytes[32], port[32];
+	bool named = false, ports = false;
 
-	fprintf(out, "<h2>Path balance</h2>\n<table><tr><th>uplink</th><th>flows</th>"
-		     "<th>elephants</th><th>packets</th><th>bytes</th><th>rate</th></tr>\n");
+	for (int i = 0; i < a->n_paths; i++) {
+		named |= a->paths[i].group >= 0 && a->groups[a->paths[i].group].name[0];
+		ports |= a->paths[i].counters != NULL;
+	}
+	fprintf(out,
+		"<h2>Path balance</h2>\n<table><tr><th>uplink</th>%s<th>flows</th>"
+		"<th>elephants</th><th>packets</th><th>bytes</th><th>rate</th>%s</tr>\n",
+		named ? "<th>group</th>" : "",
+		ports ? "<th>port out</th><th>port discards</th><th>port status</th>" : "");
 	for (int p = 0; p < a->n_paths; p++) {
 		const struct path_view *pv = &a->paths[p];
+		const struct port_counters *pc = pv->counters;
 
 		fprintf(out, "<tr><td>");
 		fmt_markup(out, pv->name);
-		fprintf(out,
-			"</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%s</td><td>%s</td></tr>\n",
+		if (named) {
+			fprintf(out, "</td><td>");
+			fmt_markup(out, pv->group >= 0 ? a->groups[pv->group].name : "-");
+		}
+		fprintf(out, "</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%s</td><td>%s</td>",
 			(unsigned long long)pv->flows, (unsigned long long)pv->elephants,
 			(unsigned long long)pv->packets,
 			fmt_si(bytes, sizeof(bytes), pv->bytes, "B"),
 			fmt_si(rate, sizeof(rate), pv->bps, "b/s"));
+		if (ports && pc)
+			fprintf(
+			    out, "<td>%s</td><td>%llu</td><td>%s</td>",
+			    pc->have_rate ? fmt_si(port, sizeof(port), pc->out_bps, "b/s") : "?",
+			    (unsigned long long)pc->out_discards, pc->status & 2 ? "up" : "down");
+		else if (ports)
+			fprintf(out, "<td>-</td><td>-</td><td>-</td>");
+		fprintf(out, "</tr>\n");
 	}
-	if (a->n_paths >= 2)
-		fprintf(out, "</table>\n<p>imbalance (max/mean): load %.2f, flows %.2f</p>\n",
-			a->imbalance_bytes, a->imbalance_flows);
-	else
-		fprintf(out, "</table>\n<p>imbalance: n/a (balance needs two or more paths)</p>\n");
+	fprintf(out, "</table>\n");
 	copies_note(out, a);
+	/* Balance is a group's: each one's, named, where there are several (summary.txt's). */
+	if (named || a->n_groups > 1) {
+		fprintf(out, "<ul>\n");
+		for (int g = 0; g < a->n_groups; g++) {
+			const struct path_group *pg = &a->groups[g];
+
+			fprintf(out, "<li>group ");
+			fmt_markup(out, pg->name[0] ? pg->name : "-");
+			if (pg->n_paths >= 2)
+				fprintf(out, " imbalance (max/mean): load %.2f, flows %.2f</li>\n",
+					pg->imbalance_bytes, pg->imbalance_flows);
+			else
+				fprintf(out, " imbalance: n/a (one path)</li>\n");
+		}
+		fprintf(out, "</ul>\n");
+	} else if (a->imbalance_group >= 0) {
+		fprintf(out, "<p>imbalance (max/mean): load %.2f, flows %.2f</p>\n",
+			a->imbalance_bytes, a->imbalance_flows);
+	} else {
+		fprintf(out, "<p>imbalance: n/a (%s; balance needs two or more paths)</p>\n",
+			a->n_groups ? "one path" : "no ECMP group");
+	}
 }
 
 /* Where the bundle came from, as summary.txt says it. */
