@@ -100,6 +100,46 @@ static void legend(FILE *out, const struct line_chart *c, int cols)
 	}
 }
 
+static void point(FILE *out, const struct series *s, const struct line_chart *c, int k, size_t i,
+		  double xs, double ys)
+{
+	fprintf(out, "%.1f,%.1f ", MARGIN_L + s->samples[i].t_s * xs,
+		CHART_H - MARGIN_B - c->value(s, i, k) * ys);
+}
+
+/*
+ * Series k's points: every sample while there are no more than two a
+ * pixel column, else each column's lowest and highest in time order (a
+ * day is 86400 samples a series, 640 columns), so a spike of one
+ * sample still shows and the file stays small.
+ */
+static void polyline_points(FILE *out, const struct series *s, const struct line_chart *c, int k,
+			    double xs, double ys)
+{
+	const int plot_w = CHART_W - 10 - MARGIN_L;
+	size_t i = 0;
+
+	if (s->n <= 2 * (size_t)plot_w) {
+		for (; i < s->n; i++)
+			point(out, s, c, k, i, xs, ys);
+		return;
+	}
+	while (i < s->n) {
+		int col = (int)(s->samples[i].t_s * xs);
+		size_t lo = i, hi = i;
+
+		for (i++; i < s->n && (int)(s->samples[i].t_s * xs) == col; i++) {
+			if (c->value(s, i, k) < c->value(s, lo, k))
+				lo = i;
+			if (c->value(s, i, k) > c->value(s, hi, k))
+				hi = i;
+		}
+		point(out, s, c, k, lo < hi ? lo : hi, xs, ys);
+		if (lo != hi)
+			point(out, s, c, k, lo < hi ? hi : lo, xs, ys);
+	}
+}
+
 static void line_chart(FILE *out, const struct series *s, const struct line_chart *c)
 {
 	double ymax = max_value(s, c), tmax = s->n ? s->samples[s->n - 1].t_s : 1;
@@ -115,9 +155,7 @@ static void line_chart(FILE *out, const struct series *s, const struct line_char
 	for (int k = 0; k < c->n_series; k++) {
 		fprintf(out, "<polyline fill='none' stroke-width='2' stroke='%s'%s points='",
 			palette[k % 8], dashes[k / 8 % 3]);
-		for (size_t i = 0; i < s->n; i++)
-			fprintf(out, "%.1f,%.1f ", MARGIN_L + s->samples[i].t_s * xs,
-				CHART_H - MARGIN_B - c->value(s, i, k) * ys);
+		polyline_points(out, s, c, k, xs, ys);
 		fprintf(out, "'/>");
 	}
 	legend(out, c, cols);
