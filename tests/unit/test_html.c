@@ -32,6 +32,7 @@ struct fixture {
 	struct analysis an;
 	struct series series;
 	char *html;
+	double observed_s; /* the run's length as capture gives it; 0: 3 s */
 };
 
 static struct fixture fx;
@@ -116,7 +117,7 @@ static void render(void)
 	r.all_flows = "report.json";
 	out = open_memstream(&fx.html, &len);
 	assert_non_null(out);
-	html_report(out, &r, 3.0);
+	html_report(out, &r, fx.observed_s ? fx.observed_s : 3.0);
 	assert_int_equal(fclose(out), 0);
 }
 
@@ -411,6 +412,16 @@ static void test_long_series_bounded(void **state)
 	assert_true(strlen(fx.html) < 200000);
 }
 
+/* A capture of 0.2 s was "0 s observed" beside its 800 frames. */
+static void test_short_run_observed(void **state)
+{
+	(void)state;
+	add_flow(0, 0, 250000);
+	fx.observed_s = 0.2;
+	render();
+	assert_non_null(strstr(fx.html, ", 0.2 s observed;"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +435,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_mirror_copies_told_apart, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_balance_per_group, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_long_series_bounded, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_short_run_observed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -351,7 +351,7 @@ int cmd_capture(int argc, char **argv)
 	struct source *src;
 	struct bundle b;
 	bool tty = isatty(STDERR_FILENO);
-	char fl[48], al[48], unseen[512], partial[640];
+	char fl[48], al[48], unseen[512], partial[640], observed[32];
 	bool blind = false;
 	int err, code;
 
@@ -446,8 +446,9 @@ int cmd_capture(int argc, char **argv)
 		fprintf(stderr, "capture: %s: the findings judge nothing (summary.txt says why)\n",
 			unseen);
 	if (!err)
-		fprintf(stderr, "capture: wrote %s (%.0f s, %s, %s over the whole run)\n", c.output,
-			ss.desc.clock_s, fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"),
+		fprintf(stderr, "capture: wrote %s (%s, %s, %s over the whole run)\n", c.output,
+			report_observed(observed, sizeof(observed), ss.desc.clock_s),
+			fmt_count(fl, sizeof(fl), ss.snap.n_flows, "flow"),
 			fmt_count(al, sizeof(al), ss.an.n_alerts, "alert"));
 	code = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
 	hostinfo_free(&host);

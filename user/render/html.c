@@ -470,7 +470,7 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 				  report_no_paths(r)};
 	struct line_chart ecn = {
 	    "chart-ecn", "CE, CNP and retransmits over time", "/s", 3, ecn_names, ecn_value, NULL};
-	char when[64], span[320];
+	char when[64], span[320], observed[32];
 
 	for (int p = 0; p < series->n_paths; p++)
 		path_names[p] = series->path_names[p];
@@ -494,9 +494,10 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 	fmt_markup(out, r->src->how);
 	fprintf(out, "); RoCE traffic: %s.</p>\n", report_span(r, span, sizeof(span)));
 	fprintf(out,
-		"<p>Made %s, %.0f s observed; %llu frames, %llu RoCE, "
+		"<p>Made %s, %s observed; %llu frames, %llu RoCE, "
 		"%zu flows, %llu malformed.</p>\n",
-		report_made(when, sizeof(when)), duration_s,
+		report_made(when, sizeof(when)),
+		report_observed(observed, sizeof(observed), duration_s),
 		(unsigned long long)s->totals[FP_CNT_FRAMES],
 		(unsigned long long)s->totals[FP_CNT_ROCE], s->n_flows,
 		(unsigned long long)s->totals[FP_CNT_MALFORMED]);

@@ -110,6 +110,18 @@ static void local_time(char *buf, size_t len, time_t t, const char *format)
 		snprintf(buf, len, "?");
 }
 
+const char *report_observed(char *buf, size_t len, double seconds)
+{
+	/* A capture of a few hundred frames spans a fraction of a second: "0 s" says nothing. */
+	if (seconds < 0.1)
+		snprintf(buf, len, "%.1f ms", seconds * 1e3);
+	else if (seconds < 10)
+		snprintf(buf, len, "%.1f s", seconds);
+	else
+		snprintf(buf, len, "%.0f s", seconds);
+	return buf;
+}
+
 const char *report_made(char *buf, size_t len)
 {
 	local_time(buf, len, time(NULL), "%Y-%m-%d %H:%M:%S %Z");
@@ -371,11 +383,12 @@ static void summary_cleared(FILE *out, const struct alert_log *log)
 void summary_text(FILE *out, const struct report *r, double duration_s)
 {
 	const struct analysis *a = r->an;
-	char made[64], span[320], unseen[512];
+	char made[64], span[320], unseen[512], observed[32];
 	bool blind = report_unseen(r, unseen, sizeof(unseen));
 
-	fprintf(out, "fabprobe capture summary, made %s, %.0f s observed\n",
-		report_made(made, sizeof(made)), duration_s);
+	fprintf(out, "fabprobe capture summary, made %s, %s observed\n",
+		report_made(made, sizeof(made)),
+		report_observed(observed, sizeof(observed), duration_s));
 	fprintf(out, "input: %s (%s)\n", r->src->what, r->src->how);
 	fprintf(out, "RoCE traffic: %s\n", report_span(r, span, sizeof(span)));
 	if (r->prov)

@@ -38,6 +38,8 @@ const char *report_no_paths(const struct report *r);
  * when the bundle covers only a part of its input.
  */
 void summary_provenance(FILE *out, const struct provenance *p);
+/* How long a bundle's run was: "56 s", "0.2 s", "16.2 ms". */
+const char *report_observed(char *buf, size_t len, double seconds);
 /* Now, as a bundle's files say when they were made: "2026-11-29 18:08:43 UTC". */
 const char *report_made(char *buf, size_t len);
 /*
