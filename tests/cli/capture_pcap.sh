@@ -104,6 +104,9 @@ rm -rf "$tmp/b" && mkdir "$tmp/b"
 tar -xzf "$tmp/first5.tar.gz" -C "$tmp/b"
 check "-d shorter than the capture: summary.txt says the bundle covers its first 5 s" \
 	grep -qx "partial: -d 5 s ended the watch before the end of the capture: the bundle covers its first 5.0 s (45 frames)" "$tmp/b/summary.txt"
+check "... and its first 5 s hold no RoCE: the hint is of the part read, not of where the capture was taken" \
+	sh -c "grep -q 'The part of the capture read holds no RoCEv2' '$tmp/b/summary.txt' &&
+	       ! grep -q 'check where it was taken' '$tmp/b/summary.txt' '$tmp/b/report.html'"
 rm -rf "$tmp/b" && mkdir "$tmp/b"
 "$FABPROBE" capture --pcap "$PCAPS/nccl_nccl_node0.pcap" -o "$tmp/whole.tar.gz" 2>/dev/null
 tar -xzf "$tmp/whole.tar.gz" -C "$tmp/b"

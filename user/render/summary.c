@@ -284,6 +284,11 @@ const char *report_unseen_hint(const struct report *r)
 		       "GRE, decapsulated here) arrived, but none carried RoCEv2 on the RoCE UDP "
 		       "port (4791, or --roce-port): check on the switches which ports, "
 		       "direction and filter the mirror sessions copy.";
+	/* A part of a capture (stopped, -d, cut short): the rest was not read, not found empty. */
+	if (r->src->finite && r->src->every_packet && r->prov && r->prov->partial)
+		return "This is not a clean bill of health. The part of the capture read holds no "
+		       "RoCEv2 on the RoCE UDP port (4791, or --roce-port), and the rest was not "
+		       "read (\"partial\", above, says why): it may hold the RoCE.";
 	if (r->src->finite && r->src->every_packet)
 		return "This is not a clean bill of health. The capture holds no RoCEv2 on the "
 		       "RoCE UDP port (4791, or --roce-port): check where it was taken and its "
