@@ -63,6 +63,33 @@ static void test_string_escapes(void **state)
 	free(c.buf);
 }
 
+/*
+ * JSON text is Unicode: valid UTF-8 passes as it is, any byte that is not
+ * part of a valid sequence (a pcap path, an interface or process name in
+ * Latin-1) is U+FFFD, so json.load() of a report never fails on a name.
+ */
+static void test_string_utf8(void **state)
+{
+	struct capture c;
+
+	(void)state;
+	cap_open(&c);
+	json_arr_begin(&c.j);
+	json_str(&c.j, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"); /* é, €, an emoji */
+	json_str(&c.j, "a\xff"
+		       "b");			 /* Latin-1's ÿ */
+	json_str(&c.j, "\xc3");			 /* cut at the end */
+	json_str(&c.j, "\xc0\xaf \xe0\x80\xaf"); /* overlong '/' */
+	json_str(&c.j, "\xed\xa0\x80");		 /* a surrogate */
+	json_str(&c.j, "\xf4\x90\x80\x80");	 /* past U+10FFFF */
+	json_arr_end(&c.j);
+	assert_string_equal(cap_close(&c),
+			    "[\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\",\"a\\ufffdb\","
+			    "\"\\ufffd\",\"\\ufffd\\ufffd \\ufffd\\ufffd\\ufffd\","
+			    "\"\\ufffd\\ufffd\\ufffd\",\"\\ufffd\\ufffd\\ufffd\\ufffd\"]\n");
+	free(c.buf);
+}
+
 static void test_doubles(void **state)
 {
 	struct capture c;
@@ -157,11 +184,9 @@ static void test_doubles_as_printf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nesting_and_commas),
-	    cmocka_unit_test(test_string_escapes),
-	    cmocka_unit_test(test_doubles),
-	    cmocka_unit_test(test_doubles_as_printf),
-	    cmocka_unit_test(test_u64_extremes),
+	    cmocka_unit_test(test_nesting_and_commas), cmocka_unit_test(test_string_escapes),
+	    cmocka_unit_test(test_string_utf8),	       cmocka_unit_test(test_doubles),
+	    cmocka_unit_test(test_doubles_as_printf),  cmocka_unit_test(test_u64_extremes),
 	};
 
 	return cmocka_run_group_tests_name("json", tests, NULL, NULL);

@@ -168,6 +168,16 @@ static void test_label_escaping(void **state)
 	assert_string_equal(buf, "a\\\"b\\\\c\\nd");
 	free(buf);
 
+	/* UTF-8 as it is; a Latin-1 byte (no valid sequence) U+FFFD: Prometheus refuses invalid
+	 * UTF-8. */
+	out = open_memstream(&buf, &len);
+	metrics_escape_label(out, "caf\xc3\xa9 eth\xe9"
+				  "0 \xc3");
+	fclose(out);
+	assert_string_equal(buf, "caf\xc3\xa9 eth\xef\xbf\xbd"
+				 "0 \xef\xbf\xbd");
+	free(buf);
+
 	/* Interface names may hold quotes and backslashes: they reach the labels escaped. */
 	fixture_init(&f, 2, 5);
 	snprintf(f.names[0].name, sizeof(f.names[0].name), "u\"p\\1\n");

@@ -8,18 +8,31 @@
 #include <stdio.h>
 
 #include "render/metrics_write.h"
+#include "util/format.h"
 
+/*
+ * A label value is UTF-8 text: a byte of no valid sequence (an interface or
+ * capture named in Latin-1) is U+FFFD, else Prometheus refuses the whole
+ * scrape ("invalid UTF-8 label value").
+ */
 void metrics_escape_label(FILE *out, const char *value)
 {
 	for (const char *p = value; *p; p++) {
+		size_t n;
+
 		if (*p == '\\')
 			fputs("\\\\", out);
 		else if (*p == '"')
 			fputs("\\\"", out);
 		else if (*p == '\n')
 			fputs("\\n", out);
-		else
+		else if (!(*p & 0x80))
 			fputc(*p, out);
+		else if ((n = fmt_utf8_len(p))) {
+			fwrite(p, 1, n, out);
+			p += n - 1;
+		} else
+			fputs("\xef\xbf\xbd", out);
 	}
 }
 

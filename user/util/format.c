@@ -148,6 +148,22 @@ int fmt_cols(const char *text)
 	return n;
 }
 
+size_t fmt_utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
+
+	if (p[0] < 0xc2 || p[0] > 0xf4)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return n;
+}
+
 int fmt_term_cols(int fd)
 {
 	struct winsize ws;

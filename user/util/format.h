@@ -34,6 +34,14 @@ const char *fmt_duration(char *buf, size_t len, double seconds);
 /* Columns UTF-8 text takes on a terminal (one per code point: "…" is one). */
 int fmt_cols(const char *text);
 
+/*
+ * The length of the valid UTF-8 sequence of two or more bytes at s, 0 if
+ * there is none: no overlong form, no surrogate, nothing past U+10FFFF
+ * (RFC 3629). The string's terminating 0 is no continuation byte, so a
+ * sequence cut at the end is 0.
+ */
+size_t fmt_utf8_len(const char *s);
+
 /* The width of the terminal fd is on, in columns; 80 when it cannot tell. */
 int fmt_term_cols(int fd);
 

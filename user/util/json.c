@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/format.h"
 #include "util/json.h"
 
 void json_flush(struct json *j)
@@ -107,14 +108,23 @@ void json_arr_end(struct json *j)
 	nest_close(j, ']');
 }
 
-/* Bytes a JSON string cannot hold as they are: controls, '"' and '\\' (and the end, 0). */
+/*
+ * Bytes a JSON string cannot hold as they are: controls, '"' and '\\' (and
+ * the end, 0); 2: a byte past ASCII, held as it is within valid UTF-8.
+ */
 static const unsigned char escaped[256] = {
     [0 ... 0x1f] = 1,
     ['"'] = 1,
     ['\\'] = 1,
+    [0x80 ... 0xff] = 2,
 };
 
-/* A JSON string: plain runs in one write each, not a character a call (100k flows: 66 MB). */
+/*
+ * A JSON string: plain runs in one write each, not a character a call (100k
+ * flows: 66 MB). JSON text is Unicode: a byte of no valid UTF-8 sequence (a
+ * Latin-1 file or interface name) is U+FFFD, never passed on to break a
+ * reader's json.load().
+ */
 static void write_escaped(struct json *j, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s, *run = p;
@@ -123,9 +133,14 @@ static void write_escaped(struct json *j, const char *s)
 	put_ch(j, '"');
 	for (;; p++) {
 		const char *esc;
+		size_t n;
 
 		if (!escaped[*p])
 			continue;
+		if (escaped[*p] == 2 && (n = fmt_utf8_len((const char *)p))) {
+			p += n - 1;
+			continue;
+		}
 		put(j, (const char *)run, p - run);
 		if (!*p)
 			break;
@@ -146,6 +161,10 @@ static void write_escaped(struct json *j, const char *s)
 			esc = "\\r";
 			break;
 		default:
+			if (*p >= 0x80) {
+				esc = "\\ufffd";
+				break;
+			}
 			snprintf(u, sizeof(u), "\\u%04x", *p);
 			esc = u;
 		}
