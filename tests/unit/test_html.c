@@ -187,6 +187,24 @@ static void test_sampled_no_rtx(void **state)
 	}
 }
 
+/*
+ * sFlow whose every sample of RoCE the switch cut before the BTH (a
+ * 128-byte header of RoCE in VXLAN over IPv6 in IPv6): the hint names the
+ * header size, not the ports sampled (it said "No sample was of RoCEv2").
+ */
+static void test_sampled_roce_cut_hint(void **state)
+{
+	(void)state;
+	fx.src.every_packet = false;
+	fx.src.mode = "sflow";
+	fx.snap.totals[FP_CNT_FRAMES] = 50;
+	fx.snap.totals[FP_CNT_OTHER] = 50;
+	fx.snap.totals[FP_CNT_ROCE_CUT] = 50;
+	render();
+	assert_non_null(strstr(fx.html, "raise the sFlow header size"));
+	assert_null(strstr(fx.html, "No sample was of RoCEv2"));
+}
+
 /* More flows than the table shows: it says how many more and where they are. */
 static void test_more_flows_said(void **state)
 {
@@ -436,6 +454,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_balance_per_group, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_long_series_bounded, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_short_run_observed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sampled_roce_cut_hint, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

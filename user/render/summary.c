@@ -294,6 +294,13 @@ const char *report_unseen_hint(const struct report *r)
 		       "RoCE UDP port (4791, or --roce-port): check where it was taken and its "
 		       "filter; a host's own capture misses RoCE offloaded to its NIC (\"Where "
 		       "fabprobe can see RoCE, and where it cannot\" in fabprobe's README.md).";
+	/* Sampled RoCE the switches' header size cut before the BTH: not where they sample. */
+	if (!r->src->every_packet && strcmp(r->src->mode, "nic") && t[FP_CNT_ROCE_CUT])
+		return "This is not a clean bill of health. The switches sampled RoCE, but their "
+		       "sampled headers ended before the BTH (the RoCE header that names the "
+		       "queue pair), so there was no flow to count: raise the sFlow header size "
+		       "on the switches (160 bytes covers RoCE in VXLAN over IPv6 in IPv6; "
+		       "docs/sflow.md).";
 	if (!r->src->every_packet && strcmp(r->src->mode, "nic"))
 		return "This is not a clean bill of health. No sample was of RoCEv2: check that "
 		       "the "
