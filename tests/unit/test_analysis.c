@@ -15,6 +15,7 @@
 
 #include "core/analysis.h"
 #include "core/series.h"
+#include "util/json.h"
 #include "core/detect.h"
 #include "core/mirror.h"
 #include "render/summary.h"
@@ -990,6 +991,32 @@ static void test_series_columns_by_name(void **state)
 	series_free(&s);
 }
 
+/* sFlow sees no retransmit: the series' rate is null, not a reassuring 0.0. */
+static void test_series_sampled_rtx_null(void **state)
+{
+	struct analysis a = {.interval_s = 1.0};
+	struct series s = {};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct json j;
+
+	(void)state;
+	assert_non_null(out);
+	s.sampled = true;
+	assert_int_equal(series_add(&s, &a, 1.0), 0);
+	json_init(&j, out);
+	json_obj_begin(&j);
+	series_json(&j, &s);
+	json_obj_end(&j);
+	json_flush(&j);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(strstr(text, "\"retransmits_per_s\":null"));
+	assert_non_null(strstr(text, "\"cnp_per_s\":0.0"));
+	free(text);
+	series_free(&s);
+}
+
 static void test_imbalance_boundary(void **state)
 {
 	struct flow_record *a;
@@ -1919,6 +1946,7 @@ int main(void)
 	    T(test_low_entropy_apart_by_family),
 	    T(test_low_entropy_counts_queue_pairs),
 	    T(test_series_columns_by_name),
+	    T(test_series_sampled_rtx_null),
 	    T(test_imbalance_boundary),
 	    T(test_malformed_and_table_pressure),
 	    T(test_alerts_worst_first),

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,8 @@ void series_json(struct json *j, const struct series *s)
 					       x->total_per_s[total_defs[k].id], 1);
 		json_kv_double(j, "ce_per_s", x->ce_per_s, 1);
 		json_kv_double(j, "cnp_per_s", x->cnp_per_s, 1);
-		json_kv_double(j, "retransmits_per_s", x->rtx_per_s, 1);
+		/* Sampled, none is seen: null, as each sampled flow's retransmits are. */
+		json_kv_double(j, "retransmits_per_s", s->sampled ? NAN : x->rtx_per_s, 1);
 		json_kv_u64(j, "alerts", x->alerts);
 		json_key(j, "paths");
 		json_obj_begin(j);

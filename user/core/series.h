@@ -23,6 +23,7 @@ struct series {
 	size_t n, cap;
 	char path_names[AN_MAX_PATHS][FP_NAME_LEN]; /* every path seen, in order first seen */
 	int n_paths;
+	bool sampled; /* sFlow: no retransmit is seen, so its rate is null, not 0 */
 };
 
 int series_add(struct series *s, const struct analysis *a, double t_s);
