@@ -94,6 +94,8 @@ check "a cut capture: exit 3, and a bundle" test $? -eq 3 -a -s "$tmp/cut.tar.gz
 tar -xzf "$tmp/cut.tar.gz" -C "$tmp/b"
 check "a cut capture: summary.txt says the bundle covers the frames before the cut" \
 	grep -qx "partial: $tmp/cut.pcap: capture cut short or corrupt after frame 671: .*; the bundle covers the frames before it" "$tmp/b/summary.txt"
+check "a cut capture: the input line says cut short, not ended as of a whole capture" \
+	grep -qx "input: $tmp/cut.pcap (capture, as fast as it reads, cut short)" "$tmp/b/summary.txt"
 check "a cut capture: report.html says so at its head" \
 	grep -q "^<p class='warning'><b>Partial</b>: .*cut.pcap: capture cut short or corrupt after frame 671: " "$tmp/b/report.html"
 check "a cut capture: report.json's provenance says so" \

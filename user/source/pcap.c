@@ -641,6 +641,7 @@ static void position(const struct pcap_source *ps, struct source_desc *d)
 static void pcap_describe(const struct source *s, struct source_desc *d)
 {
 	const struct pcap_source *ps = (const struct pcap_source *)s;
+	const char *end;
 	size_t n = 0;
 
 	memset(d, 0, sizeof(*d));
@@ -664,12 +665,12 @@ static void pcap_describe(const struct source *s, struct source_desc *d)
 		    snprintf(d->what + n, n < sizeof(d->what) ? sizeof(d->what) - n : 0, "%s%s%s%s",
 			     i ? " " : "", name, name[0] ? "=" : "", ps->o.files[i].path);
 	}
+	/* Read to a cut or corrupt record: not the end of the capture (the event says where). */
+	end = !ps->ended ? "" : ps->damaged ? ", cut short" : ", ended";
 	if (ps->o.speed > 0)
-		snprintf(d->how, sizeof(d->how), "capture at %gx%s", ps->o.speed,
-			 ps->ended ? ", ended" : "");
+		snprintf(d->how, sizeof(d->how), "capture at %gx%s", ps->o.speed, end);
 	else
-		snprintf(d->how, sizeof(d->how), "capture, as fast as it reads%s",
-			 ps->ended ? ", ended" : "");
+		snprintf(d->how, sizeof(d->how), "capture, as fast as it reads%s", end);
 	snprintf(d->event, sizeof(d->event), "%s", ps->event);
 	d->event_seq = ps->event_seq;
 }
