@@ -117,4 +117,36 @@ term_run vt100
 check "TERM=vt100 (no colours): the dashboard" wait_screen "^FLOW \(src > dst\)" 10
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- the NIC view on a narrow terminal: no number cut at the edge"
+# Its lines do not depend on the width: each narrow line is the wide one's
+# start, ending where a cell ends ("48." of 48.2k, "TX PAUS" were shown).
+NIC_TREE=$(cd "$(dirname "$0")/../fixtures/nic/mlx5" && pwd)
+start 200 40 --nic-root "$NIC_TREE" -r 1 --view nic
+check "200 columns: the NIC view" wait_screen "^RDMA PORT / NETDEV " 10
+sleep 1.5
+wide=$(screen)
+check "q exits 0" eq "$(quit_rc)" 0
+for cols in 40 53 61 77; do
+	start "$cols" 40 --nic-root "$NIC_TREE" -r 1 --view nic
+	wait_screen "^RDMA PORT / NETDEV" 10 >/dev/null
+	sleep 1.5
+	narrow=$(screen)
+	check "$cols columns: every NIC line is the wide line's start, cut where a cell ends" \
+		python3 -I -c '
+import sys
+wide, narrow = sys.argv[1].split("\n"), sys.argv[2].split("\n")
+bad = []
+for w, n in zip(wide[4:], narrow[4:]):
+    n = n.rstrip()
+    # The legend and the key bar are prose, cut as text is.
+    if not n or n.startswith(("/s:", "q quit")):
+        continue
+    if not w.startswith(n) or w[len(n):len(n) + 1] not in ("", " "):
+        bad.append((n, w[:len(n) + 8]))
+for b in bad:
+    print("     cut: %r of %r" % b)
+sys.exit(1 if bad else 0)' "$wide" "$narrow"
+	quit_rc >/dev/null
+done
+
 finish top-screen

@@ -97,6 +97,28 @@ static const char *rate_of(char *buf, size_t len, const struct nic_counter *c)
 	return rate_text(buf, len, c->per_s);
 }
 
+/*
+ * A line of cells at the screen's width, ending where a cell ends: put()
+ * alone cut it at the edge, and a number cut there reads as another ("48."
+ * of 48.2k). Cells are right-aligned and apart by spaces, so the cut backs
+ * up to the space before the word it would split.
+ */
+static void put_cells(struct ui *u, int y, attr_t attr, char *line)
+{
+	size_t cut = 0;
+	int cols = 0;
+
+	/* The byte where column COLS starts (names may be UTF-8). */
+	for (; line[cut] && cols < COLS; cols++)
+		for (cut++; (line[cut] & 0xC0) == 0x80; cut++)
+			;
+	if (line[cut] && line[cut] != ' ')
+		while (cut > 0 && line[cut - 1] != ' ')
+			cut--;
+	line[cut] = 0;
+	put(u, y, 0, COLS, false, false, attr, line);
+}
+
 /* The section title of a kind, and where the columns go. */
 static void section_head(struct ui *u, int y, enum nic_row_kind kind)
 {
@@ -114,7 +136,7 @@ static void section_head(struct ui *u, int y, enum nic_row_kind kind)
 		break;
 	case NR_PFC:
 		snprintf(line, sizeof(line), "%-16s %-5s %9s %9s %9s %9s %8s %8s %8s", "PFC NETDEV",
-			 "PRIO", "RXPAUSE/s", "TXPAUSE/s", "RX PAUSED", "TX PAUSED", "BUFDISC",
+			 "PRIO", "RXPAUSE/s", "TXPAUSE/s", "RXPAUSED", "TXPAUSED", "BUFDISC",
 			 "CONGDISC", "MARKED/s");
 		break;
 	case NR_NETDEV:
@@ -128,7 +150,7 @@ static void section_head(struct ui *u, int y, enum nic_row_kind kind)
 		break;
 	}
 	fill_line(y, ui_attr(u, R_HEAD));
-	put(u, y, 0, COLS, false, false, ui_attr(u, R_HEAD), line);
+	put_cells(u, y, ui_attr(u, R_HEAD), line);
 }
 
 static void port_lines(struct ui *u, int y, const struct nic_port *pt, bool sel, int height)
@@ -154,9 +176,9 @@ static void port_lines(struct ui *u, int y, const struct nic_port *pt, bool sel,
 	}
 	if (sel)
 		fill_line(y, ui_attr(u, R_SEL));
-	put(u, y, 0, COLS, false, false, ui_attr(u, sel ? R_SEL : bad ? R_WARN : R_NORMAL), line);
+	put_cells(u, y, ui_attr(u, sel ? R_SEL : bad ? R_WARN : R_NORMAL), line);
 	if (height > 1)
-		put(u, y + 1, 0, COLS, false, false, ui_attr(u, R_DIM), tot);
+		put_cells(u, y + 1, ui_attr(u, R_DIM), tot);
 }
 
 static void pfc_line(struct ui *u, int y, const struct nic_netdev *nd, int prio, bool sel)
@@ -194,12 +216,12 @@ static void pfc_line(struct ui *u, int y, const struct nic_netdev *nd, int prio,
 		 v[NIC_PFC_BUF_DISCARD], v[NIC_PFC_CONG_DISCARD], v[NIC_PFC_MARKED]);
 	if (sel)
 		fill_line(y, ui_attr(u, R_SEL));
-	put(u, y, 0, COLS, false, false,
-	    ui_attr(u, sel					    ? R_SEL
-		       : worst >= NIC_PAUSE_SHARE_STORM || discards ? R_CRIT
-		       : worst > 0				    ? R_WARN
-								    : R_NORMAL),
-	    line);
+	put_cells(u, y,
+		  ui_attr(u, sel					  ? R_SEL
+			     : worst >= NIC_PAUSE_SHARE_STORM || discards ? R_CRIT
+			     : worst > 0				  ? R_WARN
+									  : R_NORMAL),
+		  line);
 }
 
 /* Flows of this session matched to QP q, and one of their destination QPs. */
@@ -247,12 +269,7 @@ static void qp_line(struct ui *u, int y, int q, bool sel)
 		 nic_owner_text(owner, sizeof(owner), qp));
 	if (sel)
 		fill_line(y, ui_attr(u, R_SEL));
-	put(u, y, 0, COLS, false, false,
-	    ui_attr(u, sel	? R_SEL
-		       : shares ? R_WARN
-		       : flows	? R_NORMAL
-				: R_DIM),
-	    line);
+	put_cells(u, y, ui_attr(u, sel ? R_SEL : shares ? R_WARN : flows ? R_NORMAL : R_DIM), line);
 }
 
 static void netdev_line(struct ui *u, int y, const struct nic_netdev *nd, bool sel)
@@ -266,7 +283,7 @@ static void netdev_line(struct ui *u, int y, const struct nic_netdev *nd, bool s
 		 nd->error);
 	if (sel)
 		fill_line(y, ui_attr(u, R_SEL));
-	put(u, y, 0, COLS, false, false, ui_attr(u, sel ? R_SEL : R_NORMAL), line);
+	put_cells(u, y, ui_attr(u, sel ? R_SEL : R_NORMAL), line);
 }
 
 /*
