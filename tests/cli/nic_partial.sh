@@ -15,6 +15,14 @@ run() {
 	rc=$?
 }
 
+# A process may name itself with a terminal escape (prctl PR_SET_NAME):
+# the report names it with '?' for each control byte, never the raw ESC.
+cp -r "$TREE" "$tmp/esc"
+sed -i 's/"comm":"python3"/"comm":"py\\u001b[2Jthon"/' "$tmp/esc/rdma-res-qp.json"
+"$FABPROBE" nic --nic-root "$tmp/esc" -r 0.1 >"$tmp/esc.txt" 2>&1
+check "a QP owner named with a terminal escape: no ESC byte in the report, '?' in its place" \
+	sh -c "! grep -q \$(printf '\\033') '$tmp/esc.txt' && grep -q 'py?\\[2Jthon\\[41337\\]' '$tmp/esc.txt'"
+
 cp -r "$TREE" "$tmp/noqp"
 rm "$tmp/noqp/rdma-res-qp.json"
 run noqp

@@ -93,6 +93,18 @@ static int attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * A process or module name as text: a control byte is '?'. Any process can
+ * name itself (prctl PR_SET_NAME) with a terminal escape, which the text
+ * reports and summary.txt would otherwise pass to the operator's terminal.
+ */
+static void comm_clean(char *comm)
+{
+	for (char *c = comm; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
 static void task_comm(__u32 pid, char *comm, size_t size)
 {
 	char path[64];
@@ -100,6 +112,7 @@ static void task_comm(__u32 pid, char *comm, size_t size)
 	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
 	if (nic_read_line(path, comm, size))
 		comm[0] = '\0';
+	comm_clean(comm);
 }
 
 static int qp_from_entry(struct nic_state *s, const struct nlattr *entry, const char *device,
@@ -144,6 +157,7 @@ static int qp_from_entry(struct nic_state *s, const struct nlattr *entry, const 
 	if (line[RDMA_NLDEV_ATTR_RES_KERN_NAME]) {
 		snprintf(q->comm, sizeof(q->comm), "%s",
 			 mnl_attr_get_str(line[RDMA_NLDEV_ATTR_RES_KERN_NAME]));
+		comm_clean(q->comm);
 		q->kernel = true;
 	}
 	s->n_qps++;
@@ -348,6 +362,7 @@ static int qp_from_json(struct nic_state *s, const struct jp_doc *doc, int obj, 
 		err = jp_str(doc, v, q->comm, sizeof(q->comm));
 		if (err == -EINVAL)
 			return err;
+		comm_clean(q->comm);
 	}
 	/* Kernel QPs have a module name and no pid (rdma prints "[name]" in text only). */
 	q->kernel = !q->has_pid && q->comm[0];
