@@ -34,6 +34,12 @@ keys 4
 maybe_show "40x10, VNIs"
 check "40x10 VNIs: RATE is shown, whole (quieter columns go first)" \
 	matches "$(screen | sed -n 5,6p)" "^ +- .*[0-9.]+ [kMG]?b/s( |\$)"
+keys 5
+check "40 columns: the Alerts tab is named on screen when it is the view (it was past the edge)" \
+	matches "$(screen | sed -n 4p)" " 5 Alerts\\([0-9]+\\) "
+keys 6
+check "... and the NIC tab, the sixth" matches "$(screen | sed -n 4p)" " 6 NIC( |$)"
+keys 4
 type_filter 172.30
 keys p
 maybe_show "40x10, filtered and paused"

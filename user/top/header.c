@@ -286,17 +286,30 @@ void draw_tabs(struct ui *u)
 {
 	const struct view *v = views[u->view];
 	const struct vstate *vs = &u->vs[u->view];
-	int x = 0, alerts = u->ss->log->n_active;
+	int x = 0, alerts = u->ss->log->n_active, wide = 0;
+	bool narrow;
 
 	fill_line(HEADER_LINES, A_NORMAL);
+	/*
+	 * Where every tab's name does not fit (40 columns), the others are
+	 * their number alone: the view on screen is always named.
+	 */
+	for (int i = 0; i < n_views; i++)
+		wide +=
+		    4 + fmt_cols(views[i]->name) +
+		    (views[i] == &view_alerts && alerts ? snprintf(NULL, 0, "(%d)", alerts) : 0);
+	narrow = wide > COLS;
 	for (int i = 0; i < n_views; i++) {
 		bool counted = views[i] == &view_alerts && alerts;
-		char tab[32];
+		bool named = !narrow || (i == u->view && !u->overlay);
+		char tab[32], name[24] = "";
 
+		if (named)
+			snprintf(name, sizeof(name), " %s", views[i]->name);
 		if (counted)
-			snprintf(tab, sizeof(tab), " %d %s(%d) ", i + 1, views[i]->name, alerts);
+			snprintf(tab, sizeof(tab), " %d%s(%d) ", i + 1, name, alerts);
 		else
-			snprintf(tab, sizeof(tab), " %d %s ", i + 1, views[i]->name);
+			snprintf(tab, sizeof(tab), " %d%s ", i + 1, name);
 		x += put(u, HEADER_LINES, x, COLS - x, false, false,
 			 i == u->view && !u->overlay ? ui_attr(u, R_TAB)
 						     : ui_attr(u, counted ? R_CRIT : R_NORMAL),
