@@ -78,6 +78,14 @@ check "60x10 Paths: up1's row is on screen (the summary lines took every line)" 
 	matches "$(screen | sed -n 6p)" "^up1 +(\? +)?\["
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- a wide terminal: the load bar grows to its 60 cells"
+start 160 14 --pcap "up1=$NCCL" --pcap "up2=$PCAPS/nccl_nccl_node1.pcap" --speed 0 --view paths
+check "160 columns Paths: the capture read" wait_screen "end of capture" 10
+# Both uplinks carry the same: each bar full, as wide as LOAD is (it stayed 20).
+check "160 columns: the busiest uplink's bar is 58 cells inside its brackets" \
+	matches "$(screen | sed -n 6p)" "^up1 .*\\[#{58}\\]"
+check "q exits 0" eq "$(quit_rc)" 0
+
 echo "--- -d counts the capture's time, as --plain's does (docs/top.md)"
 # At 0.2x, 1 s of the capture takes 5 s: -d 1 ended after 1 s of wall time.
 start 120 30 --pcap "$NCCL" --speed 0.2 -d 1

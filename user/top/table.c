@@ -58,7 +58,7 @@ void table_layout(struct column *c, int n, int width, int natural)
 		int w = width - others;
 
 		/* Wide terminals: the flexible column keeps 2 spare, the rest is margin. */
-		if (fit > 0 && w > fit + 2)
+		if (!c[flex].fill && fit > 0 && w > fit + 2)
 			w = fit + 2;
 		if (c[flex].max && w > c[flex].max)
 			w = c[flex].max;

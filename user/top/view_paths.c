@@ -30,7 +30,7 @@ static const struct column cols[PC_MAX] = {
     [PC_GROUP] = {.title = "GROUP", .width = 5, .max = 12, .drop = 3},
     [PC_SPEED] = {.title = "SPEED", COL_NUMBER(9), .drop = 2},
     /* A bar wider than 60 cells adds no precision: the rest is margin. */
-    [PC_LOAD] = {.title = "LOAD", .min = 20, .max = 60},
+    [PC_LOAD] = {.title = "LOAD", .min = 20, .max = 60, .fill = true},
     [PC_UTIL] = {.title = "LOAD%", COL_NUMBER(6)},
     [PC_RATE] = {.title = "RATE", COL_NUMBER(9)},
     [PC_FLOWS] = {.title = "FLOWS", COL_NUMBER(5)},
