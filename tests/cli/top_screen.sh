@@ -78,6 +78,15 @@ check "60x10 Paths: up1's row is on screen (the summary lines took every line)" 
 	matches "$(screen | sed -n 6p)" "^up1 +(\? +)?\["
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- PPS written alike in Flows and VNIs"
+start 160 14 --pcap "$NCCL" --speed 0
+check "the capture read" wait_screen "end of capture" 10
+keys 4
+check "VNIs: PPS as Flows writes it (a number, the title its unit; it said '77.2 kpps' beside '23.1k')" \
+	matches "$(screen | sed -n 6p)" "b/s +[0-9.]+[kMG]? +[0-9]"
+check "... and no 'pps' in the cell" not_matches "$(screen | sed -n 6p)" "pps"
+check "q exits 0" eq "$(quit_rc)" 0
+
 echo "--- a wide terminal: the load bar grows to its 60 cells"
 start 160 14 --pcap "up1=$NCCL" --pcap "up2=$PCAPS/nccl_nccl_node1.pcap" --speed 0 --view paths
 check "160 columns Paths: the capture read" wait_screen "end of capture" 10

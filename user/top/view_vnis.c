@@ -28,7 +28,7 @@ static const struct column cols[VC_MAX] = {
     [VC_QPS] = {.title = "QPS", COL_NUMBER(7), .drop = 5},
     [VC_ELEPH] = {.title = "ELEPHANTS", COL_NUMBER(9), .drop = 4},
     [VC_RATE] = {.title = "RATE", COL_NUMBER(9)},
-    [VC_PPS] = {.title = "PPS", COL_NUMBER(9), .drop = 6},
+    [VC_PPS] = {.title = "PPS", .width = 5, .right = true, .drop = 6},
     [VC_CE] = {COL_COUNTER(FC_CE, "/s"), COL_NUMBER(7), .drop = 1},
     [VC_CNP] = {COL_COUNTER(FC_CNP, "/s"), COL_NUMBER(7)},
     [VC_RTX] = {COL_COUNTER(FC_RTX, "/s"), COL_NUMBER(7), .drop = 2},
@@ -129,7 +129,8 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 		fmt_si(buf, len, r->v[col], "b/s");
 		break;
 	case VC_PPS:
-		fmt_si(buf, len, r->v[col], "pps");
+		/* As Flows writes it: the title is the unit. */
+		rate_text(buf, len, r->v[col]);
 		break;
 	default:
 		*role = rate_cell(buf, len, r->v[col]);
