@@ -42,4 +42,11 @@ check "the watch's 2 refreshes and the whole run raise wrong_traffic_class: 3 in
 	log_is "2 3"
 check "the whole run's findings raise it" grep -q '"type": *"wrong_traffic_class"' "$tmp/b/report.json"
 
+# The input line marks the uplinks with '*', and says so (it said nothing).
+check "capture --uplinks: a bundle" "$FABPROBE" capture --uplinks "$a" -d 1 -o "$tmp/up.tar.gz"
+mkdir "$tmp/up" && tar -xzf "$tmp/up.tar.gz" -C "$tmp/up"
+check "... its input line says what '*' marks" \
+	grep -qx "input: $a\\* (.*; \\* uplink)" "$tmp/up/summary.txt"
+check "... and report.html's" grep -q "^<p>Input: $a\\* (.*; \\* uplink); " "$tmp/up/report.html"
+
 finish capture-live

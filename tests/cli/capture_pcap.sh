@@ -85,6 +85,11 @@ check "NIC counters alone: the RoCE line says no packets were watched, and the N
 	       grep -q 'RoCE traffic: no packets watched (NIC counters only); the NICs counted' '$tmp/b/report.html' &&
 	       ! grep -q 'no RoCE flows' '$tmp/b/summary.txt' '$tmp/b/report.html'"
 
+# Uplink captures are named NAME=FILE, no '*': no legend for one (top said '; * uplink').
+check "top --once of uplink captures: no legend for a '*' it does not write" \
+	sh -c "'$FABPROBE' top --once --pcap 'up1=$PCAPS/nccl_nccl_node0.pcap' --pcap 'up2=$PCAPS/nccl_nccl_node1.pcap' 2>/dev/null |
+	       head -1 | grep -q '^fabprobe top: up1=.* (capture, as fast as it reads, ended), at '"
+
 # A capture cut short or corrupt: the bundle is of a part, and says so
 # itself, not only on stderr (it said "ended", as of a whole capture).
 head -c 150000 "$PCAPS/nccl_nccl_node0.pcap" >"$tmp/cut.pcap"

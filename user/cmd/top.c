@@ -66,10 +66,6 @@ static void print_header(const struct session *ss, FILE *out, bool whole)
 	double dt = ss->an.totals_s;
 	const char *over = whole ? "over the whole" : "every";
 	char v[32], flows[64] = "";
-	bool uplinks = false;
-
-	for (int i = 0; i < ss->desc.n_points; i++)
-		uplinks |= ss->desc.points[i].uplink;
 	/* A whole run whose RoCE spans less: the flows' rates are over that. */
 	if (whole && analysis_flows_narrower(&ss->an)) {
 		char w[48];
@@ -79,7 +75,7 @@ static void print_header(const struct session *ss, FILE *out, bool whole)
 	}
 	/* The clock to the second, or to a tenth off one (-r 0.2, a capture's end). */
 	fprintf(out, "fabprobe top: %s (%s%s), %s %.*f s, %s %.1f s%s\n", ss->desc.what,
-		ss->desc.how, uplinks ? "; * uplink" : "", ss->desc.finite ? "at" : "up",
+		ss->desc.how, source_uplink_note(&ss->desc), ss->desc.finite ? "at" : "up",
 		fabs(ss->desc.clock_s - round(ss->desc.clock_s)) < 0.05 ? 0 : 1, ss->desc.clock_s,
 		over, dt, flows);
 	/* NIC counters alone: no frames to count (the NIC's own rates follow). */

@@ -492,6 +492,7 @@ void html_report(FILE *out, const struct report *r, double duration_s)
 	fmt_markup(out, r->src->what);
 	fprintf(out, " (");
 	fmt_markup(out, r->src->how);
+	fmt_markup(out, source_uplink_note(r->src));
 	fprintf(out, "); RoCE traffic: %s.</p>\n", report_span(r, span, sizeof(span)));
 	fprintf(out,
 		"<p>Made %s, %s observed; %llu frames, %llu RoCE, "

@@ -401,7 +401,7 @@ void summary_text(FILE *out, const struct report *r, double duration_s)
 	fprintf(out, "fabprobe capture summary, made %s, %s observed\n",
 		report_made(made, sizeof(made)),
 		report_observed(observed, sizeof(observed), duration_s));
-	fprintf(out, "input: %s (%s)\n", r->src->what, r->src->how);
+	fprintf(out, "input: %s (%s%s)\n", r->src->what, r->src->how, source_uplink_note(r->src));
 	fprintf(out, "RoCE traffic: %s\n", report_span(r, span, sizeof(span)));
 	if (r->prov)
 		summary_provenance(out, r->prov);

@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "source/source.h"
 #include "util/format.h"
@@ -30,6 +31,17 @@ const char *source_point_name(const struct source_desc *d, __u32 id, char *buf, 
 		return unnamed;
 	snprintf(buf, len, "ifindex%u", id);
 	return buf;
+}
+
+const char *source_uplink_note(const struct source_desc *d)
+{
+	/* Live, an uplink's name in what carries a '*' (live.c): say what it marks. */
+	if (strcmp(d->mode, "live"))
+		return "";
+	for (int i = 0; i < d->n_points; i++)
+		if (d->points[i].uplink)
+			return "; * uplink";
+	return "";
 }
 
 /* The name at least this wide; past that, the figures give way, least telling first. */

@@ -157,6 +157,9 @@ const char *source_point_name(const struct source_desc *d, __u32 id, char *buf, 
  * without a size, from the frames on. Where even the name's first 8
  * columns do not fit beside it all, the time left goes, then the pace.
  */
+/* "; * uplink" where what marks the uplinks with '*' (live, --uplinks), else "". */
+const char *source_uplink_note(const struct source_desc *d);
+
 const char *source_progress(const struct source_desc *d, double elapsed_s, int width, char *buf,
 			    size_t len);
 
