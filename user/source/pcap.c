@@ -110,14 +110,21 @@ static const char *compressed_as(int fd)
 
 static ssize_t gz_read(void *gz, char *buf, size_t size)
 {
-	int n = gzread(gz, buf, size > 1u << 30 ? 1u << 30 : (unsigned int)size), zerr;
+	int n = gzread(gz, buf, size > 1u << 30 ? 1u << 30 : (unsigned int)size), zerr = Z_OK;
 
-	/* libpcap says a read error with errno: the file's, else bad data ("Bad message"). */
-	if (n < 0) {
+	/*
+	 * libpcap says a read error with errno: the file's, else bad data ("Bad
+	 * message"). A gzip stream cut before its end (its trailer, CRC and
+	 * length, among what is missing) reads to 0 with Z_BUF_ERROR: cut
+	 * short, not the end of the capture, even where the records it held
+	 * end whole.
+	 */
+	if (n <= 0)
 		gzerror(gz, &zerr);
-		if (zerr != Z_ERRNO)
-			errno = EBADMSG;
-	}
+	if (n == 0 && zerr == Z_BUF_ERROR)
+		n = -1;
+	if (n < 0 && zerr != Z_ERRNO)
+		errno = EBADMSG;
 	return n;
 }
 
