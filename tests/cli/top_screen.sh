@@ -59,15 +59,25 @@ check "q exits 0" eq "$(quit_rc)" 0
 echo "--- s: the sort goes round the columns shown, not OWNER (--nic only) nor RTX/s of sFlow"
 start 160 30 --pcap "$NCCL" --speed 0
 check "the capture read" wait_screen "end of capture" 10
-sorts=
+# sort_now: the sort the tab line names.
+sort_now() { screen | sed -n 4p | grep -oE 'sort [A-Z].*' | sed 's/ *$//'; }
+# Each s waits for the sort it makes (a fixed sleep read the screen before
+# the redraw, and s doing nothing at all passed: "sort RATE;" 17 times).
+sorts= was=$(sort_now)
 for _ in $(seq 17); do
 	tmx send-keys -t "$SESSION" s
-	sleep 0.3
-	sorts="$sorts$(screen | sed -n 4p | grep -oE 'sort [A-Z].*' | sed 's/ *$//');"
+	for _ in $(seq 50); do
+		now=$(sort_now)
+		[ "$now" != "$was" ] && break
+		sleep 0.1
+	done
+	sorts="$sorts$now;" was=$now
 done
 check "s round Flows: no sort by OWNER, a column not shown without --nic" \
 	not_matches "$sorts" "sort OWNER"
 check "... and back to RATE, the first" matches "$sorts" "sort RATE;"
+check "... each s a sort of its own, through at least 8 columns" \
+	ge "$(tr ';' '\n' <<<"$sorts" | sort -u | grep -c .)" 8
 check "q exits 0" eq "$(quit_rc)" 0
 
 echo "--- 10 lines: Paths shows its uplinks before its summary lines"
