@@ -127,6 +127,19 @@ keys G
 check "G: so is every other" eq "$(screen | grep -cE '^(CRITICAL|WARNING|INFO) ')" 3
 check "q exits 0" eq "$(quit_rc)" 0
 
+echo "--- Alerts: k after G moves the selection up, not the list"
+# 14 lines hold two of the three 3-line entries: G shows the last two.
+start 120 14 --pcap "$NCCL" --speed 0 --view alerts
+check "the capture's alerts" wait_screen "^WARNING +roce_stopped" 10
+keys G
+check "G: the list scrolled to its last two entries" \
+	matches "$(screen | sed -n 5p)" "^WARNING +roce_stopped"
+keys k
+maybe_show "Alerts, 14 lines, G k"
+check "k: the list stays (it jumped back to the first entry), the selection moves up" \
+	matches "$(screen | sed -n 5p)" "^WARNING +roce_stopped"
+check "q exits 0" eq "$(quit_rc)" 0
+
 echo "--- terminals"
 # term_run TERM: top in a pane whose TERM is that, stderr and status kept.
 term_run() {
