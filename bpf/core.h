@@ -97,19 +97,18 @@ static __always_inline int classify_roce(struct cursor *c, struct fp_pkt *p, __u
 }
 
 /*
- * A UDP header the cut took (err from parse_udp()): other as bad_header()
- * says, but for one cut after its destination port, the RoCE port, by a
- * capture or a mirror (a 128-byte sFlow header of RoCE in VXLAN over IPv6
- * in IPv6 ends there): a RoCE packet the cut took. was is the class the
- * caller gives the frame otherwise.
+ * A UDP header the cut took: cut is bad_header()'s class for it. Cut by a
+ * capture or a mirror (other) after its destination port, the RoCE port (a
+ * 128-byte sFlow header of RoCE in VXLAN over IPv6 in IPv6 ends there), it
+ * is a RoCE packet the cut took; else the frame is was. FP_ENCAP_SHORT
+ * makes fp_process() count it in roce_cut for a bare frame too.
  */
-static __always_inline int udp_cut(const struct cursor *c, struct fp_pkt *p, int err, __u32 end,
-				   int was)
+static __always_inline int udp_cut(const struct cursor *c, struct fp_pkt *p, int cut, int was)
 {
 	__u8 *udph = c->pos;
 
-	if ((void *)(udph + 4) > c->end || ((__u16)udph[2] << 8 | udph[3]) != roce_port ||
-	    bad_header(c, p, err, end) != FP_CLASS_OTHER)
+	if (cut != FP_CLASS_OTHER || (void *)(udph + 4) > c->end ||
+	    ((__u16)udph[2] << 8 | udph[3]) != roce_port)
 		return was;
 	p->encap |= FP_ENCAP_SHORT;
 	return FP_CLASS_ROCE_CUT;
@@ -217,7 +216,7 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	cursor_rebase(c);
 	proto = parse_udp(c, end, &sport, &payload_len, &bad_len);
 	if (proto < 0)
-		return udp_cut(c, p, proto, end, FP_CLASS_OTHER);
+		return udp_cut(c, p, bad_header(c, p, proto, end), FP_CLASS_OTHER);
 	if (proto != roce_port && proto != vxlan_port)
 		return FP_CLASS_OTHER;
 	/* Malformed counts in no flow: said before the key is built, not on each path after. */
@@ -255,8 +254,11 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
 	p->inner_ecn = l3.tclass & 3;
 
 	proto = parse_udp(c, end, &p->key.inner_sport, &payload_len, &bad_len);
-	if (proto < 0)
-		return udp_cut(c, p, proto, end, bad_header(c, p, proto, end));
+	if (proto < 0) {
+		int cut = bad_header(c, p, proto, end);
+
+		return udp_cut(c, p, cut, cut);
+	}
 	if (proto != roce_port)
 		return FP_CLASS_OTHER;
 	p->key.inner_dport = proto;
