@@ -58,7 +58,9 @@ void report_text(FILE *out, const struct report *r);
 const char *provenance_started(char *buf, size_t len, const struct provenance *p);
 /* The "provenance" key, for the bundle's documents (report.json, nic.json). */
 void report_json_provenance(struct json *j, const struct provenance *p);
-/* Flow i's path, as the JSON's: the analysed one (a mirror session is one), else its uplink; "-".
+/*
+ * Flow i's path, as the JSON's: the analysed one (a mirror session is
+ * one), else its uplink; "-".
  */
 const char *report_flow_path(const struct report *rep, size_t i);
 /* The "alerts" key of the JSON report, for documents that embed it (render/report_nic.h). */

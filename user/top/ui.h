@@ -67,13 +67,12 @@ struct column {
 	const char *title;
 	bool counter_title;
 	enum flow_cnt counter;
-	int width;  /* 0: flexible, takes what the others leave */
-	int min;    /* flexible: never narrower */
-	int max;    /* never wider (0: no limit) */
-	bool fill;  /* flexible: all the width the others leave, to max (a bar), none dropped for it
-		     */
-	bool right; /* numbers */
-	int drop;   /* narrow terminals hide the highest first; 0: always shown */
+	int width;   /* 0: flexible, takes what the others leave */
+	int min;     /* flexible: never narrower */
+	int max;     /* never wider (0: no limit) */
+	bool fill;   /* flexible: what the others leave, to max (a bar); none dropped for it */
+	bool right;  /* numbers */
+	int drop;    /* narrow terminals hide the highest first; 0: always shown */
 	bool hidden; /* not shown: its source has nothing for it (RTX when sampled, OWNER without
 			--nic) */
 	bool on;     /* set by table_layout() */
