@@ -36,15 +36,15 @@ check "40x10 VNIs: RATE is shown, whole (quieter columns go first)" \
 	matches "$(screen | sed -n 5,6p)" "^ +- .*[0-9.]+ [kMG]?b/s( |\$)"
 keys 5
 check "40 columns: the Alerts tab is named on screen when it is the view (it was past the edge)" \
-	matches "$(screen | sed -n 4p)" " 5 Alerts\\([0-9]+\\) "
+	wait_line 4 " 5 Alerts\\([0-9]+\\) "
 keys 6
-check "... and the NIC tab, the sixth" matches "$(screen | sed -n 4p)" " 6 NIC( |$)"
+check "... and the NIC tab, the sixth" wait_line 4 " 6 NIC( |$)"
 keys 4
 type_filter 172.30
 keys p
 maybe_show "40x10, filtered and paused"
 check "40x10: the third line says PAUSED and the filter (at 40 columns they were off screen)" \
-	matches "$(screen | sed -n 3p)" "(^| )filter: 172\.30  PAUSED"
+	wait_line 3 "(^| )filter: 172\.30  PAUSED"
 check "q exits 0" eq "$(quit_rc)" 0
 
 echo "--- a capture without RoCE, read to its end"
@@ -93,7 +93,7 @@ start 160 14 --pcap "$NCCL" --speed 0
 check "the capture read" wait_screen "end of capture" 10
 keys 4
 check "VNIs: PPS as Flows writes it (a number, the title its unit; it said '77.2 kpps' beside '23.1k')" \
-	matches "$(screen | sed -n 6p)" "b/s +[0-9.]+[kMG]? +[0-9]"
+	wait_line 6 "b/s +[0-9.]+[kMG]? +[0-9]"
 check "... and no 'pps' in the cell" not_matches "$(screen | sed -n 6p)" "pps"
 check "q exits 0" eq "$(quit_rc)" 0
 
@@ -133,7 +133,7 @@ start 120 14 --pcap "$NCCL" --speed 0 --view alerts
 check "the capture's alerts" wait_screen "^WARNING +roce_stopped" 10
 keys G
 check "G: the list scrolled to its last two entries" \
-	matches "$(screen | sed -n 5p)" "^WARNING +roce_stopped"
+	wait_line 5 "^WARNING +roce_stopped"
 keys k
 maybe_show "Alerts, 14 lines, G k"
 check "k: the list stays (it jumped back to the first entry), the selection moves up" \

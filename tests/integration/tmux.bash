@@ -54,6 +54,17 @@ wait_screen() {
 	echo "     screen never matched: $1"
 	return 1
 }
+# wait_line N ERE [SECONDS]: until the screen's line N matches (polling), 0 if it did:
+# a key's effect is awaited, not assumed after keys' half second.
+wait_line() {
+	local _
+	for _ in $(seq $((${3:-5} * 10))); do
+		screen | sed -n "${1}p" | grep -qE -- "$2" && return 0
+		sleep 0.1
+	done
+	echo "     line $1 never matched: $2"
+	return 1
+}
 keys() {
 	tmx send-keys -t "$SESSION" "$@"
 	sleep 0.5
