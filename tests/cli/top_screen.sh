@@ -121,7 +121,8 @@ start 120 40 --pcap "$NCCL" --speed 0 --view alerts
 check "the capture's three alerts" wait_screen "^WARNING +roce_stopped" 10
 keys j
 maybe_show "Alerts, j"
-check "j: the first alert is still on screen (it scrolled off)" \
+check "j: the selection is the second alert" wait_selected "^WARNING +roce_stopped"
+check "... and the first is still on screen (it scrolled off)" \
 	matches "$(screen | sed -n 5p)" "^CRITICAL +wrong_traffic_class"
 keys G
 check "G: so is every other" eq "$(screen | grep -cE '^(CRITICAL|WARNING|INFO) ')" 3
@@ -134,9 +135,11 @@ check "the capture's alerts" wait_screen "^WARNING +roce_stopped" 10
 keys G
 check "G: the list scrolled to its last two entries" \
 	wait_line 5 "^WARNING +roce_stopped"
+check "... the last selected" wait_selected "^WARNING +not_ect_roce"
 keys k
 maybe_show "Alerts, 14 lines, G k"
-check "k: the list stays (it jumped back to the first entry), the selection moves up" \
+check "k: the selection moves up to the second alert" wait_selected "^WARNING +roce_stopped"
+check "... and the list stays (it jumped back to the first entry)" \
 	matches "$(screen | sed -n 5p)" "^WARNING +roce_stopped"
 check "q exits 0" eq "$(quit_rc)" 0
 

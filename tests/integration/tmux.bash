@@ -65,6 +65,22 @@ wait_line() {
 	echo "     line $1 never matched: $2"
 	return 1
 }
+# selected: the first line under the tabs drawn in reverse video (the
+# selection; a view with a sorted column has its title so too), escapes out.
+selected() {
+	tmx capture-pane -p -e -t "$SESSION" 2>/dev/null | tail -n +5 | grep -m1 -E $'\e\\[([0-9]+;)*7m' |
+		sed 's/\x1b\[[0-9;]*m//g'
+}
+# wait_selected ERE [SECONDS]: until the selection matches (polling), 0 if it did.
+wait_selected() {
+	local _
+	for _ in $(seq $((${2:-5} * 10))); do
+		selected | grep -qE -- "$1" && return 0
+		sleep 0.1
+	done
+	echo "     the selection never matched: $1 (it is: $(selected))"
+	return 1
+}
 keys() {
 	tmx send-keys -t "$SESSION" "$@"
 	sleep 0.5
