@@ -329,7 +329,7 @@ static void flows_table(FILE *out, const struct report *rep)
 			(unsigned long long)r->c.acks,
 			(unsigned long long)(r->c.naks + r->c.rnr_naks));
 		/* Retransmits and gaps need every packet: sampled, unknown (JSON null), not 0. */
-		if (r->samples || !rep->src->every_packet)
+		if (report_flow_sampled(rep, r))
 			fprintf(out, "<td>-</td><td>-</td>");
 		else
 			fprintf(out, "<td>%llu</td><td>%llu</td>",
@@ -372,13 +372,9 @@ static void copies_note(FILE *out, const struct analysis *a)
 /* The paths as summary.txt lists them: group and port columns where the source has them. */
 static void paths_table(FILE *out, const struct analysis *a)
 {
-	char rate[32], bytes[32], port[32];
-	bool named = false, ports = false;
+	char rate[32], bytes[32], bal[96];
+	bool ports, named = report_paths_named(a, &ports);
 
-	for (int i = 0; i < a->n_paths; i++) {
-		named |= a->paths[i].group >= 0 && a->groups[a->paths[i].group].name[0];
-		ports |= a->paths[i].counters != NULL;
-	}
 	fprintf(out,
 		"<h2>Path balance</h2>\n<table><tr><th>uplink</th>%s<th>flows</th>"
 		"<th>elephants</th><th>packets</th><th>bytes</th><th>rate</th>%s</tr>\n",
@@ -386,7 +382,7 @@ static void paths_table(FILE *out, const struct analysis *a)
 		ports ? "<th>port out</th><th>port discards</th><th>port status</th>" : "");
 	for (int p = 0; p < a->n_paths; p++) {
 		const struct path_view *pv = &a->paths[p];
-		const struct port_counters *pc = pv->counters;
+		struct port_cells pc;
 
 		fprintf(out, "<tr><td>");
 		fmt_markup(out, pv->name);
@@ -399,13 +395,10 @@ static void paths_table(FILE *out, const struct analysis *a)
 			(unsigned long long)pv->packets,
 			fmt_si(bytes, sizeof(bytes), pv->bytes, "B"),
 			fmt_si(rate, sizeof(rate), pv->bps, "b/s"));
-		if (ports && pc)
-			fprintf(
-			    out, "<td>%s</td><td>%llu</td><td>%s</td>",
-			    pc->have_rate ? fmt_si(port, sizeof(port), pc->out_bps, "b/s") : "?",
-			    (unsigned long long)pc->out_discards, pc->status & 2 ? "up" : "down");
-		else if (ports)
-			fprintf(out, "<td>-</td><td>-</td><td>-</td>");
+		report_port_cells(&pc, pv->counters);
+		if (ports)
+			fprintf(out, "<td>%s</td><td>%s</td><td>%s</td>", pc.out, pc.discards,
+				pc.oper);
 		fprintf(out, "</tr>\n");
 	}
 	fprintf(out, "</table>\n");
@@ -414,23 +407,14 @@ static void paths_table(FILE *out, const struct analysis *a)
 	if (named || a->n_groups > 1) {
 		fprintf(out, "<ul>\n");
 		for (int g = 0; g < a->n_groups; g++) {
-			const struct path_group *pg = &a->groups[g];
-
 			fprintf(out, "<li>group ");
-			fmt_markup(out, pg->name[0] ? pg->name : "-");
-			if (pg->n_paths >= 2)
-				fprintf(out, " imbalance (max/mean): load %.2f, flows %.2f</li>\n",
-					pg->imbalance_bytes, pg->imbalance_flows);
-			else
-				fprintf(out, " imbalance: n/a (one path)</li>\n");
+			fmt_markup(out, a->groups[g].name[0] ? a->groups[g].name : "-");
+			fprintf(out, " %s</li>\n",
+				report_group_balance(bal, sizeof(bal), &a->groups[g]));
 		}
 		fprintf(out, "</ul>\n");
-	} else if (a->imbalance_group >= 0) {
-		fprintf(out, "<p>imbalance (max/mean): load %.2f, flows %.2f</p>\n",
-			a->imbalance_bytes, a->imbalance_flows);
 	} else {
-		fprintf(out, "<p>imbalance: n/a (%s; balance needs two or more paths)</p>\n",
-			a->n_groups ? "one path" : "no ECMP group");
+		fprintf(out, "<p>%s</p>\n", report_balance(bal, sizeof(bal), a));
 	}
 }
 

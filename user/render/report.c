@@ -55,12 +55,17 @@ static void json_time(struct json *j, const char *key, __u64 ns, __s64 offset_ns
 	json_kv_double(j, key, (double)((__s64)ns + offset_ns) / 1e9, 6);
 }
 
+bool report_flow_sampled(const struct report *r, const struct flow_record *f)
+{
+	return f->samples || !r->src->every_packet;
+}
+
 /* A flow counter, or null where the input cannot know it (sampled flows). */
 static void json_flow_counter(struct json *j, const struct report *r, const struct flow_record *f,
 			      enum flow_cnt i)
 {
 	json_key(j, flow_defs[i].json);
-	if ((flow_defs[i].flags & FF_EVERY_PACKET) && (!r->src->every_packet || f->samples))
+	if ((flow_defs[i].flags & FF_EVERY_PACKET) && report_flow_sampled(r, f))
 		json_null(j);
 	else
 		json_u64(j, flow_counter(&f->c, i));
@@ -537,21 +542,66 @@ static int name_width(int min, const char *name)
 	return len > min ? len : min;
 }
 
+void report_port_cells(struct port_cells *c, const struct port_counters *pc)
+{
+	snprintf(c->out, sizeof(c->out), "-");
+	snprintf(c->discards, sizeof(c->discards), "-");
+	c->oper = "-";
+	if (!pc)
+		return;
+	if (pc->have_rate)
+		fmt_si(c->out, sizeof(c->out), pc->out_bps, "b/s");
+	else
+		snprintf(c->out, sizeof(c->out), "?");
+	snprintf(c->discards, sizeof(c->discards), "%llu", (unsigned long long)pc->out_discards);
+	c->oper = pc->status & 2 ? "up" : "down";
+}
+
+const char *report_group_balance(char *buf, size_t len, const struct path_group *pg)
+{
+	if (pg->n_paths >= 2)
+		snprintf(buf, len, "imbalance (max/mean): load %.2f, flows %.2f",
+			 pg->imbalance_bytes, pg->imbalance_flows);
+	else
+		snprintf(buf, len, "imbalance: n/a (one path)");
+	return buf;
+}
+
+const char *report_balance(char *buf, size_t len, const struct analysis *a)
+{
+	if (a->imbalance_group >= 0)
+		snprintf(buf, len, "imbalance (max/mean): load %.2f, flows %.2f",
+			 a->imbalance_bytes, a->imbalance_flows);
+	else
+		snprintf(buf, len, "imbalance: n/a (%s; balance needs two or more paths)",
+			 a->n_groups ? "one path" : "no ECMP group");
+	return buf;
+}
+
+bool report_paths_named(const struct analysis *a, bool *ports)
+{
+	bool named = false;
+
+	*ports = false;
+	for (int i = 0; i < a->n_paths; i++) {
+		named |= a->paths[i].group >= 0 && a->groups[a->paths[i].group].name[0];
+		*ports |= a->paths[i].counters != NULL;
+	}
+	return named;
+}
+
 static void text_paths(FILE *out, const struct analysis *a)
 {
-	char rate[32], bytes[32], port[32];
-	bool named = false, ports = false;
+	char rate[32], bytes[32], bal[96];
+	bool ports, named = report_paths_named(a, &ports);
 	int path_w = 16, group_w = 12;
 
 	if (!a->n_paths)
 		return;
-	/* Group and port columns only where a source has them: live output stays as it was. */
+	/* Mirror sessions (erspan:101@192.0.2.1) and sFlow ports run long. */
 	for (int i = 0; i < a->n_paths; i++) {
 		const struct path_view *p = &a->paths[i];
 
-		named |= p->group >= 0 && a->groups[p->group].name[0];
-		ports |= p->counters != NULL;
-		/* Mirror sessions (erspan:101@192.0.2.1) and sFlow ports run long. */
 		path_w = name_width(path_w, p->name);
 		if (p->group >= 0)
 			group_w = name_width(group_w, a->groups[p->group].name);
@@ -565,7 +615,7 @@ static void text_paths(FILE *out, const struct analysis *a)
 	fputc('\n', out);
 	for (int i = 0; i < a->n_paths; i++) {
 		const struct path_view *p = &a->paths[i];
-		const struct port_counters *pc = p->counters;
+		struct port_cells pc;
 
 		fprintf(out, "%-*s ", path_w, p->name);
 		if (named)
@@ -575,36 +625,20 @@ static void text_paths(FILE *out, const struct analysis *a)
 			(unsigned long long)p->elephants, (unsigned long long)p->packets,
 			fmt_si(bytes, sizeof(bytes), p->bytes, "B"),
 			fmt_si(rate, sizeof(rate), p->bps, "b/s"));
-		if (ports && pc)
-			fprintf(
-			    out, " %12s %9llu %4s",
-			    pc->have_rate ? fmt_si(port, sizeof(port), pc->out_bps, "b/s") : "?",
-			    (unsigned long long)pc->out_discards, pc->status & 2 ? "up" : "down");
-		else if (ports)
-			fprintf(out, " %12s %9s %4s", "-", "-", "-");
+		report_port_cells(&pc, p->counters);
+		if (ports)
+			fprintf(out, " %12s %9s %4s", pc.out, pc.discards, pc.oper);
 		fputc('\n', out);
 	}
 	report_copies_note(out, a);
 	if (named || a->n_groups > 1) {
-		for (int g = 0; g < a->n_groups; g++) {
-			const struct path_group *pg = &a->groups[g];
-
-			if (pg->n_paths >= 2)
-				fprintf(out,
-					"group %s imbalance (max/mean): load %.2f, flows %.2f\n",
-					pg->name[0] ? pg->name : "-", pg->imbalance_bytes,
-					pg->imbalance_flows);
-			else
-				fprintf(out, "group %s imbalance: n/a (one path)\n",
-					pg->name[0] ? pg->name : "-");
-		}
+		for (int g = 0; g < a->n_groups; g++)
+			fprintf(out, "group %s %s\n",
+				a->groups[g].name[0] ? a->groups[g].name : "-",
+				report_group_balance(bal, sizeof(bal), &a->groups[g]));
 		fputc('\n', out);
-	} else if (a->imbalance_group >= 0) {
-		fprintf(out, "imbalance (max/mean): load %.2f, flows %.2f\n\n", a->imbalance_bytes,
-			a->imbalance_flows);
 	} else {
-		fprintf(out, "imbalance: n/a (%s; balance needs two or more)\n\n",
-			a->n_groups ? "one path" : "no ECMP group");
+		fprintf(out, "%s\n\n", report_balance(bal, sizeof(bal), a));
 	}
 }
 
@@ -706,7 +740,7 @@ void report_text(FILE *out, const struct report *rep)
 			fmt_si(rate, sizeof(rate), v->bps, "b/s");
 		snprintf(rtx, sizeof(rtx), "%llu", (unsigned long long)c->retransmits);
 		snprintf(gaps, sizeof(gaps), "%llu", (unsigned long long)c->psn_gaps);
-		if (r->samples || !rep->src->every_packet) {
+		if (report_flow_sampled(rep, r)) {
 			snprintf(rtx, sizeof(rtx), "-");
 			snprintf(gaps, sizeof(gaps), "-");
 		}

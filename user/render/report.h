@@ -63,6 +63,23 @@ void report_json_provenance(struct json *j, const struct provenance *p);
  * one), else its uplink; "-".
  */
 const char *report_flow_path(const struct report *rep, size_t i);
+/*
+ * Whether flow f was sampled (sFlow): its counters that need every packet
+ * (retransmits, PSN gaps) are unknown, JSON null and "-", never 0.
+ */
+bool report_flow_sampled(const struct report *r, const struct flow_record *f);
+/* A path's port columns (sFlow counter samples); "-" each without them. */
+struct port_cells {
+	char out[32];	   /* output rate, "?" before a second sample */
+	char discards[24]; /* output discards */
+	const char *oper;  /* "up", "down" */
+};
+void report_port_cells(struct port_cells *c, const struct port_counters *pc);
+/* Whether the paths have group names; *ports: whether any has port counters. */
+bool report_paths_named(const struct analysis *a, bool *ports);
+/* "imbalance (max/mean): load 1.20, flows 1.00", or why there is none: a group's, the analysis'. */
+const char *report_group_balance(char *buf, size_t len, const struct path_group *pg);
+const char *report_balance(char *buf, size_t len, const struct analysis *a);
 /* The "alerts" key of the JSON report, for documents that embed it (render/report_nic.h). */
 void report_json_alerts(struct json *j, const struct analysis *a);
 
