@@ -113,12 +113,9 @@ static void local_time(char *buf, size_t len, time_t t, const char *format)
 const char *report_observed(char *buf, size_t len, double seconds)
 {
 	/* A capture of a few hundred frames spans a fraction of a second: "0 s" says nothing. */
-	if (seconds < 0.1)
-		snprintf(buf, len, "%.1f ms", seconds * 1e3);
-	else if (seconds < 10)
-		snprintf(buf, len, "%.1f s", seconds);
-	else
-		snprintf(buf, len, "%.0f s", seconds);
+	if (seconds < 10)
+		return fmt_seconds(buf, len, seconds);
+	snprintf(buf, len, "%.0f s", seconds);
 	return buf;
 }
 

@@ -296,6 +296,18 @@ void fmt_markup(FILE *out, const char *text)
 	}
 }
 
+const char *fmt_seconds(char *buf, size_t len, double seconds)
+{
+	/* A capture of a few packets spans milliseconds: "0.0 s" would say nothing. */
+	if (seconds < 0.1)
+		snprintf(buf, len, "%.1f ms", seconds * 1e3);
+	else if (seconds < 10)
+		snprintf(buf, len, "%.1f s", seconds);
+	else
+		fmt_duration(buf, len, seconds);
+	return buf;
+}
+
 const char *fmt_window(char *buf, size_t len, double seconds, enum fmt_window_kind kind)
 {
 	static const char *const when[] = {[FMT_WINDOW_LAST] = "the last",
@@ -304,12 +316,6 @@ const char *fmt_window(char *buf, size_t len, double seconds, enum fmt_window_ki
 	const char *of = kind == FMT_WINDOW_TRAFFIC ? " from the first RoCE packet" : "";
 	char d[16];
 
-	/* A capture of a few packets spans milliseconds: "0.0 s" would say nothing. */
-	if (seconds < 0.1)
-		snprintf(buf, len, "%s %.1f ms%s", when[kind], seconds * 1e3, of);
-	else if (seconds < 10)
-		snprintf(buf, len, "%s %.1f s%s", when[kind], seconds, of);
-	else
-		snprintf(buf, len, "%s %s%s", when[kind], fmt_duration(d, sizeof(d), seconds), of);
+	snprintf(buf, len, "%s %s%s", when[kind], fmt_seconds(d, sizeof(d), seconds), of);
 	return buf;
 }

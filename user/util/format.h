@@ -58,6 +58,9 @@ int fmt_bar(char *buf, size_t len, double fraction, int width);
 /* IBTA name of a BTH opcode ("RC WRITE FIRST", "CNP"). */
 const char *fmt_opcode(char *buf, size_t len, __u8 opcode);
 
+/* A length of time: "16.2 ms", "0.2 s", then as fmt_duration() ("56s", "3m07s"). */
+const char *fmt_seconds(char *buf, size_t len, double seconds);
+
 /*
  * The window figures cover: "the last 5.0 s", "the whole 3m07s" (a run so
  * far), "the 10s from the first RoCE packet" (a whole run whose RoCE spans
