@@ -149,6 +149,9 @@ const char *source_unnamed_point(const struct source_desc *d, __u32 id);
 /* A point's name, the unnamed one's, else "ifindexID" written into buf. */
 const char *source_point_name(const struct source_desc *d, __u32 id, char *buf, size_t len);
 
+/* "; * uplink" where what marks the uplinks with '*' (live, --uplinks), else "". */
+const char *source_uplink_note(const struct source_desc *d);
+
 /*
  * How far a recording's read has come, elapsed_s into it, for a progress
  * line redrawn in place, in at most width columns (its name shortened to
@@ -157,9 +160,6 @@ const char *source_point_name(const struct source_desc *d, __u32 id, char *buf, 
  * without a size, from the frames on. Where even the name's first 8
  * columns do not fit beside it all, the time left goes, then the pace.
  */
-/* "; * uplink" where what marks the uplinks with '*' (live, --uplinks), else "". */
-const char *source_uplink_note(const struct source_desc *d);
-
 const char *source_progress(const struct source_desc *d, double elapsed_s, int width, char *buf,
 			    size_t len);
 
