@@ -311,6 +311,7 @@ static int watch(struct session *ss, struct series *series, const struct capture
 	 * own refresh, after, sorts them for its tables.
 	 */
 	ss->unordered = true;
+	series->sampled = !ss->desc.every_packet;
 	if (tty && ss->desc.finite) {
 		ss->reading = reading;
 		ss->reading_arg = &start_ns;
@@ -331,7 +332,6 @@ static int watch(struct session *ss, struct series *series, const struct capture
 		err = session_refresh(ss);
 		if (err)
 			break;
-		series->sampled = !ss->desc.every_packet;
 		series_add(series, &ss->an, ss->desc.clock_s);
 		progress(ss, total, tty, rc == 1 || (total && ss->desc.clock_s >= total));
 	}
