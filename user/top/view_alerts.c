@@ -53,16 +53,10 @@ static void draw(struct ui *u, struct vstate *vs, int y0, int height)
 	 * Entries differ in height: from where the list is, scroll only until
 	 * the selected one fits (a height of one row put each selected entry
 	 * first, hiding those above it with the screen half empty); a
-	 * selection above the list brings the list up to it.
+	 * selection above the list brings the list up to it. With the rest
+	 * of the list as its height, scroll_to() does only that.
 	 */
-	if (vs->sel >= rows)
-		vs->sel = rows - 1;
-	if (vs->sel < 0)
-		vs->sel = 0;
-	if (vs->top > vs->sel)
-		vs->top = vs->sel;
-	if (vs->top < 0)
-		vs->top = 0;
+	scroll_to(vs, rows, rows - vs->top);
 	for (;;) {
 		int used = 0;
 
