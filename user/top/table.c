@@ -168,13 +168,11 @@ int table_draw(struct ui *u, const struct view *v, struct vstate *vs, int y0, in
 	table_layout(c, v->n_cols, COLS, natural);
 	draw_head(u, y0, c, v->n_cols, v->default_sort >= 0 ? vs->sort : -1);
 	if (!rows) {
-		const char *empty = u->filter.n && v->empty_filtered ? v->empty_filtered : v->empty;
-		int n = strlen(empty);
+		const char *empty = u->filter.n && v->empty_filtered ? v->empty_filtered
+				    : u->ss->ended && v->empty_ended ? v->empty_ended
+								     : v->empty;
 
-		/* A capture read to its end has none to come: "no RoCE flows", not "... yet". */
-		if (u->ss->ended && n > 4 && !strcmp(empty + n - 4, " yet"))
-			n -= 4;
-		putf(u, y0 + 1, 1, ui_attr(u, R_DIM), "%.*s", n, empty);
+		putf(u, y0 + 1, 1, ui_attr(u, R_DIM), "%s", empty);
 		return y0 + 2;
 	}
 	for (int r = vs->top; r < rows && y < y0 + height; r++, y++) {

@@ -152,6 +152,7 @@ struct view {
 	size_t row_size;
 	const char *empty;	    /* shown when there are no rows */
 	const char *empty_filtered; /* ... because of the filter */
+	const char *empty_ended;    /* ... once a recording has ended (none to come), or NULL */
 	const char *enter_hint;	    /* what Enter opens, for the status line */
 	const char *legend;	    /* one line kept under the table, or NULL */
 	/* Fill vs->rows (the filter applies); NULL for overlays. */

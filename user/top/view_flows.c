@@ -280,6 +280,7 @@ const struct view view_flows = {
     .default_sort = FL_RATE,
     .row_size = sizeof(int),
     .empty = "no RoCE flows yet",
+    .empty_ended = "no RoCE flows",
     .empty_filtered = "no flow matches the filter (Esc clears it)",
     .enter_hint = "detail",
     .legend = "E elephant C collision P predicted  /s: {w}  BYTES CE%: flow total",

@@ -370,6 +370,7 @@ const struct view view_qps = {
     .default_sort = QC_DATA,
     .row_size = sizeof(struct qp_row),
     .empty = "no RoCE queue pairs yet",
+    .empty_ended = "no RoCE queue pairs",
     .empty_filtered = "no queue pair matches the filter (Esc clears it)",
     .enter_hint = "detail",
     .legend = "QP PEER: dest QP each way  PATH d/a: the data's/the ACKs' path  DATA ACK /s: {w}  "
