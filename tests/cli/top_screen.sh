@@ -110,11 +110,7 @@ echo "--- -d counts the capture's time, as --plain's does (docs/top.md)"
 start 120 30 --pcap "$NCCL" --speed 0.2 -d 1
 sleep 2.5
 check "--speed 0.2 -d 1: still running after 2.5 s of wall time" eq "$(cat "$TMP/top.rc" 2>/dev/null)" ""
-for _ in $(seq 100); do
-	[ -s "$TMP/top.rc" ] && break
-	sleep 0.1
-done
-check "... and ends by itself at 1 s of the capture, exit 0" eq "$(cat "$TMP/top.rc" 2>/dev/null)" 0
+check "... and ends by itself at 1 s of the capture, exit 0" eq "$(top_rc 10)" 0
 
 echo "--- Alerts: j moves the selection, not the list, while all fit"
 start 120 40 --pcap "$NCCL" --speed 0 --view alerts
@@ -144,25 +140,13 @@ check "... and the list stays (it jumped back to the first entry)" \
 check "q exits 0" eq "$(quit_rc)" 0
 
 echo "--- terminals"
-# term_run TERM: top in a pane whose TERM is that, stderr and status kept.
-term_run() {
-	tmx_gone
-	rm -f "$TMP/top.rc" "$TMP/top.err"
-	tmx new-session -d -s "$SESSION" -x 100 -y 30 \
-		"env TERM=$1 $FABPROBE top --pcap $NCCL --speed 0 2>$TMP/top.err; echo \$? >$TMP/top.rc"
-	tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
-}
 # TERM=dumb has no cursor addressing: the screen was drawn as one line, "0 rows".
-term_run dumb
-for _ in $(seq 100); do
-	[ -s "$TMP/top.rc" ] && break
-	sleep 0.1
-done
-check "TERM=dumb: refused, exit 1" eq "$(cat "$TMP/top.rc" 2>/dev/null)" 1
+FABPROBE="env TERM=dumb $FABPROBE" start 100 30 --pcap "$NCCL" --speed 0
+check "TERM=dumb: refused, exit 1" eq "$(top_rc 10)" 1
 check "... saying so, and what to use instead" \
 	grep -q "cannot drive terminal 'dumb'.*--plain" "$TMP/top.err"
 [ -s "$TMP/top.rc" ] || keys q
-term_run vt100
+FABPROBE="env TERM=vt100 $FABPROBE" start 100 30 --pcap "$NCCL" --speed 0
 check "TERM=vt100 (no colours): the dashboard" wait_screen "^FLOW \(src > dst\)" 10
 check "q exits 0" eq "$(quit_rc)" 0
 

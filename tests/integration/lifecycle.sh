@@ -244,11 +244,7 @@ if command -v tmux >/dev/null; then
 	FABPROBE="ip netns exec $NS $FABPROBE" start 120 30 -i za -r 0.3
 	wait_screen "^fabprobe top za " 10 >/dev/null
 	ip -n "$NS" link del za
-	for i in $(seq 50); do
-		[ -s "$TMP/top.rc" ] && break
-		sleep 0.1
-	done
-	check "the dashboard, its one interface gone: ends by itself, status 3" eq "$(cat "$TMP/top.rc" 2>/dev/null)" 3
+	check "the dashboard, its one interface gone: ends by itself, status 3" eq "$(top_rc)" 3
 	check "... and says why on stderr" grep -qx \
 		"fabprobe: interface za disappeared; none of the interfaces watched is left: fabprobe stops" "$TMP/top.err"
 	tmx_gone

@@ -27,14 +27,19 @@ start() {
 		"env LANG=C.UTF-8 $FABPROBE top $* 2>$TMP/top.err; echo \$? >$TMP/top.rc"
 	tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
 }
-# quit_rc: press q and print top's exit status.
-quit_rc() {
-	keys q
-	for _ in $(seq 50); do
+# top_rc [SECONDS]: top's exit status once it has one (up to 5 s), else "".
+top_rc() {
+	local _
+	for _ in $(seq $((${1:-5} * 10))); do
 		[ -s "$TMP/top.rc" ] && break
 		sleep 0.1
 	done
 	cat "$TMP/top.rc" 2>/dev/null
+}
+# quit_rc: press q and print top's exit status.
+quit_rc() {
+	keys q
+	top_rc
 }
 # screen: the pane's text now.
 screen() { tmx capture-pane -p -t "$SESSION" 2>/dev/null; }

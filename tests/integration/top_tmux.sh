@@ -219,12 +219,7 @@ fp_pid=$(pgrep -P "$(tmx display -p -t "$SESSION" '#{pane_pid}')" -x fabprobe)
 ids=$(cat /proc/"$fp_pid"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -u | xargs)
 names=$(for id in $ids; do bpftool prog show id "$id" | awk 'NR == 1 { print $4 }'; done | sort | xargs)
 check "fabprobe holds its programs while running ($names)" matches "$names" "fp_tc_egress.*fp_xdp"
-keys q
-for _ in $(seq 50); do
-	[ -s "$TMP/top.rc" ] && break
-	sleep 0.1
-done
-check "q exits with status 0" eq "$(cat "$TMP/top.rc" 2>/dev/null)" 0
+check "q exits with status 0" eq "$(quit_rc)" 0
 left=""
 for id in $ids; do
 	bpftool prog show id "$id" >/dev/null 2>&1 && left+=" $id"
