@@ -2224,6 +2224,70 @@ static void test_snaplen_short_udp_length(void **state)
 	assert_int_equal(g_snap.totals[FP_CNT_OTHER], 0);
 }
 
+/*
+ * docs/sflow.md's table of the header size sFlow needs: where the BTH ends
+ * (bare RoCE over IPv4 54, in VXLAN 104, 124 with one IPv6, 144 in IPv6 in
+ * IPv6), and what a header cut shorter counts as: a cut after the RoCE
+ * port (the inner UDP header's bytes 2-3, 128 in IPv6 in IPv6) or inside
+ * the BTH is roce_cut, the whole BTH is RoCE.
+ */
+struct bth_end_case {
+	const char *name;
+	const struct vx_spec *vx; /* NULL: bare RoCE */
+	bool v6;		  /* bare: over IPv6 */
+	__u32 end;
+};
+
+static const struct bth_end_case bth_end_cases[] = {
+    {"bare_ipv4", NULL, false, 54},
+    {"bare_ipv6", NULL, true, 74},
+    {"vxlan_ipv4_in_ipv4", &vx_44, false, 104},
+    {"vxlan_ipv6_in_ipv4", &vx_46, false, 124},
+    {"vxlan_ipv4_in_ipv6", &vx_64, false, 124},
+    {"vxlan_ipv6_in_ipv6", &vx_66, false, 144},
+};
+
+/* The case's frame up to its BTH. */
+static struct frame *bth_end_frame(const struct bth_end_case *bc)
+{
+	struct frame *f;
+
+	if (bc->vx)
+		return vxlan(&g_fx, bc->vx);
+	if (!bc->v6)
+		return v4(&g_fx);
+	f = fx_frame(&g_fx);
+	fr_eth(f, FP_ETH_P_IPV6);
+	fr_ipv6(f, &ip_a6, FP_IPPROTO_UDP);
+	fr_udp(f, SPORT, ROCE_PORT);
+	return f;
+}
+
+static void test_bth_end(void **state)
+{
+	const struct bth_end_case *bc = *state;
+
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	g_fx.n = 0;
+	for (int i = 0; i < 3; i++) {
+		struct frame *f = bth_end_frame(bc);
+		__u32 wire, cut;
+
+		send_only(f, 1 + i);
+		wire = f->len;
+		assert_int_equal(fr_off(f, FR_H_BTH) + S_BTH, bc->end);
+		/* After the RoCE port, inside the BTH, then the BTH whole. */
+		cut = i == 0 ? fr_off(f, FR_H_BTH) - 4 : i == 1 ? bc->end - 1 : bc->end;
+		fr_cut(f, cut);
+		assert_int_equal(probe_run_frame(&g_probe, f->data, f->len, wire, TS(i), FX_PATH),
+				 0);
+	}
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.totals[FP_CNT_ROCE_CUT], 2);
+	assert_int_equal(g_snap.totals[FP_CNT_ROCE], 1);
+	assert_int_equal(g_snap.totals[FP_CNT_MALFORMED], 0);
+}
+
 /* ---- LRU pressure ---------------------------------------------------------- */
 
 #define LRU_ENTRIES 64
@@ -3112,6 +3176,8 @@ int main(void)
 	for (size_t i = 0; i < N_CUTS; i++)
 		if (!cut_cases[i].refit)
 			fx_add("snaplen/", cut_cases[i].name, test_cut_snaplen, &cut_cases[i]);
+	for (size_t i = 0; i < sizeof(bth_end_cases) / sizeof(bth_end_cases[0]); i++)
+		fx_add("bth_end/", bth_end_cases[i].name, test_bth_end, &bth_end_cases[i]);
 	fx_add("", "snaplen_read_request_cut_in_reth_no_gap", test_snaplen_read_no_gap, NULL);
 	fx_add("", "snaplen_cut_in_bth_udp_length_too_short", test_snaplen_short_udp_length, NULL);
 	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
