@@ -74,6 +74,8 @@ sport=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_D
 tar -xzf "$tmp/sflow-none.tar.gz" -C "$tmp/b"
 check "no sFlow sample of RoCE: the hint is sFlow's (the switches' sampling, where it goes)" \
 	grep -q "No sample was of RoCEv2: check that the switches sample the ports RoCE crosses" "$tmp/b/summary.txt"
+check "... and its series has no retransmit rate (null: sampling sees none), not 0" \
+	jq -e '(.series | length) > 0 and all(.series[]; .retransmits_per_s == null)' "$tmp/b/report.json"
 rm -rf "$tmp/b" && mkdir "$tmp/b"
 "$FABPROBE" capture --nic-root tests/fixtures/nic/mlx5 -d 1 -o "$tmp/nic-only.tar.gz" 2>/dev/null
 tar -xzf "$tmp/nic-only.tar.gz" -C "$tmp/b"
