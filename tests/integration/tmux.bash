@@ -27,13 +27,19 @@ start() {
 		"env LANG=C.UTF-8 $FABPROBE top $* 2>$TMP/top.err; echo \$? >$TMP/top.rc"
 	tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
 }
-# top_rc [SECONDS]: top's exit status once it has one (up to 5 s), else "".
-top_rc() {
-	local _
-	for _ in $(seq $((${1:-5} * 10))); do
-		[ -s "$TMP/top.rc" ] && break
+# poll SECONDS CMD...: CMD every 0.1 s until it succeeds, for up to SECONDS; 0 if it did.
+poll() {
+	local n=$(($1 * 10)) _
+	shift
+	for _ in $(seq "$n"); do
+		"$@" && return 0
 		sleep 0.1
 	done
+	return 1
+}
+# top_rc [SECONDS]: top's exit status once it has one (up to 5 s), else "".
+top_rc() {
+	poll "${1:-5}" test -s "$TMP/top.rc"
 	cat "$TMP/top.rc" 2>/dev/null
 }
 # quit_rc: press q and print top's exit status.
@@ -49,42 +55,36 @@ show() {
 	echo "-----"
 }
 maybe_show() { [ -z "${TOP_TMUX_SHOW:-}" ] || show "$1"; }
-# wait_screen ERE [SECONDS]: until the screen matches (polling), 0 if it did.
-wait_screen() {
-	local _
-	for _ in $(seq $((${2:-10} * 10))); do
-		screen | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	echo "     screen never matched: $1"
-	return 1
-}
-# wait_line N ERE [SECONDS]: until the screen's line N matches (polling), 0 if it did:
-# a key's effect is awaited, not assumed after keys' half second.
-wait_line() {
-	local _
-	for _ in $(seq $((${3:-5} * 10))); do
-		screen | sed -n "${1}p" | grep -qE -- "$2" && return 0
-		sleep 0.1
-	done
-	echo "     line $1 never matched: $2"
-	return 1
-}
 # selected: the first line under the tabs drawn in reverse video (the
 # selection; a view with a sorted column has its title so too), escapes out.
 selected() {
 	tmx capture-pane -p -e -t "$SESSION" 2>/dev/null | tail -n +5 | grep -m1 -E $'\e\\[([0-9]+;)*7m' |
 		sed 's/\x1b\[[0-9;]*m//g'
 }
+screen_has() { screen | grep -qE -- "$1"; }
+line_has() { screen | sed -n "${1}p" | grep -qE -- "$2"; }
+selected_has() { selected | grep -qE -- "$1"; }
+# wait_screen ERE [SECONDS]: until the screen matches (polling), 0 if it did.
+wait_screen() {
+	poll "${2:-10}" screen_has "$1" || {
+		echo "     screen never matched: $1"
+		return 1
+	}
+}
+# wait_line N ERE [SECONDS]: until the screen's line N matches (polling), 0 if it did:
+# a key's effect is awaited, not assumed after keys' half second.
+wait_line() {
+	poll "${3:-5}" line_has "$1" "$2" || {
+		echo "     line $1 never matched: $2"
+		return 1
+	}
+}
 # wait_selected ERE [SECONDS]: until the selection matches (polling), 0 if it did.
 wait_selected() {
-	local _
-	for _ in $(seq $((${2:-5} * 10))); do
-		selected | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	echo "     the selection never matched: $1 (it is: $(selected))"
-	return 1
+	poll "${2:-5}" selected_has "$1" || {
+		echo "     the selection never matched: $1 (it is: $(selected))"
+		return 1
+	}
 }
 keys() {
 	tmx send-keys -t "$SESSION" "$@"
