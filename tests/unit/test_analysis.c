@@ -19,6 +19,7 @@
 #include "core/detect.h"
 #include "core/mirror.h"
 #include "render/summary.h"
+#include "probe/par.h"
 
 #define MAX_FLOWS 32
 #define UP1	  101
@@ -1904,6 +1905,118 @@ static void test_roce_stopped(void **state)
 	assert_null(find_alert(ALERT_ROCE_STOPPED));
 }
 
+/*
+ * A refresh of a hundred thousand flows runs its loops in parts, one a
+ * CPU (probe/par.h): its answers are one loop's, to the last bit. Two
+ * analyses of the same snapshots, one in one part, one in four: a first
+ * refresh, then one where flows moved rids, came and went.
+ */
+#define MANY_FLOWS 100000
+
+static void many_flows(struct snapshot *s, struct flow_record *f, size_t n, unsigned int round)
+{
+	s->flows = f;
+	s->n_flows = n;
+	s->cap = n;
+	s->n_rids = 2 * MANY_FLOWS;
+	s->flow_capacity = 2 * MANY_FLOWS;
+	s->taken_ns = (round + 1) * 1000000000ULL;
+	for (size_t i = 0; i < n; i++) {
+		struct flow_record *r = &f[i];
+		__u32 host = (__u32)(i % 4999), id = (__u32)(i + round * (i % 7 == 0) * 1000);
+
+		memset(r, 0, sizeof(*r));
+		r->key.src[0] = 10;
+		r->key.src[3] = (__u8)(host >> 8);
+		r->key.src[4] = (__u8)host;
+		r->key.dst[0] = 10;
+		r->key.dst[1] = 1;
+		r->key.dst[4] = (__u8)(host ^ 0x55);
+		r->key.sport = (__u16)(49152 + id % 16);
+		r->key.dport = 4791;
+		r->key.dest_qp = id;
+		r->key.ifindex = i % 3 == 0 ? UP1 : i % 3 == 1 ? UP2 : SOLO;
+		if (i % 5 == 0) { /* ACKs: back between the same hosts, on the same ports */
+			__u8 tmp[16];
+
+			memcpy(tmp, r->key.src, 16);
+			memcpy(r->key.src, r->key.dst, 16);
+			memcpy(r->key.dst, tmp, 16);
+		}
+		/* Every 97th flow an elephant, every 5th ACKs only. */
+		r->c.bytes = (i % 97 == 0 ? 900000 : 900 + i % 1000) * (round + 1);
+		r->c.packets = r->c.bytes / 1000 + 1;
+		r->c.ecn[i % 4] = r->c.packets;
+		r->c.cnp = i % 11 == 0 ? round + 1 : 0;
+		r->c.dscp_mask = 1ULL << (i % 13 == 0 ? 0 : 26);
+		r->c.opcodes[0] = 1ULL << (i % 5 == 0 ? FP_OP_ACK : FP_OP_WRITE_MIDDLE);
+		/* Rids: a permutation; in the second round a tenth of the flows moved. */
+		r->rid = (__u32)((i * 7919 + (round && i % 10 == 0 ? MANY_FLOWS : 0)) %
+				 (2 * MANY_FLOWS));
+	}
+}
+
+static void expect_same_analysis(const struct analysis *one, const struct analysis *parts)
+{
+	assert_int_equal(one->n_flows, parts->n_flows);
+	assert_memory_equal(one->flows, parts->flows, one->n_flows * sizeof(*one->flows));
+	assert_int_equal(one->n_fresh, parts->n_fresh);
+	assert_memory_equal(one->fresh, parts->fresh, one->n_fresh * sizeof(*one->fresh));
+	assert_int_equal(one->n_paths, parts->n_paths);
+	assert_memory_equal(one->paths, parts->paths, one->n_paths * sizeof(*one->paths));
+	assert_true(one->group_peak_bps == parts->group_peak_bps);
+	assert_int_equal(one->n_alerts, parts->n_alerts);
+	for (size_t i = 0; i < one->n_alerts; i++) {
+		assert_int_equal(one->alerts[i].type, parts->alerts[i].type);
+		assert_string_equal(one->alerts[i].message, parts->alerts[i].message);
+	}
+	assert_int_equal(one->n_collisions, parts->n_collisions);
+	assert_int_equal(one->same_flows, parts->same_flows);
+}
+
+static size_t reversed(const struct analysis *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_flows; i++)
+		n += a->flows[i].reverse >= 0;
+	return n;
+}
+
+static void test_parts_answer_as_one_loop(void **state)
+{
+	struct flow_record *f1 = calloc(MANY_FLOWS, sizeof(*f1));
+	struct analysis one = {}, parts = {};
+	struct snapshot s = {};
+
+	(void)state;
+	assert_non_null(f1);
+	fx.names[2] = (struct obs_point){.id = SOLO, .name = "solo", .uplink = true};
+	fx.ro.n_points = 3;
+	for (unsigned int round = 0; round < 3; round++) {
+		/* Flows come and go: the second refresh has fewer, the third more again. */
+		size_t n = round == 1 ? MANY_FLOWS - 3000 : MANY_FLOWS;
+
+		many_flows(&s, f1, n, round);
+		snapshot_flow_totals(&s);
+		par_set_parts(1);
+		assert_int_equal(analysis_update(&one, &s, &fx.ro, &fx.ao, round ? 0 : 1.0), 0);
+		par_set_parts(PAR_MAX);
+		assert_int_equal(analysis_update(&parts, &s, &fx.ro, &fx.ao, round ? 0 : 1.0), 0);
+		par_set_parts(0);
+		expect_same_analysis(&one, &parts);
+		/* Not a trivial input: elephants, fresh flows and rates to compare. */
+		assert_true(one.paths[0].elephants > 0);
+		assert_true(round == 0 || one.n_fresh > 0);
+		assert_true(one.flows[1].d.bytes > 0);
+		assert_true(reversed(&one) > MANY_FLOWS / 100);
+		assert_true(one.n_entropy > 0);
+	}
+	analysis_free(&one);
+	analysis_free(&parts);
+	free(f1);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1966,6 +2079,7 @@ int main(void)
 	    T(test_answers_in_any_order),
 	    T(test_read_responses_are_not_requests),
 	    T(test_roce_stopped),
+	    T(test_parts_answer_as_one_loop),
 	};
 
 	return cmocka_run_group_tests_name("analysis", tests, NULL, NULL);

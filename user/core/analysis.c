@@ -16,6 +16,7 @@
 #include "core/analysis.h"
 #include "util/buf.h"
 #include "util/format.h"
+#include "probe/par.h"
 #include "util/kindex.h"
 #include "core/collisions.h"
 #include "core/detect.h"
@@ -285,39 +286,33 @@ static int place_rids(struct analysis *a, const struct snapshot *s)
 	}
 }
 
-/*
- * Rates, and prev[] made this refresh's as it is read (the next gen):
- * a flow at its rid has its counters written there at once, its record
- * in cache; keys are unique, so no other flow reads that record. A flow
- * new at its rid is written after the loop (write_fresh()): the record
- * there may be another flow's, found by key, that moved. *group_bps: the
- * flows' bps summed (their bytes, then divided: the same in any order).
- */
-static int compute_rates(struct analysis *a, const struct snapshot *s,
-			 const struct analysis_opts *o, double dt, double *group_bps)
-{
-	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
-	__u64 moved = 0; /* bytes, every flow's since the last refresh */
+struct rates_job {
+	struct analysis *a;
+	const struct snapshot *s;
+	const struct analysis_opts *o;
+	double dt;
+	/* Each part's: its flows' bytes moved, its fresh flows (a->fresh from first). */
+	__u64 moved[PAR_MAX];
+	size_t first[PAR_MAX], n_fresh[PAR_MAX];
+};
 
-	if (!err)
-		err = buf_grow((void **)&a->fresh, &a->cap_fresh, s->n_flows, sizeof(*a->fresh));
-	if (!err)
-		err = place_rids(a, s);
-	/* Grown records are zeroed: gen 0 is no refresh's, so none is found. */
-	if (!err)
-		err = buf_grow_zeroed((void **)&a->prev, &a->cap_prev, &a->init_prev, a->n_rids,
-				      sizeof(*a->prev));
-	if (!err)
-		err = buf_grow_zeroed((void **)&a->was_elephant, &a->cap_was_elephant,
-				      &a->init_was_elephant, a->n_rids, sizeof(*a->was_elephant));
-	if (err)
-		return err;
-	op_masks();
-	a->n_flows = s->n_flows;
-	a->n_fresh = 0;
-	for (size_t i = 0; i < PREV_AHEAD; i++)
+/*
+ * Flows lo to hi. Parts write disjoint records: a flow's view, and prev[]
+ * only at the flow's own rid with the flow's key, which no other flow has.
+ */
+static void rates_part(void *ctx, int part, size_t lo, size_t hi)
+{
+	struct rates_job *j = ctx;
+	struct analysis *a = j->a;
+	const struct snapshot *s = j->s;
+	double dt = j->dt;
+	__u32 *fresh = &a->fresh[lo];
+	size_t n_fresh = 0;
+	__u64 moved = 0;
+
+	for (size_t i = lo; i < lo + PREV_AHEAD && i < hi; i++)
 		prefetch_prev(a, s, i);
-	for (size_t i = 0; i < s->n_flows; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		const struct flow_record *r = &s->flows[i];
 		struct flow_view *v = &a->flows[i];
 		struct flow_delta now; /* its counters now: prev[]'s next */
@@ -325,10 +320,11 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 		bool same;
 		int seen;
 
-		prefetch_prev(a, s, i + PREV_AHEAD);
+		if (i + PREV_AHEAD < hi)
+			prefetch_prev(a, s, i + PREV_AHEAD);
 		p = find_prev(a, &r->key, analysis_rid(a, i), &same);
 		if (!same)
-			a->fresh[a->n_fresh++] = i;
+			fresh[n_fresh++] = (__u32)i;
 		memset(v, 0, sizeof(*v));
 		v->r = r;
 		flow_delta_of(&now, &r->c);
@@ -355,7 +351,51 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 		v->is_request = v->is_data && carries(&r->c, request_ops);
 		/* Over an interval, only flows it saw: a silent one is no evidence. */
 		v->off_plan = (a->whole_run || v->d.packets) &&
-			      detect_wrong_class(r, o, v->is_data, a->whole_run, &seen);
+			      detect_wrong_class(r, j->o, v->is_data, a->whole_run, &seen);
+	}
+	j->moved[part] = moved;
+	j->first[part] = lo;
+	j->n_fresh[part] = n_fresh;
+}
+
+/*
+ * Rates, and prev[] made this refresh's as it is read (the next gen):
+ * a flow at its rid has its counters written there at once, its record
+ * in cache; keys are unique, so no other flow reads that record. A flow
+ * new at its rid is written after the loop (write_fresh()): the record
+ * there may be another flow's, found by key, that moved. *group_bps: the
+ * flows' bps summed (their bytes, then divided: the same in any order).
+ */
+static int compute_rates(struct analysis *a, const struct snapshot *s,
+			 const struct analysis_opts *o, double dt, double *group_bps)
+{
+	int err = buf_grow((void **)&a->flows, &a->cap_flows, s->n_flows, sizeof(*a->flows));
+	struct rates_job j = {.a = a, .s = s, .o = o, .dt = dt};
+	__u64 moved = 0; /* bytes, every flow's since the last refresh */
+
+	if (!err)
+		err = buf_grow((void **)&a->fresh, &a->cap_fresh, s->n_flows, sizeof(*a->fresh));
+	if (!err)
+		err = place_rids(a, s);
+	/* Grown records are zeroed: gen 0 is no refresh's, so none is found. */
+	if (!err)
+		err = buf_grow_zeroed((void **)&a->prev, &a->cap_prev, &a->init_prev, a->n_rids,
+				      sizeof(*a->prev));
+	if (!err)
+		err = buf_grow_zeroed((void **)&a->was_elephant, &a->cap_was_elephant,
+				      &a->init_was_elephant, a->n_rids, sizeof(*a->was_elephant));
+	if (err)
+		return err;
+	op_masks();
+	a->n_flows = s->n_flows;
+	a->n_fresh = 0;
+	par_for(s->n_flows, ANALYSIS_PART_MIN, rates_part, &j);
+	/* Each part's fresh flows after the last part's: in order, as one loop has them. */
+	for (int part = 0; part < PAR_MAX; part++) {
+		memmove(&a->fresh[a->n_fresh], &a->fresh[j.first[part]],
+			j.n_fresh[part] * sizeof(*a->fresh));
+		a->n_fresh += j.n_fresh[part];
+		moved += j.moved[part];
 	}
 	*group_bps = moved * 8.0 / dt; /* whole bytes summed: the same in any order */
 	/* rids are unique, so as many flows each at its old rid are the same flows. */
@@ -408,19 +448,27 @@ static double shown_threshold(const struct analysis *a, const struct analysis_op
 	return thr ? thr : elephant_threshold(a, o, -1);
 }
 
-/* Elephants by this refresh's threshold, and each path's flows summed: one pass. */
-static void mark_elephants(struct analysis *a, const struct analysis_opts *o, double group_bps)
+/* Each path's flows summed by one part of mark_elephants()'s pass. */
+struct path_sums {
+	__u64 flows, elephants, packets, bytes;
+	__u64 moved; /* bytes since the last refresh: a sum of rates, in any order */
+};
+
+struct elephants_job {
+	struct analysis *a;
+	const struct analysis_opts *o;
+	struct path_sums sum[PAR_MAX][AN_MAX_PATHS];
+};
+
+static void elephants_part(void *ctx, int part, size_t lo, size_t hi)
 {
-	__u64 moved[AN_MAX_PATHS] = {}; /* each path's bytes: a sum of rates, in any order */
+	struct elephants_job *j = ctx;
+	struct analysis *a = j->a;
 
-	if (group_bps > a->group_peak_bps)
-		a->group_peak_bps = group_bps;
-	a->elephant_bps = shown_threshold(a, o);
-
-	for (size_t i = 0; i < a->n_flows; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		struct flow_view *v = &a->flows[i];
-		double thr = elephant_threshold(a, o, v->path);
-		struct path_view *p;
+		double thr = elephant_threshold(a, j->o, v->path);
+		struct path_sums *p;
 
 		if (thr <= 0 || !v->is_data)
 			v->elephant = false;
@@ -430,15 +478,40 @@ static void mark_elephants(struct analysis *a, const struct analysis_opts *o, do
 		a->was_elephant[analysis_rid(a, i)] = v->elephant;
 		if (v->path < 0)
 			continue;
-		p = &a->paths[v->path];
+		p = &j->sum[part][v->path];
 		p->flows++;
 		p->elephants += v->elephant;
 		p->packets += v->r->c.packets;
 		p->bytes += v->r->c.bytes;
-		moved[v->path] += v->d.bytes;
+		p->moved += v->d.bytes;
 	}
-	for (int p = 0; p < a->n_paths; p++)
-		a->paths[p].bps = moved[p] * 8.0 / a->interval_s;
+}
+
+/* Elephants by this refresh's threshold, and each path's flows summed: one pass. */
+static void mark_elephants(struct analysis *a, const struct analysis_opts *o, double group_bps)
+{
+	struct elephants_job j = {.a = a, .o = o};
+
+	if (group_bps > a->group_peak_bps)
+		a->group_peak_bps = group_bps;
+	a->elephant_bps = shown_threshold(a, o);
+
+	par_for(a->n_flows, ANALYSIS_PART_MIN, elephants_part, &j);
+	for (int path = 0; path < a->n_paths; path++) {
+		struct path_view *p = &a->paths[path];
+		__u64 moved = 0;
+
+		for (int part = 0; part < PAR_MAX; part++) {
+			const struct path_sums *sum = &j.sum[part][path];
+
+			p->flows += sum->flows;
+			p->elephants += sum->elephants;
+			p->packets += sum->packets;
+			p->bytes += sum->bytes;
+			moved += sum->moved;
+		}
+		p->bps = moved * 8.0 / a->interval_s;
+	}
 }
 
 /* prev[], written as it was read (compute_rates(), write_fresh()), indexed: the next gen. */

@@ -21,6 +21,11 @@
 #define AN_MAX_PATHS   64
 #define AN_ALERT_FLOWS 8
 #define AN_MSG_LEN     256
+/*
+ * The analysis' loops over every flow run in parts, one a CPU
+ * (probe/par.h), of this many flows at least: below, one loop.
+ */
+#define ANALYSIS_PART_MIN 16384
 
 enum alert_type {
 	ALERT_ELEPHANT_COLLISION,

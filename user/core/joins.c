@@ -13,6 +13,7 @@
 #include "util/buf.h"
 #include "util/kindex.h"
 #include "util/radix.h"
+#include "probe/par.h"
 
 /*
  * The hosts (and VNI) of a flow, and with the source port: the keys of the
@@ -314,11 +315,13 @@ static bool port_answered(const struct analysis *a, int f)
  * ways), else the only reverse flow between the two hosts, unless its port
  * pairs it with another flow already.
  */
-static void pair_reverse(struct analysis *a)
+static void pair_reverse_part(void *ctx, int part, size_t lo, size_t hi)
 {
+	struct analysis *a = ctx;
 	const struct analysis_joins *j = &a->joins;
 
-	for (size_t i = 0; i < a->n_flows; i++) {
+	(void)part;
+	for (size_t i = lo; i < hi; i++) {
 		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
 		int rp = j->port[id->port].rev, rh = j->host[id->host].rev;
 
@@ -328,6 +331,12 @@ static void pair_reverse(struct analysis *a)
 		else if (rh >= 0 && j->host[rh].count == 1 && !port_answered(a, j->host[rh].flow))
 			a->flows[i].reverse = j->host[rh].flow;
 	}
+}
+
+/* The joins are read only here: each part writes its own flows' reverse. */
+static void pair_reverse(struct analysis *a)
+{
+	par_for(a->n_flows, ANALYSIS_PART_MIN, pair_reverse_part, a);
 }
 
 /*

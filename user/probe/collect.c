@@ -11,6 +11,7 @@
 
 #include "util/buf.h"
 #include "probe/collect.h"
+#include "probe/par.h"
 #include "fabprobe.skel.h"
 #include "util/log.h"
 #include "util/stop.h"
@@ -214,52 +215,6 @@ static int read_slots(const struct probe *p, struct snapshot *s)
 	return 0;
 }
 
-/* bpf_map_lookup_batch, as bcc's libbpf-tools map_helpers do. */
-static int read_flows_batch(const struct probe *p, int fd, size_t key_size, struct snapshot *s,
-			    void *keys, struct flow_counters *values)
-{
-	__u64 token[16];
-	void *in = NULL;
-	int err;
-
-	for (;;) {
-		__u32 count = COLLECT_BATCH;
-
-		err = bpf_map_lookup_batch(fd, in, token, keys, values, &count, NULL);
-		if (err && errno != ENOENT)
-			return -errno;
-		if (count) {
-			int aerr = add_flows(p, s, keys, key_size, values, count);
-
-			if (aerr)
-				return aerr;
-		}
-		if (err)
-			return 0; /* ENOENT: the whole map has been read */
-		in = token;
-	}
-}
-
-/* Fallback for kernels without batch ops on this map type. */
-static int read_flows_iter(const struct probe *p, int fd, size_t key_size, struct snapshot *s,
-			   struct flow_counters *values)
-{
-	struct flow_key keys[2]; /* this key and the last; either table's fits */
-	const struct flow_key *prev = NULL;
-	int err, cur = 0;
-
-	while (!bpf_map_get_next_key(fd, prev, &keys[cur])) {
-		if (bpf_map_lookup_elem(fd, &keys[cur], values) == 0) {
-			err = add_flows(p, s, &keys[cur], key_size, values, 1);
-			if (err)
-				return err;
-		}
-		prev = &keys[cur];
-		cur = !cur;
-	}
-	return 0;
-}
-
 enum read_mode {
 	READ_AUTO,  /* batch, falling back to per-key iteration */
 	READ_BATCH, /* batch only */
@@ -267,38 +222,111 @@ enum read_mode {
 };
 
 /*
+ * A hash table's entries as the kernel gives them (keys of key_size bytes,
+ * values), kept between reads: the tables are walked into these, by a
+ * thread of their own while the slot table is read (read_flows), and only
+ * then widened into records. At most fp_flows4's and fp_flows6's entries:
+ * 272 and 320 bytes each.
+ */
+struct table_read {
+	int fd;
+	size_t key_size;
+	enum read_mode mode;
+	void *keys;
+	size_t keys_cap, keys_init;
+	struct flow_counters *values;
+	size_t values_cap, values_init;
+	size_t n;
+	int err;
+};
+
+/*
+ * Room for COLLECT_BATCH more entries past t->n. Zeroed as they grow:
+ * tools such as valgrind do not know that BPF_MAP_LOOKUP_BATCH writes them.
+ */
+static int table_read_room(struct table_read *t)
+{
+	int err = buf_grow_zeroed(&t->keys, &t->keys_cap, &t->keys_init, t->n + COLLECT_BATCH,
+				  t->key_size);
+
+	if (!err)
+		err = buf_grow_zeroed((void **)&t->values, &t->values_cap, &t->values_init,
+				      t->n + COLLECT_BATCH, sizeof(*t->values));
+	return err;
+}
+
+/* bpf_map_lookup_batch, as bcc's libbpf-tools map_helpers do. */
+static int table_read_batch(struct table_read *t)
+{
+	__u64 token[16];
+	void *in = NULL;
+
+	for (;;) {
+		__u32 count = COLLECT_BATCH;
+		int err = table_read_room(t);
+
+		if (err)
+			return err;
+		err = bpf_map_lookup_batch(t->fd, in, token, (char *)t->keys + t->n * t->key_size,
+					   &t->values[t->n], &count, NULL);
+		if (err && errno != ENOENT)
+			return -errno;
+		t->n += count;
+		if (err)
+			return 0; /* ENOENT: the whole map has been read */
+		in = token;
+	}
+}
+
+/* Fallback for kernels without batch ops on this map type. */
+static int table_read_iter(struct table_read *t)
+{
+	struct flow_key last; /* where the walk goes on from: the buffers move as they grow */
+	const void *prev = NULL;
+
+	for (;;) {
+		void *key;
+		int err = table_read_room(t);
+
+		if (err)
+			return err;
+		key = (char *)t->keys + t->n * t->key_size;
+		if (bpf_map_get_next_key(t->fd, prev, key))
+			return 0;
+		/* A key deleted between the two calls is not counted; the walk goes on. */
+		if (bpf_map_lookup_elem(t->fd, key, &t->values[t->n]) == 0)
+			t->n++;
+		prev = memcpy(&last, key, t->key_size);
+	}
+}
+
+static void table_read(struct table_read *t)
+{
+	t->n = 0;
+	if (t->mode == READ_ITER) {
+		t->err = table_read_iter(t);
+		return;
+	}
+	t->err = table_read_batch(t);
+	if (t->mode == READ_AUTO &&
+	    (t->err == -EINVAL || t->err == -ENOTSUP || t->err == -EOPNOTSUPP)) {
+		t->n = 0;
+		t->err = table_read_iter(t);
+	}
+}
+
+/*
  * The buffers the kernel fills, allocated once per snapshot rather than at
  * every read. calloc, not malloc: tools such as valgrind do not know that
- * BPF_MAP_LOOKUP_BATCH writes them.
+ * the kernel writes them.
  */
 static int batch_buffers(struct snapshot *s, int ncpus)
 {
-	if (!s->batch_keys)
-		s->batch_keys = calloc(COLLECT_BATCH, sizeof(*s->batch_keys));
-	if (!s->batch_values)
-		s->batch_values = calloc(COLLECT_BATCH, sizeof(struct flow_counters));
+	if (!s->tables)
+		s->tables = calloc(2, sizeof(*s->tables));
 	if (!s->totals_values)
 		s->totals_values = calloc(ncpus, percpu_stride(sizeof(struct fp_totals)));
-	return s->batch_keys && s->batch_values && s->totals_values ? 0 : -ENOMEM;
-}
-
-/* p: as add_flows'. */
-static int read_table(const struct probe *p, int fd, size_t key_size, struct snapshot *s,
-		      enum read_mode mode)
-{
-	size_t before = s->n_flows, merged = s->merged;
-	int err;
-
-	if (mode == READ_ITER)
-		return read_flows_iter(p, fd, key_size, s, s->batch_values);
-	err = read_flows_batch(p, fd, key_size, s, s->batch_keys, s->batch_values);
-	if (mode == READ_AUTO && (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP)) {
-		/* Nothing was read, so nothing was summed into a slot's record. */
-		s->n_flows = before;
-		s->merged = merged;
-		err = read_flows_iter(p, fd, key_size, s, s->batch_values);
-	}
-	return err;
+	return s->tables && s->totals_values ? 0 : -ENOMEM;
 }
 
 /* MEMBARRIER_CMD_GLOBAL (linux/membarrier.h): returns after an RCU grace period. */
@@ -484,6 +512,44 @@ static int table_rids(struct snapshot *s, size_t first, __u32 base)
 	return 0;
 }
 
+/* The two hash tables' reads, their buffers kept. */
+static void tables_prepare(struct probe *p, struct snapshot *s, enum read_mode mode)
+{
+	const int fd[2] = {bpf_map__fd(p->skel->maps.fp_flows4),
+			   bpf_map__fd(p->skel->maps.fp_flows6)};
+	const size_t key_size[2] = {sizeof(struct flow_key4), sizeof(struct flow_key)};
+
+	for (int i = 0; i < 2; i++) {
+		struct table_read *t = &s->tables[i];
+
+		t->fd = fd[i];
+		t->key_size = key_size[i];
+		t->mode = mode;
+		t->n = 0;
+		t->err = 0;
+	}
+}
+
+struct read_job {
+	const struct probe *p;
+	struct snapshot *s;
+	int slots_err;
+};
+
+/* Item 0 the slot table, into records; item 1 the hash tables, walked raw. */
+static void read_part(void *ctx, int part, size_t lo, size_t hi)
+{
+	struct read_job *j = ctx;
+
+	(void)part;
+	for (size_t i = lo; i < hi; i++)
+		if (i == 0)
+			j->slots_err = read_slots(j->p, j->s);
+		else
+			for (int t = 0; t < 2; t++)
+				table_read(&j->s->tables[t]);
+}
+
 /*
  * The slot table, the IPv4 table, then the IPv6 one: a table read twice
  * keeps its order. *lru_first, *lru_n: the records fp_flows4 gave.
@@ -493,6 +559,8 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 {
 	/* A slot's flow has the slot's number; the tables' flows come after. */
 	__u32 n_slots = p->slots ? p->slot_buckets * FP_SLOT_WAYS : 0;
+	struct read_job job = {.p = p, .s = s};
+	struct table_read *t;
 	int err;
 
 	s->n_flows = 0;
@@ -500,20 +568,27 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 	s->n_rids = 0;
 	s->mirror_unseen = true;
 	err = batch_buffers(s, p->ncpus);
-	if (!err)
-		err = read_slots(p, s);
+	if (err)
+		goto out;
+	t = s->tables;
+	tables_prepare(p, s, mode);
+	/*
+	 * The walk is the kernel's time, the slot table's read this
+	 * process's: on two CPUs, at once (BENCHMARKS.md, part 24).
+	 */
+	par_for(2, p->slots ? 1 : 2, read_part, &job);
+	err = job.slots_err;
 	*lru_first = s->n_flows;
 	if (!err)
-		err = read_table(p, bpf_map__fd(p->skel->maps.fp_flows4), sizeof(struct flow_key4),
-				 s, mode);
+		err = t[0].err ?: add_flows(p, s, t[0].keys, t[0].key_size, t[0].values, t[0].n);
 	*lru_n = s->n_flows - *lru_first;
 	if (!err)
-		err = read_table(NULL, bpf_map__fd(p->skel->maps.fp_flows6),
-				 sizeof(struct flow_key), s, mode);
+		err = t[1].err ?: add_flows(NULL, s, t[1].keys, t[1].key_size, t[1].values, t[1].n);
 	if (!err)
 		err = table_rids(s, *lru_first, n_slots);
 	if (!err)
 		s->n_rids = n_slots + s->trid_n;
+out:
 	if (err)
 		fp_err("cannot read the flow table: %s", fp_strerror(err));
 	return err;
@@ -600,8 +675,11 @@ void snapshot_free(struct snapshot *s)
 	free(s->flows);
 	free(s->spare);
 	free(s->sort_keys);
-	free(s->batch_keys);
-	free(s->batch_values);
+	for (int i = 0; s->tables && i < 2; i++) {
+		free(s->tables[i].keys);
+		free(s->tables[i].values);
+	}
+	free(s->tables);
 	free(s->totals_values);
 	free(s->slot_rec);
 	free(s->slot_tag);

@@ -68,6 +68,8 @@ struct table_rid {
 	__u32 read;	     /* snapshot.reads when it was last given */
 };
 
+struct table_read;
+
 struct snapshot {
 	__u64 totals[SNAP_CNT_MAX];
 	struct flow_record *flows;
@@ -119,9 +121,12 @@ struct snapshot {
 	size_t trid_index_n; /* entries, those left behind included */
 	bool trid_index_ok;
 	__u32 reads;
-	/* Buffers the kernel fills, kept between reads (their size grows with CPUs). */
-	struct flow_key *batch_keys;
-	void *batch_values; /* COLLECT_BATCH keys' values */
+	/*
+	 * Buffers the kernel fills, kept between reads: the hash tables'
+	 * entries (collect.c, fp_flows4's and fp_flows6's) and the totals
+	 * (their size grows with CPUs).
+	 */
+	struct table_read *tables;
 	void *totals_values;
 };
 

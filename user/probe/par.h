@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * par.h - a refresh's loops split across the CPUs this process may run
+ * on: the calling thread takes the first part, a thread of its own each
+ * of the others, for as long as the loop. Parts are contiguous and in
+ * order, so what each part gathers joins in the order one loop had.
+ */
+#ifndef __FP_PAR_H
+#define __FP_PAR_H
+#include <stddef.h>
+
+/* Parts at most: a refresh streams memory, which two or three CPUs fill. */
+#define PAR_MAX 4
+
+/*
+ * Call fn(ctx, part, lo, hi) once for each part of [0, n), parts of at
+ * least min items, as many as CPUs (PAR_MAX at most); returns how many
+ * parts there were (1 when n < 2 * min, or on one CPU). A part whose
+ * thread cannot be made runs on the calling thread, after its own.
+ */
+int par_for(size_t n, size_t min, void (*fn)(void *ctx, int part, size_t lo, size_t hi), void *ctx);
+
+/*
+ * Tests: split every loop into this many parts (1 to PAR_MAX), whatever
+ * the CPUs, so a machine of any size checks the parts against one loop;
+ * 0, as many as CPUs again.
+ */
+void par_set_parts(int parts);
+
+#endif /* __FP_PAR_H */
