@@ -756,6 +756,83 @@ static void test_nic_only_span(void **state)
 	tree_remove(bnxt);
 }
 
+/* Rename ROOT/FROM to ROOT/TO: 0 or -1. */
+static int rename_in(const char *root, const char *from, const char *to)
+{
+	char a[1024], b[1024];
+
+	snprintf(a, sizeof(a), "%s/%s", root, from);
+	snprintf(b, sizeof(b), "%s/%s", root, to);
+	return rename(a, b);
+}
+
+/* Remove ROOT/REL and everything under it: a device that goes away. */
+static void subtree_remove(const char *root, const char *rel)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	assert_int_equal(nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/*
+ * An RDMA device that goes away while fabprobe runs (a driver reload, a
+ * function reset, a hot unplug) is said, not silently left out: the
+ * ports read earlier and missing now are named in info until they come
+ * back; with every one gone, info is no longer the plain "no RDMA devices
+ * found" of a host that never had one, and a NIC-only bundle's span line
+ * does not claim no NIC counter was ever read.
+ */
+static void test_port_gone_said(void **state)
+{
+	char *root = tree_copy("mlx5"), span[320];
+	struct source_desc nic_only = {.mode = "nic"};
+	struct snapshot snap = {0};
+	struct nic_picture pic = {0};
+	struct report r = {.snap = &snap, .src = &nic_only, .nic = &pic};
+	struct nic_state *s = &pic.st;
+
+	(void)state;
+	open_tree(s, root);
+	assert_int_equal(nic_refresh(s, 1 * SEC), 0);
+	assert_string_equal(s->info, "");
+	subtree_remove(root, "class/infiniband/mlx5_1");
+	assert_int_equal(nic_refresh(s, 2 * SEC), 0);
+	assert_int_equal(s->n_ports, 1);
+	assert_string_equal(s->info, "RDMA port gone since an earlier read: mlx5_1/1 (ens1f1np1)");
+	/* Said as long as it stays away, not for one refresh only. */
+	assert_int_equal(nic_refresh(s, 3 * SEC), 0);
+	assert_string_equal(s->info, "RDMA port gone since an earlier read: mlx5_1/1 (ens1f1np1)");
+	subtree_remove(root, "class/infiniband/mlx5_0");
+	assert_int_equal(nic_refresh(s, 4 * SEC), 0);
+	assert_int_equal(s->n_ports, 0);
+	assert_string_equal(s->info, "no RDMA devices found (RDMA ports gone since an earlier "
+				     "read: mlx5_0/1 (ens1f0np0), mlx5_1/1 (ens1f1np1))");
+	subtree_remove(root, "ethtool");
+	assert_int_equal(nic_refresh(s, 5 * SEC), 0);
+	assert_int_equal(s->n_netdevs, 0);
+	assert_string_equal(report_span(&r, span, sizeof(span)),
+			    "no packets watched (NIC counters only), and no RDMA devices found "
+			    "(RDMA ports gone since an earlier read: mlx5_0/1 (ens1f0np0), "
+			    "mlx5_1/1 (ens1f1np1))");
+	nic_free(s);
+	tree_remove(root);
+
+	/* Back again: nothing is said any more. */
+	root = tree_copy("mlx5");
+	open_tree(s, root);
+	assert_int_equal(nic_refresh(s, 1 * SEC), 0);
+	assert_int_equal(rename_in(root, "class/infiniband/mlx5_1", "mlx5_1.away"), 0);
+	assert_int_equal(nic_refresh(s, 2 * SEC), 0);
+	assert_non_null(strstr(s->info, "mlx5_1/1"));
+	assert_int_equal(rename_in(root, "mlx5_1.away", "class/infiniband/mlx5_1"), 0);
+	assert_int_equal(nic_refresh(s, 3 * SEC), 0);
+	assert_int_equal(s->n_ports, 2);
+	assert_string_equal(s->info, "");
+	nic_free(s);
+	tree_remove(root);
+}
+
 /* ---- the QP table -------------------------------------------------------- */
 
 static bool peer_10_0_2_3(void *ctx, const struct nic_qp *q, __u8 dst[16], bool *v6)
@@ -1596,6 +1673,7 @@ int main(void)
 	    cmocka_unit_test(test_record_through_callback),
 	    cmocka_unit_test(test_netlink_qp_messages),
 	    cmocka_unit_test(test_nic_only_span),
+	    cmocka_unit_test(test_port_gone_said),
 	    cmocka_unit_test(test_pfc_text_marks_wraps_and_resets),
 	    cmocka_unit_test(test_alerts_raised_and_cleared),
 	    cmocka_unit_test(test_live_without_rdma),

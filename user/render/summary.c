@@ -169,7 +169,9 @@ static const char *nic_span(const struct report *r, char *buf, size_t len)
 	struct nic_counter in, out;
 
 	if (!st || (!st->n_ports && !st->n_netdevs)) {
-		snprintf(buf, len, "%s, and no NIC counters were read", none);
+		/* Counters read once and gone since (info says which) were read. */
+		snprintf(buf, len, "%s, and %s", none,
+			 st && st->info[0] ? st->info : "no NIC counters were read");
 		return buf;
 	}
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {

@@ -301,6 +301,7 @@ void nic_free(struct nic_state *s)
 	nic_ports_free(s->ports, s->n_ports);
 	netdevs_free(s->netdevs, s->n_netdevs);
 	free(s->qps);
+	free(s->seen);
 	for (int i = 0; i < s->n_extra_netdevs; i++)
 		free(s->extra_netdevs[i]);
 	free(s->extra_netdevs);
@@ -478,8 +479,64 @@ static void keep_named_ports(const struct nic_state *s, struct nic_port *ports, 
 	*n = out;
 }
 
+static bool port_in(const struct nic_port *ports, size_t n, const char *device, __u32 port)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ports[i].port == port && !strcmp(ports[i].device, device))
+			return true;
+	return false;
+}
+
+/* Remember every port read, with its netdev as last read. */
+static int note_seen(struct nic_state *s, const struct nic_port *ports, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct nic_seen_port *p = NULL;
+
+		for (size_t k = 0; k < s->n_seen && !p; k++)
+			if (s->seen[k].port == ports[i].port &&
+			    !strcmp(s->seen[k].device, ports[i].device))
+				p = &s->seen[k];
+		if (!p) {
+			if (buf_grow((void **)&s->seen, &s->cap_seen, s->n_seen + 1,
+				     sizeof(*s->seen)))
+				return -ENOMEM;
+			p = &s->seen[s->n_seen++];
+			memset(p, 0, sizeof(*p));
+			snprintf(p->device, sizeof(p->device), "%s", ports[i].device);
+			p->port = ports[i].port;
+		}
+		if (ports[i].netdev[0])
+			snprintf(p->netdev, sizeof(p->netdev), "%s", ports[i].netdev);
+	}
+	return 0;
+}
+
+/* "mlx5_1/1 (ens1f1np1), ..." of the ports read before and not now; how many. */
+static size_t gone_ports(const struct nic_state *s, const struct nic_port *ports, size_t n,
+			 char *out, size_t size)
+{
+	size_t k = 0, len = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < s->n_seen; i++) {
+		const struct nic_seen_port *p = &s->seen[i];
+
+		if (port_in(ports, n, p->device, p->port))
+			continue;
+		if (len < size)
+			len += snprintf(out + len, size - len, "%s%s/%u%s%s%s", k ? ", " : "",
+					p->device, p->port, p->netdev[0] ? " (" : "", p->netdev,
+					p->netdev[0] ? ")" : "");
+		k++;
+	}
+	return k;
+}
+
 static int refresh_ports(struct nic_state *s, double interval_s)
 {
+	char gone[NIC_MSG_LEN];
+	size_t n_gone;
 	char ib_dir[PATH_MAX], net_dir[PATH_MAX];
 	const char *root = s->root ? s->root : "/sys";
 	struct nic_port *fresh = NULL;
@@ -503,14 +560,26 @@ static int refresh_ports(struct nic_state *s, double interval_s)
 		nic_counters_merge(&fresh[i].hw, old ? &old->hw : NULL, interval_s);
 		nic_counters_merge(&fresh[i].pma, old ? &old->pma : NULL, interval_s);
 	}
+	n_gone = gone_ports(s, fresh, n, gone, sizeof(gone));
+	err = note_seen(s, fresh, n);
+	if (err) {
+		nic_ports_free(fresh, n);
+		return err;
+	}
 	nic_ports_free(s->ports, s->n_ports);
 	s->ports = fresh;
 	s->n_ports = n;
 	s->cap_ports = cap;
 	if (devices && !n && s->only_named) /* devices, on none of the netdevs named */
 		snprintf(s->info, sizeof(s->info),
-			 "no RDMA port on the netdevs named (%d RDMA device%s on others)", devices,
-			 devices == 1 ? "" : "s");
+			 "no RDMA port on the netdevs named (%d RDMA device%s on others)%s%s",
+			 devices, devices == 1 ? "" : "s",
+			 n_gone ? "; gone since an earlier read: " : "", n_gone ? gone : "");
+	else if (n_gone)
+		/* Not the "no RDMA devices" of a host that never had one: they were read. */
+		snprintf(s->info, sizeof(s->info),
+			 "%s%sRDMA port%s gone since an earlier read: %s%s", n ? "" : NIC_NO_RDMA,
+			 n ? "" : " (", n_gone == 1 ? "" : "s", gone, n ? "" : ")");
 	else
 		snprintf(s->info, sizeof(s->info), "%s", n ? "" : NIC_NO_RDMA);
 	return 0;

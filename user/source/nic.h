@@ -164,6 +164,13 @@ struct nic_opts {
 	bool all_if_none_named;
 };
 
+/* An RDMA port read at some refresh: one missing later is gone, and said. */
+struct nic_seen_port {
+	char device[NIC_DEV_LEN];
+	__u32 port;
+	char netdev[NIC_IFNAME_LEN];
+};
+
 struct nic_state {
 	char *root; /* NULL when live */
 	char **extra_netdevs;
@@ -177,8 +184,15 @@ struct nic_state {
 	size_t n_netdevs, cap_netdevs;
 	struct nic_qp *qps; /* as dumped: by device, then QP number */
 	size_t n_qps, cap_qps;
+	/*
+	 * Every RDMA port read since the start: those missing now (a driver
+	 * reload, a function reset, an unplug) are named in info until back.
+	 */
+	struct nic_seen_port *seen;
+	size_t n_seen, cap_seen;
 
-	char info[NIC_MSG_LEN];	    /* NIC_NO_RDMA when there is no RDMA device, else "" */
+	/* NIC_NO_RDMA when there is no RDMA device, the ports gone since read, else "" */
+	char info[NIC_MSG_LEN];
 	char qp_error[NIC_MSG_LEN]; /* why the QP table is empty, "" when it was read */
 	__u64 taken_ns;		    /* CLOCK_MONOTONIC of the last refresh */
 	double interval_s;	    /* between the last two refreshes; 0 after the first */
