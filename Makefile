@@ -10,6 +10,10 @@
 #   SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer (use another BUILD)
 #   SANITIZE=thread ThreadSanitizer (use another BUILD)
 
+# `make` builds build/fabprobe whatever rule is read first (the version
+# stamp's dependency below is a rule too, and would otherwise be the goal).
+.DEFAULT_GOAL := all
+
 BUILD   ?= build
 PREFIX  ?= /usr/local
 CLANG   ?= clang

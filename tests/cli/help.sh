@@ -107,6 +107,10 @@ if make -s install DESTDIR="$tmp" PREFIX=/usr/local BUILD="$(dirname "$FABPROBE"
 else
 	bad "make install DESTDIR=$tmp failed"
 fi
+# `make` alone builds build/fabprobe, as the README says: not the first rule the
+# Makefile happens to read (a version-stamp dependency once made it capture.o).
+make -n BUILD="$tmp/goal" 2>/dev/null | grep -q -- "-o $tmp/goal/fabprobe " &&
+	ok || bad "make alone does not build \$(BUILD)/fabprobe (the README says it does)"
 # --uplinks attaches its interfaces whether -i names them or not (live.c); each command says so.
 for c in top capture export; do
 	"$FABPROBE" $c --help | tr '\n' ' ' | grep -q "report their \"path\"; attached *too, whether -i names them or not" &&
