@@ -84,6 +84,21 @@ expect 0 "capture from a capture" "$FABPROBE" capture --pcap "$good" -o "$tmp/ok
 for c in top capture export replay nic; do
 	expect 0 "$c --help" "$FABPROBE" "$c" --help
 done
+# An interface that is down is attached and counted once it comes up (one
+# line says so): done, 0, and the man page's failures do not list it.
+down=fpe-d$$
+if ip link add "$down" type veth peer name "fpe-e$$" 2>/dev/null; then
+	expect 0 "top --once on a down interface" "$FABPROBE" top -i "$down" --once -r 0.2
+	grep -qx "fabprobe: interface $down is down: attached, counted once it comes up" "$tmp/err" &&
+		pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL top says the interface is down"; }
+	ip link del "$down"
+else
+	fail=$((fail + 1))
+	echo "FAIL cannot make a veth pair"
+fi
+sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' docs/fabprobe.8 | grep -q 'missing or down interface' &&
+	{ fail=$((fail + 1)); echo "FAIL docs/fabprobe.8 calls a down interface a failure (exit 1)"; } ||
+	pass=$((pass + 1))
 # A capture cut short: the report, one line, 3.
 expect 3 "replay of a capture cut short" "$FABPROBE" replay "$tmp/cut.pcap"
 check_report() { grep -q '^frames 21 ' "$tmp/out"; }
