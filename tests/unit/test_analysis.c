@@ -1967,8 +1967,14 @@ static void expect_same_analysis(const struct analysis *one, const struct analys
 	assert_true(one->group_peak_bps == parts->group_peak_bps);
 	assert_int_equal(one->n_alerts, parts->n_alerts);
 	for (size_t i = 0; i < one->n_alerts; i++) {
-		assert_int_equal(one->alerts[i].type, parts->alerts[i].type);
-		assert_string_equal(one->alerts[i].message, parts->alerts[i].message);
+		const struct alert *x = &one->alerts[i], *y = &parts->alerts[i];
+
+		assert_int_equal(x->type, y->type);
+		assert_string_equal(x->message, y->message);
+		assert_string_equal(x->evidence, y->evidence);
+		assert_int_equal(x->path, y->path);
+		assert_int_equal(x->n_flows, y->n_flows);
+		assert_memory_equal(x->flows, y->flows, x->n_flows * sizeof(x->flows[0]));
 	}
 	assert_int_equal(one->n_collisions, parts->n_collisions);
 	assert_int_equal(one->same_flows, parts->same_flows);
@@ -2011,6 +2017,9 @@ static void test_parts_answer_as_one_loop(void **state)
 		assert_true(one.flows[1].d.bytes > 0);
 		assert_true(reversed(&one) > MANY_FLOWS / 100);
 		assert_true(one.n_entropy > 0);
+		/* Alerts of flows found in every part: each names its first flows of all. */
+		assert_true(one.n_alerts >= 2);
+		assert_int_equal(one.alerts[0].n_flows, AN_ALERT_FLOWS);
 	}
 	analysis_free(&one);
 	analysis_free(&parts);

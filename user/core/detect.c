@@ -16,6 +16,7 @@
 #include "core/detect.h"
 #include "core/roce_sport.h"
 #include "util/format.h"
+#include "probe/par.h"
 
 /* RoCEv2 source ports live in 0xC000-0xFFFF (IBTA A17.5.1.2 recommends it). */
 #define ROCE_SPORT_MIN 0xC000
@@ -328,11 +329,34 @@ static double rnr_rate(const struct analysis *a, const struct flow_view *v)
 	return v->d.rnr_naks / (a->interval_s > 1.0 ? a->interval_s : 1.0);
 }
 
-static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
-		       struct flow_findings *f)
+/* g's flows after into's: as if added to into in their order (groups of one loop's parts). */
+static void group_join(struct group *into, const struct group *g, const struct analysis *a)
 {
-	memset(f, 0, sizeof(*f));
-	for (size_t i = 0; i < a->n_flows; i++) {
+	if (!g->count)
+		return;
+	if (!into->count)
+		into->path = g->path;
+	else if (into->path != g->path)
+		into->path = -1;
+	/* The first flows of the whole are among the first of each part. */
+	for (int k = 0; k < g->n_flows; k++)
+		analysis_rank(a, into->flows, &into->n_flows, g->flows[k]);
+	into->count += g->count;
+}
+
+struct scan_job {
+	const struct analysis *a;
+	const struct analysis_opts *o;
+	struct flow_findings f[PAR_MAX];
+};
+
+static void scan_part(void *ctx, int part, size_t lo, size_t hi)
+{
+	struct scan_job *j = ctx;
+	const struct analysis *a = j->a;
+	struct flow_findings *f = &j->f[part];
+
+	for (size_t i = lo; i < hi; i++) {
 		const struct flow_view *v = &a->flows[i];
 		const struct flow_view *rev = reverse_of(a, v);
 
@@ -351,12 +375,33 @@ static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
 		}
 		if (v->d.rtx)
 			group_add(&f->rtx, a, i);
-		if (v->d.rnr_naks && rnr_rate(a, v) >= o->rnr_storm_per_s)
+		if (v->d.rnr_naks && rnr_rate(a, v) >= j->o->rnr_storm_per_s)
 			group_add(&f->rnr, a, i);
 		if (v->d.gaps)
 			group_add(&f->gaps, a, i);
 		if (v->off_plan)
 			group_add(&f->wrong_class, a, i);
+	}
+}
+
+/* Every flow's findings, in parts (probe/par.h) joined in order. */
+static void scan_flows(const struct analysis *a, const struct analysis_opts *o,
+		       struct flow_findings *f)
+{
+	struct scan_job j = {.a = a, .o = o};
+
+	par_for(a->n_flows, ANALYSIS_PART_MIN, scan_part, &j);
+	memset(f, 0, sizeof(*f));
+	for (int part = 0; part < PAR_MAX; part++) {
+		const struct flow_findings *p = &j.f[part];
+
+		group_join(&f->not_ect, &p->not_ect, a);
+		group_join(&f->ce_no_cnp, &p->ce_no_cnp, a);
+		group_join(&f->cnp_no_ce, &p->cnp_no_ce, a);
+		group_join(&f->rtx, &p->rtx, a);
+		group_join(&f->rnr, &p->rnr, a);
+		group_join(&f->gaps, &p->gaps, a);
+		group_join(&f->wrong_class, &p->wrong_class, a);
 	}
 }
 
