@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "probe/collect.h"
+#include "probe/par.h"
 
 /* The kernel keeps no packet count: every packet counts in one ECN codepoint. */
 static void test_flow_packets_from_ecn(void **state)
@@ -141,7 +142,7 @@ static void sort_case(size_t n, bool own)
 	free(want);
 }
 
-/* The radix sort and the record gather give exactly qsort's order. */
+/* The radix sort and the record gather give exactly qsort's order, in one part or four. */
 static void test_sort_matches_qsort(void **state)
 {
 	(void)state;
@@ -150,6 +151,11 @@ static void test_sort_matches_qsort(void **state)
 	sort_case(5000, true);
 	sort_case(5000, false); /* the caller's array: sorted in place */
 	sort_case(100000, true);
+	/* The gather in four parts: runs of ties across their edges, one run of all. */
+	par_set_parts(PAR_MAX);
+	sort_case(100000, true);
+	sort_case(100000, false);
+	par_set_parts(0);
 }
 
 int main(void)

@@ -23,7 +23,7 @@ void par_set_parts(int parts)
 	forced = parts < 0 ? 0 : parts > PAR_MAX ? PAR_MAX : parts;
 }
 
-static void *par_run(void *arg)
+static void *par_run_part(void *arg)
 {
 	struct par_part *p = arg;
 
@@ -31,11 +31,8 @@ static void *par_run(void *arg)
 	return NULL;
 }
 
-int par_for(size_t n, size_t min, void (*fn)(void *ctx, int part, size_t lo, size_t hi), void *ctx)
+int par_parts(size_t n, size_t min)
 {
-	struct par_part part[PAR_MAX];
-	pthread_attr_t attr;
-	bool attr_ok;
 	cpu_set_t set;
 	int cpus = cpus_allowed(&set), parts = forced ? forced : cpus < PAR_MAX ? cpus : PAR_MAX;
 
@@ -43,13 +40,25 @@ int par_for(size_t n, size_t min, void (*fn)(void *ctx, int part, size_t lo, siz
 		min = 1;
 	if ((size_t)parts > n / min)
 		parts = (int)(n / min);
+	return parts < 1 ? 1 : parts;
+}
+
+void par_run(int parts, size_t n, void (*fn)(void *ctx, int part, size_t lo, size_t hi), void *ctx)
+{
+	struct par_part part[PAR_MAX];
+	pthread_attr_t attr;
+	bool attr_ok;
+	cpu_set_t set;
+
+	if (parts > PAR_MAX)
+		parts = PAR_MAX;
 	if (parts < 2) {
 		fn(ctx, 0, 0, n);
-		return 1;
+		return;
 	}
 	/* Not the caller's CPU alone: cpus_stay() may keep it on one. */
 	attr_ok = !pthread_attr_init(&attr);
-	if (attr_ok)
+	if (attr_ok && cpus_allowed(&set))
 		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 	for (int i = 0; i < parts; i++) {
 		part[i] = (struct par_part){.fn = fn,
@@ -58,7 +67,7 @@ int par_for(size_t n, size_t min, void (*fn)(void *ctx, int part, size_t lo, siz
 					    .lo = n * i / parts,
 					    .hi = n * (i + 1) / parts};
 		part[i].threaded = i > 0 && !pthread_create(&part[i].thread, attr_ok ? &attr : NULL,
-							    par_run, &part[i]);
+							    par_run_part, &part[i]);
 		if (part[i].threaded)
 			pthread_setname_np(part[i].thread, "fp-refresh");
 	}
@@ -68,7 +77,14 @@ int par_for(size_t n, size_t min, void (*fn)(void *ctx, int part, size_t lo, siz
 		if (part[i].threaded)
 			pthread_join(part[i].thread, NULL);
 		else
-			par_run(&part[i]);
+			par_run_part(&part[i]);
 	}
+}
+
+int par_for(size_t n, size_t min, void (*fn)(void *ctx, int part, size_t lo, size_t hi), void *ctx)
+{
+	int parts = par_parts(n, min);
+
+	par_run(parts, n, fn, ctx);
 	return parts;
 }

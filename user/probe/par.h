@@ -20,6 +20,15 @@
  */
 int par_for(size_t n, size_t min, void (*fn)(void *ctx, int part, size_t lo, size_t hi), void *ctx);
 
+/* How many parts par_for(n, min, ...) makes now. */
+int par_parts(size_t n, size_t min);
+
+/*
+ * par_for() in exactly parts parts (1 to PAR_MAX), for a caller whose
+ * parts must start where it chooses: n items, each its own part.
+ */
+void par_run(int parts, size_t n, void (*fn)(void *ctx, int part, size_t lo, size_t hi), void *ctx);
+
 /*
  * Tests: split every loop into this many parts (1 to PAR_MAX), whatever
  * the CPUs, so a machine of any size checks the parts against one loop;

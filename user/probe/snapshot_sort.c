@@ -11,6 +11,7 @@
 #include "util/buf.h"
 #include "util/radix.h"
 #include "probe/collect.h"
+#include "probe/par.h"
 
 static int cmp_bytes_desc(const void *a, const void *b)
 {
@@ -144,17 +145,76 @@ static void sort_words(const struct flow_record *run, struct radix_ent *e, struc
 /* How many records ahead the gather asks for, and how much of each. */
 #define SORT_PREFETCH_AHEAD 8
 #define SORT_PREFETCH_LINES 6
+/* The gather in parts (probe/par.h) of this many records at least. */
+#define SORT_PART_MIN 16384
+
+struct gather_job {
+	const struct flow_record *in;
+	struct flow_record *out;
+	struct radix_ent *sorted, *other; /* the sort's entries; room for a run's */
+	size_t n;
+	/* Part k gathers places bound[k] to bound[k + 1]: each a run's first. */
+	size_t bound[PAR_MAX + 1];
+};
+
+/*
+ * The places of one part (item k of par_run()), each run of equal bytes
+ * sorted by key as soon as it lands. A part reads and writes only its
+ * own entries: a tie sort rewrites its run's keys.
+ */
+static void gather_part(void *ctx, int part, size_t k, size_t k_end)
+{
+	const struct gather_job *j = ctx;
+	const struct radix_ent *sorted = j->sorted;
+	size_t lo = j->bound[k], hi = j->bound[k_end];
+
+	(void)part;
+	for (size_t i = lo, end = lo; i < hi; i++) {
+		if (i == end) {
+			/* The next run of equal bytes, sorted by key before it is gathered. */
+			while (++end < hi && sorted[end].key == sorted[i].key)
+				;
+			if (end - i > 1)
+				sort_words(j->in, j->sorted + i, j->other + i, end - i, 0);
+		}
+		if (i + SORT_PREFETCH_AHEAD < hi) {
+			const char *ahead =
+			    (const char *)&j->in[sorted[i + SORT_PREFETCH_AHEAD].idx];
+
+			for (int l = 0; l < SORT_PREFETCH_LINES; l++)
+				__builtin_prefetch(ahead + l * 64);
+		}
+		j->out[i] = j->in[sorted[i].idx];
+	}
+}
+
+/* The gather's parts: n / parts each, each moved on to where a run starts. */
+static void gather_bounds(struct gather_job *j, int parts)
+{
+	j->bound[0] = 0;
+	for (int k = 1; k < parts; k++) {
+		size_t b = j->n * k / parts;
+
+		if (b < j->bound[k - 1])
+			b = j->bound[k - 1];
+		while (b > 0 && b < j->n && j->sorted[b].key == j->sorted[b - 1].key)
+			b++;
+		j->bound[k] = b;
+	}
+	j->bound[parts] = j->n;
+}
 
 /*
  * Largest first, ties by key: what qsort of the records gives, without
  * moving 336-byte records through every comparison. The bytes are radix
  * sorted beside each record's index, the records gathered in that order
  * into the spare buffer (which becomes the snapshot's, the old one the
- * spare), and each run of equal bytes sorted by key as soon as it lands.
+ * spare), in parts on as many CPUs, each run of equal bytes sorted by key
+ * as soon as it lands.
  */
 void snapshot_sort_by_bytes(struct snapshot *s)
 {
-	size_t n = s->n_flows, line = 64;
+	size_t n = s->n_flows;
 	struct radix_ent *ent, *sorted, *other;
 	struct flow_record *out, *in = s->flows;
 
@@ -173,21 +233,13 @@ void snapshot_sort_by_bytes(struct snapshot *s)
 	/* Room for sorting a run of ties: the half the sort did not end in. */
 	other = sorted == ent ? ent + n : ent;
 	out = s->spare;
-	for (size_t i = 0, end = 0; i < n; i++) {
-		if (i == end) {
-			/* The next run of equal bytes, sorted by key before it is gathered. */
-			while (++end < n && sorted[end].key == sorted[i].key)
-				;
-			if (end - i > 1)
-				sort_words(in, sorted + i, other + i, end - i, 0);
-		}
-		if (i + SORT_PREFETCH_AHEAD < n) {
-			const char *ahead = (const char *)&in[sorted[i + SORT_PREFETCH_AHEAD].idx];
+	{
+		struct gather_job j = {
+		    .in = in, .out = out, .sorted = sorted, .other = other, .n = n};
+		int parts = par_parts(n, SORT_PART_MIN);
 
-			for (int l = 0; l < SORT_PREFETCH_LINES; l++)
-				__builtin_prefetch(ahead + l * line);
-		}
-		out[i] = in[sorted[i].idx];
+		gather_bounds(&j, parts);
+		par_run(parts, parts, gather_part, &j);
 	}
 	if (!s->own_flows) {
 		/* The caller's array: the order goes back into it. */
