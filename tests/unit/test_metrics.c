@@ -291,6 +291,58 @@ static void test_duplicate_labels_once(void **state)
 }
 
 /*
+ * Two flows with one set of labels (VXLAN flows of one outer tuple, VNI
+ * and QP whose inner hosts differ) are one series: their sums. Showing
+ * the faster one alone made its counters jump between the two flows'
+ * totals, backwards when the newer, smaller one became the faster. The
+ * sums are the same whichever is faster, and count an idle one too.
+ */
+static void test_duplicate_labels_summed(void **state)
+{
+	static const char *const want[] = {
+	    "fabprobe_flow_bytes_per_second{",	"} 375000\n",
+	    "fabprobe_flow_bytes_total{",	"} 1500000\n",
+	    "fabprobe_flow_packets_total{",	"} 1500\n",
+	    "fabprobe_flow_cnp_packets_total{", "} 7\n",
+	};
+	struct fixture f;
+
+	(void)state;
+	fixture_init(&f, 3, 5);
+	/* Flow 0: long-lived, 1000000 bytes; flow 1: newer, 500000; flow 2: another QP. */
+	f.snap.flows[1].key = f.snap.flows[0].key;
+	f.snap.flows[1].key.inner_src[0] = 1;
+	f.an.flows[1].path = f.an.flows[0].path;
+	f.snap.flows[0].c.bytes = 1000000;
+	f.snap.flows[0].c.packets = 1000;
+	f.snap.flows[0].c.cnp = 3;
+	f.snap.flows[1].c.bytes = 500000;
+	f.snap.flows[1].c.packets = 500;
+	f.snap.flows[1].c.cnp = 4;
+	f.an.flows[2].d.bytes = 0; /* idle: no series of its own */
+	for (int round = 0; round < 3; round++) {
+		char *text;
+
+		/* 0 faster, then 1 faster, then 1 alone active (0 idle). */
+		f.an.flows[0].bps = round == 0 ? 2e6 : round == 1 ? 1e6 : 0;
+		f.an.flows[0].d.bytes = round == 2 ? 0 : 1000;
+		f.an.flows[1].bps = 3e6 - f.an.flows[0].bps;
+		text = render(&f.view, METRICS_PROMETHEUS, false);
+		assert_int_equal(flow_series(text), 1);
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i += 2) {
+			const char *p = strstr(text, want[i]);
+
+			assert_non_null(p);
+			p = strchr(p, '}');
+			assert_non_null(p);
+			assert_memory_equal(p, want[i + 1], strlen(want[i + 1]));
+		}
+		free(text);
+	}
+	fixture_free(&f);
+}
+
+/*
  * One RoCE flow copied by two mirror sessions: its copies are two flows
  * whose labels differ only in path (the session). Both are series; the
  * path label tells them apart, so neither may be dropped as a duplicate.
@@ -639,6 +691,7 @@ int main(void)
 	    cmocka_unit_test(test_top_k_bound),
 	    cmocka_unit_test(test_top_k_ties_in_any_order),
 	    cmocka_unit_test(test_duplicate_labels_once),
+	    cmocka_unit_test(test_duplicate_labels_summed),
 	    cmocka_unit_test(test_labels_differing_in_path_both_kept),
 	    cmocka_unit_test(test_openmetrics_eof),
 	    cmocka_unit_test(test_alerts_every_type),

@@ -8,6 +8,7 @@
  * two directions), DSCP (64), VNI (METRICS_MAX_VNIS, then "other"), alert
  * type x severity, and per-flow series only for the top-K flows by rate.
  */
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -603,6 +604,127 @@ static int flow_label_set(const struct flow_labels *f, struct label *l)
 	return 8;
 }
 
+/* What one flow's labels say, formatted as they are written. */
+static void flow_labels_fill(const struct metrics_view *v, size_t idx, struct flow_labels *x)
+{
+	const struct analysis *a = v->an;
+	const struct flow_view *f = &a->flows[idx];
+	const struct flow_key *key = &f->r->key;
+
+	memset(x, 0, sizeof(*x));
+	x->idx = idx;
+	x->iface = source_point_name(v->src, key->ifindex, x->ifbuf, sizeof(x->ifbuf));
+	x->dir = dir_names[key->dir & 1];
+	fmt_addr(x->src, sizeof(x->src), key->src, key->flags & FP_FLOW_IPV6);
+	fmt_addr(x->dst, sizeof(x->dst), key->dst, key->flags & FP_FLOW_IPV6);
+	snprintf(x->sport, sizeof(x->sport), "%u", key->sport);
+	snprintf(x->dest_qp, sizeof(x->dest_qp), "%u", key->dest_qp);
+	if (key->flags & FP_FLOW_VXLAN)
+		snprintf(x->vni, sizeof(x->vni), "%u", key->vni);
+	x->path = f->path >= 0 && f->path < a->n_paths ? a->paths[f->path].name : "";
+}
+
+/* A top flow's series: the sums of the flows that share its labels. */
+struct flow_sum {
+	double bps;
+	__u64 bytes, packets, ce, cnp, retransmits;
+	bool elephant, sampled;
+};
+
+/*
+ * A hash of the key fields behind the labels but the interface and path,
+ * whose names are compared as strings (an interface made again has a new
+ * ifindex under its old name): flows with equal labels hash alike.
+ */
+static __u32 label_hash(const struct flow_key *k)
+{
+	__u32 h = 2166136261u;
+	__u8 b[16 + 16 + 2 + 4 + 4 + 2];
+	size_t n = 0;
+
+	memcpy(b + n, k->src, 16), n += 16;
+	memcpy(b + n, k->dst, 16), n += 16;
+	memcpy(b + n, &k->sport, 2), n += 2;
+	memcpy(b + n, &k->dest_qp, 4), n += 4;
+	memset(b + n, 0, 4);
+	if (k->flags & FP_FLOW_VXLAN)
+		memcpy(b + n, &k->vni, 4);
+	n += 4;
+	b[n++] = k->dir & 1;
+	b[n++] = k->flags & (FP_FLOW_IPV6 | FP_FLOW_VXLAN);
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+/*
+ * Sum every flow of the table into the kept series whose labels it has:
+ * the flows of one series are one series' worth of traffic, so its
+ * counters never go back when another of them becomes the faster, nor
+ * when one of them is idle for an interval. One pass over the flows, a
+ * table of the kept series by label_hash(); labels are formatted and
+ * compared only for the flows that hash like a kept series.
+ */
+static int sum_flows(const struct metrics_view *v, const struct flow_labels *fl, size_t kept,
+		     struct flow_sum *sums)
+{
+	const struct analysis *a = v->an;
+	size_t size = 1, mask;
+	__u32 *slot, *hash;
+
+	while (size < 2 * kept)
+		size <<= 1;
+	mask = size - 1;
+	slot = calloc(size, sizeof(*slot));
+	hash = calloc(kept ? kept : 1, sizeof(*hash));
+	if (!slot || !hash) {
+		free(slot);
+		free(hash);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < kept; i++) {
+		size_t s;
+
+		hash[i] = label_hash(&a->flows[fl[i].idx].r->key);
+		for (s = hash[i] & mask; slot[s]; s = (s + 1) & mask)
+			;
+		slot[s] = (__u32)i + 1;
+	}
+	for (size_t j = 0; j < a->n_flows; j++) {
+		const struct flow_view *f = &a->flows[j];
+		__u32 h = label_hash(&f->r->key);
+		struct flow_labels x;
+		bool filled = false;
+
+		for (size_t s = h & mask; slot[s]; s = (s + 1) & mask) {
+			size_t i = slot[s] - 1;
+			const struct flow_counters *c = &f->r->c;
+			struct flow_sum *sum = &sums[i];
+
+			if (hash[i] != h)
+				continue;
+			if (!filled) {
+				flow_labels_fill(v, j, &x);
+				filled = true;
+			}
+			if (!same_labels(&fl[i], &x))
+				continue;
+			sum->bps += f->bps;
+			sum->bytes += c->bytes;
+			sum->packets += c->packets;
+			sum->ce += flow_ce(c);
+			sum->cnp += c->cnp;
+			sum->retransmits += c->retransmits;
+			sum->elephant |= f->elephant;
+			sum->sampled |= f->r->samples != 0;
+			break;
+		}
+	}
+	free(slot);
+	free(hash);
+	return 0;
+}
+
 static void render_flows(struct mw *w, const struct metrics_view *v)
 {
 	static const struct {
@@ -624,6 +746,7 @@ static void render_flows(struct mw *w, const struct metrics_view *v)
 	const struct analysis *a = v->an;
 	unsigned int k = v->top_flows;
 	struct flow_labels *fl = NULL;
+	struct flow_sum *sums = NULL;
 	struct pick *h = NULL;
 	size_t n = 0, kept = 0;
 	struct label l[8];
@@ -635,68 +758,59 @@ static void render_flows(struct mw *w, const struct metrics_view *v)
 	if (a->n_flows == v->snap->n_flows) {
 		h = calloc(k, sizeof(*h));
 		fl = calloc(k, sizeof(*fl));
-		if (h && fl)
+		sums = calloc(k, sizeof(*sums));
+		if (h && fl && sums)
 			n = top_flows(a, k, h);
 	}
 	/* A flow is one direction at one interface; with these labels two can coincide. */
 	for (size_t i = 0; i < n; i++) {
-		const struct flow_view *f = &a->flows[h[i].idx];
-		const struct flow_key *key = &f->r->key;
 		struct flow_labels *x = &fl[kept];
 		bool dup = false;
 
-		memset(x, 0, sizeof(*x));
-		x->idx = h[i].idx;
-		x->iface = source_point_name(v->src, key->ifindex, x->ifbuf, sizeof(x->ifbuf));
-		x->dir = dir_names[key->dir & 1];
-		fmt_addr(x->src, sizeof(x->src), key->src, key->flags & FP_FLOW_IPV6);
-		fmt_addr(x->dst, sizeof(x->dst), key->dst, key->flags & FP_FLOW_IPV6);
-		snprintf(x->sport, sizeof(x->sport), "%u", key->sport);
-		snprintf(x->dest_qp, sizeof(x->dest_qp), "%u", key->dest_qp);
-		if (key->flags & FP_FLOW_VXLAN)
-			snprintf(x->vni, sizeof(x->vni), "%u", key->vni);
-		x->path = f->path >= 0 && f->path < a->n_paths ? a->paths[f->path].name : "";
+		flow_labels_fill(v, h[i].idx, x);
 		for (size_t j = 0; j < kept && !dup; j++)
 			dup = same_labels(&fl[j], x);
 		if (!dup)
 			kept++;
 	}
+	if (kept && sum_flows(v, fl, kept, sums))
+		kept = 0;
 
 	for (size_t m = 0; m < sizeof(fams) / sizeof(fams[0]); m++) {
 		mw_family(w, fams[m].base, fams[m].type, fams[m].help);
 		for (size_t i = 0; i < kept; i++) {
-			const struct flow_view *f = &a->flows[fl[i].idx];
-			const struct flow_counters *c = &f->r->c;
+			const struct flow_sum *s = &sums[i];
 			int nl = flow_label_set(&fl[i], l);
 
 			switch (m) {
 			case 0:
-				mw_sample_double(w, l, nl, f->bps / 8);
+				mw_sample_double(w, l, nl, s->bps / 8);
 				break;
 			case 1:
-				mw_sample_u64(w, l, nl, c->bytes);
+				mw_sample_u64(w, l, nl, s->bytes);
 				break;
 			case 2:
-				mw_sample_u64(w, l, nl, c->packets);
+				mw_sample_u64(w, l, nl, s->packets);
 				break;
 			case 3:
-				mw_sample_u64(w, l, nl, flow_ce(c));
+				mw_sample_u64(w, l, nl, s->ce);
 				break;
 			case 4:
-				mw_sample_u64(w, l, nl, c->cnp);
+				mw_sample_u64(w, l, nl, s->cnp);
 				break;
 			case 5:
 				/* Unknown for a sampled flow (JSON's null): no sample. */
-				if (known(v, FC_RTX) && !f->r->samples)
-					mw_sample_u64(w, l, nl, c->retransmits);
+				if (known(v, FC_RTX) && !s->sampled)
+					mw_sample_u64(w, l, nl, s->retransmits);
 				break;
 			default:
-				mw_sample_u64(w, l, nl, f->elephant);
+				mw_sample_u64(w, l, nl, s->elephant);
 			}
 		}
 	}
 	free(h);
 	free(fl);
+	free(sums);
 }
 
 void metrics_render(FILE *out, enum metrics_format fmt, const struct metrics_view *v, bool eof)
