@@ -479,6 +479,54 @@ static void test_interface_made_again(void **state)
 	fixture_free(&f);
 }
 
+/*
+ * More interfaces than the accumulators hold (sFlow: every switch port is
+ * a point, up to SFLOW_MAX_PORTS): the ports past the bound are summed as
+ * interface="other", like VNIs, and never written as a 0 they did not count.
+ * Before, each of them was a series that stayed 0 while it carried traffic.
+ */
+static void test_interface_bound(void **state)
+{
+	enum { N = METRICS_MAX_IFACES + 6 };
+	static struct obs_point pts[N];
+	__u64 want = 0, got = 0;
+	struct fixture f;
+	char *text;
+	size_t n = 0;
+
+	(void)state;
+	fixture_init(&f, N, 0);
+	for (int i = 0; i < N; i++) {
+		pts[i] = (struct obs_point){.id = i + 1};
+		snprintf(pts[i].name, sizeof(pts[i].name), "p%d", i + 1);
+		f.snap.flows[i].key.ifindex = i + 1;
+		f.snap.flows[i].key.dir = FP_DIR_INGRESS;
+		want += f.an.flows[i].d.packets;
+	}
+	f.ro.points = pts;
+	f.ro.n_points = N;
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	text = render(&f.view, METRICS_PROMETHEUS, false);
+	for (const char *p = text; (p = strstr(p, "\nfabprobe_interface_roce_packets_total{"));) {
+		const char *dir = strstr(p, "direction=\"ingress\"} ");
+		const char *eol = strchr(p + 1, '\n');
+
+		p++;
+		if (!dir || dir > eol)
+			continue;
+		n++;
+		/* Every interface carried traffic: none may say 0. */
+		assert_true(strtoull(dir + strlen("direction=\"ingress\"} "), NULL, 10) > 0);
+		got += strtoull(dir + strlen("direction=\"ingress\"} "), NULL, 10);
+	}
+	assert_int_equal(got, want);
+	assert_int_equal(n, METRICS_MAX_IFACES + 1);
+	assert_non_null(strstr(text, "fabprobe_interface_roce_packets_total{interface=\"other\","
+				     "direction=\"ingress\"} "));
+	free(text);
+	fixture_free(&f);
+}
+
 static void test_vni_bound(void **state)
 {
 	struct fixture f;
@@ -700,6 +748,7 @@ int main(void)
 	    cmocka_unit_test(test_dscp_by_kind_estimates),
 	    cmocka_unit_test(test_interface_made_again),
 	    cmocka_unit_test(test_vni_bound),
+	    cmocka_unit_test(test_interface_bound),
 	    cmocka_unit_test(test_sampled_unknown_left_out),
 	    cmocka_unit_test(test_accept_negotiation),
 	};

@@ -51,8 +51,10 @@ static struct metrics_iface_acc *iface_acc(struct metrics_acc *acc, __u32 ifinde
 	for (int i = 0; i < acc->n_ifaces; i++)
 		if (acc->ifaces[i].ifindex == ifindex)
 			return &acc->ifaces[i];
-	if (acc->n_ifaces >= METRICS_MAX_IFACES)
-		return NULL;
+	if (acc->n_ifaces >= METRICS_MAX_IFACES) {
+		acc->have_iface_other = true;
+		return &acc->iface_other;
+	}
 	acc->ifaces[acc->n_ifaces].ifindex = ifindex;
 	return &acc->ifaces[acc->n_ifaces++];
 }
@@ -110,10 +112,9 @@ void metrics_accumulate(struct metrics_acc *acc, const struct snapshot *s, const
 		if (!d.packets && !d.bytes)
 			continue;
 		/* Flows come in bursts per interface: try the last one first. */
-		if (!last || last->ifindex != k->ifindex)
+		if (!last || last == &acc->iface_other || last->ifindex != k->ifindex)
 			last = iface_acc(acc, k->ifindex);
-		if (last)
-			delta_add(&last->dir[k->dir & 1], &d);
+		delta_add(&last->dir[k->dir & 1], &d);
 		/* The reverse direction of a QP carries ACKs and CNPs, each in its class. */
 		n = flow_delta_by_class(v->r, &d, dscp, part);
 		for (int j = 0; j < n; j++) {
@@ -305,6 +306,9 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 	 * accumulators know that the options do not (not in live use). What
 	 * needs every packet (retransmits, PSN gaps) is unknown when the
 	 * source samples (sFlow): no series says so, as JSON's null does.
+	 * Past METRICS_MAX_IFACES (sFlow ports) an interface without an
+	 * accumulator of its own counts in "other": a series of its own
+	 * would be a 0 it did not count.
 	 */
 	for (int f = 0; f < FC_MAX; f++) {
 		if (!(flow_defs[f].flags & FF_IFACE))
@@ -316,6 +320,8 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 		for (int i = 0; i < src->n_points; i++) {
 			const struct metrics_iface_acc *a = find_iface_acc(acc, src->points[i].id);
 
+			if (!a && acc->n_ifaces >= METRICS_MAX_IFACES)
+				continue;
 			for (int d = 0; d < 2; d++) {
 				l[0] = (struct label){"interface", src->points[i].name};
 				l[1] = (struct label){"direction", dir_names[d]};
@@ -332,6 +338,11 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 				l[1] = (struct label){"direction", dir_names[d]};
 				mw_sample_u64(w, l, 2, acc->ifaces[i].dir[d].v[f]);
 			}
+		}
+		for (int d = 0; acc->have_iface_other && d < 2; d++) {
+			l[0] = (struct label){"interface", "other"};
+			l[1] = (struct label){"direction", dir_names[d]};
+			mw_sample_u64(w, l, 2, acc->iface_other.dir[d].v[f]);
 		}
 	}
 }

@@ -17,7 +17,7 @@
 
 #define METRICS_TOP_FLOWS_DEFAULT 20
 #define METRICS_TOP_FLOWS_MAX	  1000
-#define METRICS_MAX_IFACES	  64
+#define METRICS_MAX_IFACES	  64 /* more interfaces than this are summed as interface="other" */
 #define METRICS_MAX_VNIS	  256 /* more VNIs than this are summed as vni="other" */
 
 #define METRICS_CT_PROMETHEUS  "text/plain; version=0.0.4; charset=utf-8"
@@ -48,6 +48,8 @@ struct metrics_vni_acc {
 struct metrics_acc {
 	struct metrics_iface_acc ifaces[METRICS_MAX_IFACES];
 	int n_ifaces;
+	struct metrics_iface_acc iface_other; /* those past METRICS_MAX_IFACES (sFlow ports) */
+	bool have_iface_other;
 	struct flow_delta dscp[64];
 	__u64 dscp_seen; /* bitmap of DSCPs with traffic: only those are exposed */
 	struct metrics_vni_acc vnis[METRICS_MAX_VNIS];
