@@ -13,6 +13,7 @@
 #include "render/metrics.h"
 #include "render/metrics_write.h"
 #include "util/format.h"
+#include "util/kindex.h"
 
 struct pick {
 	double bps;
@@ -151,23 +152,19 @@ struct flow_sum {
  */
 static __u32 label_hash(const struct flow_key *k)
 {
-	__u32 h = 2166136261u;
-	__u8 b[16 + 16 + 2 + 4 + 4 + 2];
+	__u8 b[48] = {}; /* 44 bytes of fields: kindex_hash takes sixteen a round */
 	size_t n = 0;
 
 	memcpy(b + n, k->src, 16), n += 16;
 	memcpy(b + n, k->dst, 16), n += 16;
 	memcpy(b + n, &k->sport, 2), n += 2;
 	memcpy(b + n, &k->dest_qp, 4), n += 4;
-	memset(b + n, 0, 4);
 	if (k->flags & FP_FLOW_VXLAN)
 		memcpy(b + n, &k->vni, 4);
 	n += 4;
 	b[n++] = k->dir & 1;
 	b[n++] = k->flags & (FP_FLOW_IPV6 | FP_FLOW_VXLAN);
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
+	return (__u32)kindex_hash(b, sizeof(b), 0);
 }
 
 /*
