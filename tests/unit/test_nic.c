@@ -661,6 +661,8 @@ static void test_odd_counter_files(void **state)
 	write_file(root, "class/infiniband/rxe0/ports/1/hw_counters/huge",
 		   "18446744073709551616\n");
 	write_file(root, "class/infiniband/rxe0/ports/1/hw_counters/lifespan", "10\n");
+	/* A directory among the counters is no counter, readable or not. */
+	write_file(root, "class/infiniband/rxe0/ports/1/hw_counters/adir/inside", "7\n");
 	write_file(root, "class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0", "\n");
 	write_file(root, "class/infiniband/rxe0/ports/1/gid_attrs/ndevs/1", "veth0\n");
 	write_file(root, "class/infiniband/rxe0/hw_counters/dev_wide", "5\n");
@@ -677,7 +679,10 @@ static void test_odd_counter_files(void **state)
 	assert_non_null(p);
 	assert_int_equal(p->hw.n, 1);
 	assert_int_equal(nic_counter_get(&p->hw, "good")->value, 123);
-	/* garbage, empty, negative, huge: left out, and counted as such (lifespan is no counter) */
+	/*
+	 * garbage, empty, negative, huge: left out, and counted as such
+	 * (lifespan and adir are no counters)
+	 */
 	assert_int_equal(p->hw.unreadable, 4);
 	assert_string_equal(p->netdev, "veth0");
 	assert_int_equal(s.n_netdevs, 1);

@@ -114,7 +114,9 @@ static int read_counters(const char *dir, enum nic_domain dom, struct nic_counte
 			continue;
 		if (nic_path(path, sizeof(path), "%s/%s", dir, files.v[i]) ||
 		    nic_read_line(path, line, sizeof(line)) || nic_parse_u64(line, &v)) {
-			out->unreadable++; /* said, not dropped unseen */
+			/* A directory is no counter: only a file that fails is said. */
+			if (!is_dir(path))
+				out->unreadable++; /* said, not dropped unseen */
 			continue;
 		}
 		err = nic_counters_add(out, dom, files.v[i], v);
