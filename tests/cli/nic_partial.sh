@@ -48,6 +48,19 @@ check "ethtool text garbled: exit 0, one stderr line naming the netdev" \
 check "... and the other netdev's PFC still reported" \
 	python3 -I -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not [p for p in d["pfc"] if p["netdev"] == "ens1f1np1" and p["priority"] == 3 and p["rx_pause"] == 1500])' "$tmp/noeth.json"
 
+# An ethtool value that is no number, or more than 64 bits, is left out
+# and said, as a counter file that holds no number is.
+cp -r "$TREE" "$tmp/badeth"
+sed -i 's/^\(     rx_prio5_pause:\).*/\1 notanumber/; s/^\(     tx_prio5_pause:\).*/\1 18446744073709551616/' \
+	"$tmp/badeth/ethtool/ens1f0np0"
+"$FABPROBE" nic --nic-root "$tmp/badeth" -r 0.1 >"$tmp/badeth.txt" 2>"$tmp/badeth.err"
+rc=$?
+check "bad ethtool values: exit 0, the stderr line counts them" \
+	sh -c "[ $rc -eq 0 ] && grep -qx 'fabprobe: reading NIC counters: 2 RDMA ports, 2 netdevs; 2 ethtool lines not a name and a 64-bit number, left out' '$tmp/badeth.err'"
+check "... and the NETDEV line says them" \
+	sh -c "grep -qx 'NETDEV ens1f0np0: 125 ethtool statistics, 2 unreadable, 0 moved (PFC above; --json lists all)' '$tmp/badeth.txt' &&
+	       grep -qx 'NETDEV ens1f1np1: 127 ethtool statistics, 0 moved (PFC above; --json lists all)' '$tmp/badeth.txt'"
+
 run_whole() { "$FABPROBE" nic --nic-root "$TREE" -r 0.1 >/dev/null 2>"$tmp/whole.err"; }
 run_whole
 check "a whole tree: the line as it was" \

@@ -668,7 +668,9 @@ static void test_odd_counter_files(void **state)
 	write_file(root, "class/infiniband/rxe0/hw_counters/dev_wide", "5\n");
 	write_file(root, "ethtool/veth0",
 		   "NIC statistics:\n     peer_ifindex: 4\n"
-		   "     no value here\n     odd: 12x\n     : 5\n");
+		   "     no value here\n     odd: 12x\n     : 5\n"
+		   "     rx_prio5_pause: notanumber\n"
+		   "     huge: 18446744073709551616\n\n");
 	open_tree(&s, root);
 	assert_int_equal(nic_refresh(&s, SEC), 0);
 	assert_int_equal(s.n_ports, 2);
@@ -688,6 +690,11 @@ static void test_odd_counter_files(void **state)
 	assert_int_equal(s.n_netdevs, 1);
 	assert_int_equal(s.netdevs[0].ethtool.n, 1);
 	assert_int_equal(nic_counter_get(&s.netdevs[0].ethtool, "peer_ifindex")->value, 4);
+	/*
+	 * The ethtool lines that give no counter are counted as the files are
+	 * (the header and the blank line are none of them).
+	 */
+	assert_int_equal(s.netdevs[0].ethtool.unreadable, 5);
 	nic_free(&s);
 	tree_remove(root);
 }

@@ -21,20 +21,25 @@ static void describe(struct session *ss)
 /* Scripts wait for this line as for "attached to"; nothing to read is the front end's to say. */
 static void announce_nic(const struct nic_state *s)
 {
-	size_t bad = 0, no_stats = 0;
+	size_t bad = 0, bad_lines = 0, no_stats = 0;
 
 	if (!s->n_ports && !s->n_netdevs)
 		return;
 	for (size_t i = 0; i < s->n_ports; i++)
 		bad += s->ports[i].hw.unreadable + s->ports[i].pma.unreadable;
-	for (size_t i = 0; i < s->n_netdevs; i++)
+	for (size_t i = 0; i < s->n_netdevs; i++) {
 		no_stats += s->netdevs[i].error[0] != '\0';
+		bad_lines += s->netdevs[i].ethtool.unreadable;
+	}
 	fprintf(stderr, "fabprobe: reading NIC counters: %zu RDMA port%s, %zu netdev%s%s%s",
 		s->n_ports, s->n_ports == 1 ? "" : "s", s->n_netdevs, s->n_netdevs == 1 ? "" : "s",
 		s->info[0] ? "; " : "", s->info);
 	if (bad)
 		fprintf(stderr, "; %zu counter file%s unreadable or not a number, left out", bad,
 			bad == 1 ? "" : "s");
+	if (bad_lines) /* a recorded tree's ethtool text: the ioctl has no such line */
+		fprintf(stderr, "; %zu ethtool line%s not a name and a 64-bit number, left out",
+			bad_lines, bad_lines == 1 ? "" : "s");
 	/* What --json and the views leave empty, said where a script or a person looks first. */
 	for (size_t i = 0; i < s->n_netdevs; i++)
 		if (s->netdevs[i].error[0]) {

@@ -504,8 +504,10 @@ static void text_netdevs(FILE *out, const struct nic_state *s, size_t max_rows)
 		}
 		for (size_t k = 0; k < nd->ethtool.n; k++)
 			moved += nd->ethtool.v[k].delta > 0;
-		fprintf(out, "NETDEV %s: %zu ethtool statistics, %zu moved", nd->name,
-			nd->ethtool.n, moved);
+		fprintf(out, "NETDEV %s: %zu ethtool statistics, ", nd->name, nd->ethtool.n);
+		if (nd->ethtool.unreadable)
+			fprintf(out, "%zu unreadable, ", nd->ethtool.unreadable);
+		fprintf(out, "%zu moved", moved);
 		if (rdma || !s->refreshes || s->refreshes < 2) {
 			fprintf(out, "%s\n", rdma ? " (PFC above; --json lists all)" : "");
 			continue;

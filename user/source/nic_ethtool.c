@@ -149,23 +149,35 @@ int nic_ethtool_parse_text(struct nic_counters *out, const char *text, size_t le
 	 * `ethtool -S` prints a header ("NIC statistics:") and then one
 	 * "     NAME: VALUE" per counter, NAME as the driver spells it (so a
 	 * trailing space shows as "NAME : VALUE"). The last colon splits.
+	 * Any other line that is not blank (no name, a value that is no
+	 * 64-bit number, no colon, longer than any counter's) is left out
+	 * and counted, as a counter file that holds no number is.
 	 */
 	while (!err && pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - text - pos) : len - pos;
-		char line[256], *colon;
+		char line[256], *colon = NULL;
+		bool counted = false;
 		__u64 v;
 
 		if (n < sizeof(line)) {
 			memcpy(line, text + pos, n);
 			line[n] = '\0';
 			colon = strrchr(line, ':');
-			if (colon) {
-				*colon = '\0';
-				if (!nic_parse_u64(colon + 1, &v))
-					err = nic_counters_add(out, NIC_DOM_ETHTOOL, line, v);
-			}
 		}
+		if (colon) {
+			*colon = '\0';
+			/* "NIC statistics:", a header: nothing after its colon. */
+			counted = !*nic_trim(colon + 1);
+			if (!counted && *nic_trim(line) && !nic_parse_u64(colon + 1, &v)) {
+				err = nic_counters_add(out, NIC_DOM_ETHTOOL, line, v);
+				counted = true;
+			}
+		} else if (n < sizeof(line)) {
+			counted = !*nic_trim(line);
+		}
+		if (!counted)
+			out->unreadable++;
 		pos += n + 1;
 	}
 	if (err)
