@@ -468,6 +468,46 @@ static void test_pfc_text_marks_wraps_and_resets(void **state)
 	tree_remove(root);
 }
 
+/*
+ * A counter reset to 0 moved: the NETDEV line counts it with the others
+ * (it said "1 moved" while the PFC row marked two resets), and a netdev
+ * without RDMA lists it among the counters that moved.
+ */
+static void test_moved_counts_resets(void **state)
+{
+	char *root = tree_copy("mlx5"), *veth = tree_copy(NULL), *rows;
+	struct nic_picture pic = {.lossless_prio = 3};
+
+	(void)state;
+	open_tree(&pic.st, root);
+	assert_int_equal(nic_refresh(&pic.st, SEC), 0);
+	ethtool_set(root, "ens1f0np0", "rx_prio3_pause", 10, false); /* 1500 -> 10: reset */
+	ethtool_set(root, "ens1f0np0", "tx_prio3_pause", 0, false);  /* 600 -> 0: reset */
+	assert_int_equal(nic_refresh(&pic.st, 2 * SEC), 0);
+	rows = nic_text_lines(&pic, "NETDEV ens1f0np0");
+	assert_string_equal(
+	    rows,
+	    "NETDEV ens1f0np0: 127 ethtool statistics, 2 moved (PFC above; --json lists all)\n");
+	free(rows);
+	nic_free(&pic.st);
+
+	write_file(veth, "ethtool/veth0", "NIC statistics:\n     peer_ifindex: 4\n     rx: 9\n");
+	open_tree(&pic.st, veth);
+	assert_int_equal(nic_refresh(&pic.st, SEC), 0);
+	assert_int_equal(nic_refresh(&pic.st, 2 * SEC), 0);
+	write_file(veth, "ethtool/veth0", "NIC statistics:\n     peer_ifindex: 4\n     rx: 0\n");
+	assert_int_equal(nic_refresh(&pic.st, 3 * SEC), 0);
+	rows = nic_text_lines(&pic, "");
+	assert_non_null(strstr(rows,
+			       "NETDEV veth0: 2 ethtool statistics, 1 moved in the last "
+			       "1.0 s\n  rx                                          0          "
+			       "0/s (reset)\n"));
+	free(rows);
+	nic_free(&pic.st);
+	tree_remove(root);
+	tree_remove(veth);
+}
+
 static void test_trailing_space_name(void **state)
 {
 	char *root = tree_copy("mlx5");
@@ -1687,6 +1727,7 @@ int main(void)
 	    cmocka_unit_test(test_nic_only_span),
 	    cmocka_unit_test(test_port_gone_said),
 	    cmocka_unit_test(test_pfc_text_marks_wraps_and_resets),
+	    cmocka_unit_test(test_moved_counts_resets),
 	    cmocka_unit_test(test_alerts_raised_and_cleared),
 	    cmocka_unit_test(test_live_without_rdma),
 	    cmocka_unit_test(test_live_missing_netdev),

@@ -493,7 +493,7 @@ static void text_netdevs(FILE *out, const struct nic_state *s, size_t max_rows)
 
 	for (size_t i = 0; i < s->n_netdevs; i++) {
 		const struct nic_netdev *nd = &s->netdevs[i];
-		size_t moved = 0, shown = 0;
+		size_t n_moved = 0, shown = 0;
 		bool rdma = false;
 
 		for (size_t p = 0; p < s->n_ports; p++)
@@ -503,11 +503,11 @@ static void text_netdevs(FILE *out, const struct nic_state *s, size_t max_rows)
 			continue;
 		}
 		for (size_t k = 0; k < nd->ethtool.n; k++)
-			moved += nd->ethtool.v[k].delta > 0;
+			n_moved += nic_counter_moved(&nd->ethtool.v[k]);
 		fprintf(out, "NETDEV %s: %zu ethtool statistics, ", nd->name, nd->ethtool.n);
 		if (nd->ethtool.unreadable)
 			fprintf(out, "%zu unreadable, ", nd->ethtool.unreadable);
-		fprintf(out, "%zu moved", moved);
+		fprintf(out, "%zu moved", n_moved);
 		if (rdma || !s->refreshes || s->refreshes < 2) {
 			fprintf(out, "%s\n", rdma ? " (PFC above; --json lists all)" : "");
 			continue;
@@ -516,11 +516,11 @@ static void text_netdevs(FILE *out, const struct nic_state *s, size_t max_rows)
 		for (size_t k = 0; k < nd->ethtool.n; k++) {
 			const struct nic_counter *c = &nd->ethtool.v[k];
 
-			if (!c->delta)
+			if (!nic_counter_moved(c))
 				continue;
 			if (max_rows && shown++ >= max_rows) {
 				fprintf(out, "  ... %zu more (--json lists all)\n",
-					moved - max_rows);
+					n_moved - max_rows);
 				break;
 			}
 			fprintf(out, "  %-28s %16llu %12s%s\n", c->name,

@@ -136,6 +136,11 @@ const struct nic_counter *nic_counter_get(const struct nic_counters *c, const ch
 	return bsearch(&key, c->v, c->n, sizeof(*c->v), by_name);
 }
 
+bool nic_counter_moved(const struct nic_counter *c)
+{
+	return c->delta || (c->flags & NIC_CNT_RESET);
+}
+
 char *nic_trim(char *s)
 {
 	size_t start = 0, end = strlen(s);

@@ -210,6 +210,8 @@ int nic_refresh(struct nic_state *s, __u64 now_ns);
 void nic_free(struct nic_state *s);
 
 const struct nic_counter *nic_counter_get(const struct nic_counters *c, const char *name);
+/* It moved in the last interval: a change, or a reset (one to 0 has no delta). */
+bool nic_counter_moved(const struct nic_counter *c);
 const struct nic_port *nic_port_get(const struct nic_state *s, const char *device, __u32 port);
 const struct nic_netdev *nic_netdev_get(const struct nic_state *s, const char *name);
 /* A PFC counter of a netdev's priority, NULL when the driver has none. */

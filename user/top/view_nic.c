@@ -278,7 +278,7 @@ static void netdev_line(struct ui *u, int y, const struct nic_netdev *nd, bool s
 	size_t moved = 0;
 
 	for (size_t k = 0; k < nd->ethtool.n; k++)
-		moved += nd->ethtool.v[k].delta > 0;
+		moved += nic_counter_moved(&nd->ethtool.v[k]);
 	snprintf(line, sizeof(line), "%-16s %10zu %8zu  %s", nd->name, nd->ethtool.n, moved,
 		 nd->error);
 	if (sel)
