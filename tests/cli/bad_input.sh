@@ -122,6 +122,23 @@ for c in top capture export; do
 done
 expect_error "--nic-root of a file" "--nic-root .*: not a directory" \
 	"$FABPROBE" nic --nic-root "$good"
+# The input is said before the port: a bad --nic-root with a --listen port
+# taken was reported as the port (export bound it before reading the tree).
+coproc TAKEN { python3 -I -c 'import socket, sys; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print(s.getsockname()[1], flush=True); sys.stdin.read()'; }
+taken_pid=$TAKEN_PID taken_in=${TAKEN[1]}
+read -r taken <&"${TAKEN[0]}"
+expect_error "export: a missing --nic-root and a taken port: the tree is said" \
+	"^fabprobe: --nic-root $tmp/nosuch: No such file or directory$" \
+	"$FABPROBE" export --nic-root "$tmp/nosuch" --listen "127.0.0.1:$taken"
+expect_error "export: --nic-root of no recorded tree and a taken port: the tree is said" \
+	"^fabprobe: --nic-root $tmp: not a recorded NIC tree" \
+	"$FABPROBE" export --nic-root "$tmp" --listen "127.0.0.1:$taken"
+eval "exec $taken_in>&-"
+wait "$taken_pid"
+# And before the netdevs of -i, which are looked for in it.
+expect_error "nic: -i with a missing --nic-root: the tree is said, not the netdev" \
+	"^fabprobe: --nic-root $tmp/nosuch: No such file or directory$" \
+	"$FABPROBE" nic --nic-root "$tmp/nosuch" -i nosuch0
 expect_error "one --path name twice" "--path: the name 'up1' is given twice" \
 	"$FABPROBE" replay --path "up1=$good" --path "up1=$good"
 expect_error "one --pcap name twice" "--pcap: the name 'up1' is given twice" \

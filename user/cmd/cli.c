@@ -358,6 +358,9 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 		po->sample_max_per_cpu = SAMPLES_MAX;
 	}
 	*exit_code = FP_EXIT_FAIL;
+	/* The input named is said before what the command does later (binds a --listen port). */
+	if (cs->nic_given && cs->nic.root && session_nic_check_root(cs->nic.root))
+		return NULL;
 	if (!recording && !sflow && !cs->live_given)
 		return nic_only_source(cs);
 	src = recording ? pcap_source_new(&cs->pcap)

@@ -200,7 +200,8 @@ int cmd_nic(int argc, char **argv)
 	err = parse(argc, argv, &o, &aopts);
 	if (err)
 		return err < 0 ? FP_EXIT_OK : err;
-	if (check_ifaces(&o))
+	/* The tree first: the netdevs of -i are looked for in it. */
+	if ((o.nic.root && session_nic_check_root(o.nic.root)) || check_ifaces(&o))
 		return FP_EXIT_FAIL;
 	src = nic_source_new(&o.nic);
 	if (!src) {

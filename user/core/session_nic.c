@@ -318,8 +318,7 @@ static int picture_alerts(struct nic_picture *p, const struct nic_detect_opts *d
 	return err;
 }
 
-/* A --nic-root that is not a recorded tree is a mistake worth one line. */
-static int check_root(const char *root)
+int session_nic_check_root(const char *root)
 {
 	static const char *const parts[] = {"class/infiniband", "ethtool", "rdma-res-qp.json"};
 	char path[4096];
@@ -354,7 +353,7 @@ int session_nic_start(struct session_nic **out, const struct nic_opts *o,
 	int err;
 
 	*out = NULL;
-	if (o->root && o->root[0] && (err = check_root(o->root)))
+	if (o->root && o->root[0] && (err = session_nic_check_root(o->root)))
 		return err;
 	n = calloc(1, sizeof(*n));
 	if (!n)

@@ -66,6 +66,13 @@ struct session_nic {
  */
 int session_nic_start(struct session_nic **out, const struct nic_opts *o,
 		      const struct analysis_opts *ao);
+/*
+ * A --nic-root that is not a recorded tree (missing, not a directory, none
+ * of its parts) is a mistake worth one line, said here: 0 or negative errno.
+ * session_nic_start() checks it too; a front end checks it first to say
+ * it before what comes later (a --listen port taken).
+ */
+int session_nic_check_root(const char *root);
 /* Re-read the NIC, match snap's flows, add its alerts to an (sorted again). */
 int session_nic_refresh(struct session_nic *n, const struct snapshot *snap, struct analysis *an);
 /* The same over the whole run, into the whole-run analysis. */
