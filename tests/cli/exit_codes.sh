@@ -19,7 +19,7 @@ expect() {
 	shift 2
 	timeout 30 "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
-	lines=$(grep -vc '^fabprobe: attached to\|^fabprobe: serving\|^capture: ' "$tmp/err")
+	lines=$(grep -vc '^fabprobe: attached to\|^fabprobe: serving\|^fabprobe: reading NIC counters: \|^capture: ' "$tmp/err")
 	if [ "$rc" -eq "$want" ] && [ "$lines" -le 1 ]; then
 		pass=$((pass + 1))
 		echo "ok   $want $name"
@@ -73,6 +73,35 @@ expect 1 "export --nic-root of a tree without RDMA devices" "$FABPROBE" export -
 grep -qx "fabprobe: export: --nic-root: no RDMA devices found in $tmp/nordma: nothing to export .*" "$tmp/err" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL export --nic-root without RDMA says why"; }
 expect 1 "capture into a missing directory" "$FABPROBE" capture --pcap "$good" -o "$tmp/no/dir.tar.gz"
+# NIC counters alone, every RDMA port read gone before the end (a tree
+# removed here; a driver unloaded, a device reset or unplugged live): the
+# input was cut short, as a live command's when its last interface goes,
+# and one line names the ports. It exited 0. One port left: done, 0.
+gone_line="fabprobe: no RDMA devices found (RDMA ports gone since an earlier read: mlx5_0/1 (ens1f0np0), mlx5_1/1 (ens1f1np1))"
+cp -r tests/fixtures/nic/mlx5 "$tmp/gone"
+(sleep 0.5 && rm -rf "$tmp/gone") &
+expect 3 "nic: every RDMA port gone during the interval" "$FABPROBE" nic --nic-root "$tmp/gone" -r 1.5
+wait
+grep -qxF "$gone_line" "$tmp/err" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL nic, every RDMA port gone: the line naming them"; }
+cp -r tests/fixtures/nic/mlx5 "$tmp/gone"
+(sleep 0.5 && rm -rf "$tmp/gone") &
+expect 3 "nic --json: every RDMA port gone during the interval" "$FABPROBE" nic --nic-root "$tmp/gone" -r 1.5 --json
+wait
+cp -r tests/fixtures/nic/mlx5 "$tmp/gone"
+(sleep 0.5 && rm -rf "$tmp/gone") &
+expect 3 "capture --nic-root: every RDMA port gone during the run" "$FABPROBE" capture --nic-root "$tmp/gone" \
+	-d 1.5 -o "$tmp/gone.tar.gz"
+wait
+grep -qxF "$gone_line" "$tmp/err" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL capture, every RDMA port gone: the line naming them"; }
+mkdir "$tmp/gone.b" && tar -xzf "$tmp/gone.tar.gz" -C "$tmp/gone.b" &&
+	grep -qxF "partial: ${gone_line#fabprobe: }; the bundle covers the NIC reads before it" "$tmp/gone.b/summary.txt" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL capture, every RDMA port gone: the bundle's partial line"; }
+cp -r tests/fixtures/nic/mlx5 "$tmp/half"
+(sleep 0.5 && rm -rf "$tmp/half/class/infiniband/mlx5_1") &
+expect 0 "nic: one RDMA port gone, one left" "$FABPROBE" nic --nic-root "$tmp/half" -r 1.5
+wait
 # Done: 0.
 expect 0 "replay" "$FABPROBE" replay "$good"
 expect 0 "top --once over a capture" "$FABPROBE" top --pcap "$good" --once

@@ -62,7 +62,8 @@ static void usage(FILE *out)
 	    "  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
 	    "With --pcap the default --speed is 0 (as fast as frames run).\n"
 	    "Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short, or\n"
-	    "every interface watched is gone (the bundle covers what was read).\n");
+	    "every interface watched is gone (with NIC counters alone, every RDMA port read):\n"
+	    "the bundle covers what was read.\n");
 }
 
 struct capture_opts {
@@ -282,7 +283,8 @@ static const char *partial_text(char *buf, size_t len, const struct session *ss,
 
 	fmt_count(fl, sizeof(fl), ss->snap.totals[FP_CNT_FRAMES], "frame");
 	if (ss->desc.damaged)
-		snprintf(buf, len, "%s; the bundle covers the frames before it", ss->desc.event);
+		snprintf(buf, len, "%s; the bundle covers %s before it", ss->desc.event,
+			 strcmp(ss->desc.mode, "nic") ? "the frames" : "the NIC reads");
 	else if (ss->desc.finite && !ss->ended && fp_stopping)
 		snprintf(buf, len,
 			 "stopped before the end of the capture: the bundle covers its first "

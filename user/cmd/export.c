@@ -77,8 +77,8 @@ static void usage(FILE *out)
 		    OPT_ANALYSIS_HELP "\n"
 		"Exit status: 0 stopped (or a recording sent, with --listen none), 1 failure (a\n"
 		"taken port, no privileges; with --listen none, IPFIX records dropped or lost),\n"
-		"2 usage error, 3 a capture cut short, or every interface watched gone (what\n"
-		"was read is served and sent).\n",
+		"2 usage error, 3 a capture cut short, or every interface watched gone (with NIC\n"
+		"counters alone, every RDMA port read; what was read is served and sent).\n",
 		METRICS_TOP_FLOWS_DEFAULT, METRICS_TOP_FLOWS_MAX);
 }
 

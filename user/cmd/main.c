@@ -36,7 +36,8 @@ static void usage(FILE *out)
 		     "  -h, --help      this help; 'fabprobe COMMAND --help' for a command\n"
 		     "\n"
 		     "Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short,\n"
-		     "or every interface watched is gone (the report covers what was read).\n");
+		     "or every interface watched is gone (with NIC counters alone, every RDMA\n"
+		     "port read): the report covers what was read.\n");
 }
 
 int main(int argc, char **argv)

@@ -56,7 +56,8 @@ static void usage(FILE *out)
 	    "\n"
 	    "Ctrl-C before the interval ends reports the time it ran, and says so on stderr.\n"
 	    "Exit status: 0 done (Ctrl-C too), 1 failure (an unreadable --nic-root, a missing\n"
-	    "interface), 2 usage error.\n",
+	    "interface), 2 usage error, 3 every RDMA port read gone by the end of the interval\n"
+	    "(one line names them).\n",
 	    NIC_LOSSLESS_PRIO_DEFAULT);
 }
 
@@ -233,6 +234,8 @@ int cmd_nic(int argc, char **argv)
 			"nic: stopped before the end of the interval: the rates cover its first "
 			"%.1f s of %.1f\n",
 			st->interval_s, o.interval_s);
+	/* Every RDMA port read gone by the end: cut short, as a live command's last interface. */
+	rc = err ? FP_EXIT_FAIL : ss.desc.damaged ? FP_EXIT_DAMAGED : FP_EXIT_OK;
 	session_stop(&ss);
-	return err ? FP_EXIT_FAIL : FP_EXIT_OK;
+	return rc;
 }

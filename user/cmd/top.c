@@ -52,7 +52,7 @@ static void usage(FILE *out)
 		"With --pcap the default --speed is 1 (the recorded pace); with --once it is 0\n"
 		"(the whole capture as fast as it reads).\n"
 		"Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short, or\n"
-		"every interface watched is gone.\n",
+		"every interface watched is gone (with NIC counters alone, every RDMA port read).\n",
 		top_view_names());
 }
 

@@ -16,6 +16,11 @@ static void describe(struct session *ss)
 {
 	ss->src->ops->describe(ss->src, &ss->desc);
 	ss->desc.nic = ss->nic ? &ss->nic->now.st : NULL;
+	if (ss->nic_gone) {
+		ss->desc.damaged = true;
+		snprintf(ss->desc.event, sizeof(ss->desc.event), "%s", ss->nic_gone_info);
+		ss->desc.event_seq = ss->nic_gone_seq; /* the NIC source has no events of its own */
+	}
 }
 
 /* Scripts wait for this line as for "attached to"; nothing to read is the front end's to say. */
@@ -91,6 +96,30 @@ int session_start(struct session *ss, struct source *src, const struct analysis_
 }
 
 /* A source's events go to stderr once each, unless the dashboard shows them. */
+static void report_event(struct session *ss, unsigned int seq);
+
+/*
+ * NIC counters alone, and every RDMA port read since the start gone from
+ * st, just read (a driver unloaded, a function reset, an unplug, a
+ * recorded tree removed): the input is cut short, exit status 3, as a live
+ * source's when its last interface goes; said once, by nic.info, which
+ * names them. Back again, the input is whole again. Beside packets, the
+ * packets are the input, and nic.info alone says it.
+ */
+static void note_nic_gone(struct session *ss, const struct nic_state *st)
+{
+	bool gone = !strcmp(ss->desc.mode, "nic") && st->n_seen && !st->n_ports;
+
+	if (gone)
+		snprintf(ss->nic_gone_info, sizeof(ss->nic_gone_info), "%s", st->info);
+	if (gone == ss->nic_gone)
+		return;
+	ss->nic_gone = gone;
+	ss->nic_gone_seq += gone;
+	describe(ss);
+	report_event(ss, ss->desc.event_seq);
+}
+
 static void report_event(struct session *ss, unsigned int seq)
 {
 	if (seq == ss->event_seq)
@@ -230,6 +259,7 @@ int session_refresh(struct session *ss)
 		err = session_nic_refresh(ss->nic, &ss->snap, &ss->an);
 		if (err)
 			return err;
+		note_nic_gone(ss, &ss->nic->now.st);
 	}
 	alert_log_note(ss->log, &ss->an, ss->desc.clock_s);
 	ss->refreshes++;
@@ -248,8 +278,11 @@ int session_whole(struct session *ss, struct analysis *whole)
 
 	if (err)
 		fp_err("analysis failed: %s", fp_strerror(err));
-	if (!err && ss->nic)
+	if (!err && ss->nic) {
 		err = session_nic_whole(ss->nic, &ss->snap, whole);
+		if (!err)
+			note_nic_gone(ss, &ss->nic->whole.st);
+	}
 	/*
 	 * The run's last word in the log: a recording's last slice may be
 	 * silent, and would leave as cleared what the whole of it raises.

@@ -54,6 +54,14 @@ struct session {
 	__u64 analyses;
 	struct session_nic *nic; /* NIC counters beside the flows (src->nic), or NULL */
 	/*
+	 * NIC counters alone (the "nic" source), every RDMA port read gone at
+	 * the last read: the input is cut short (desc.damaged, its event the
+	 * ports' nic.info), as a live source is when its last interface goes.
+	 */
+	bool nic_gone;
+	unsigned int nic_gone_seq;	 /* the event's: one more each time they go */
+	char nic_gone_info[NIC_MSG_LEN]; /* nic.info of the read that found them gone */
+	/*
 	 * Called each time session_advance_by() is handed control back short
 	 * of its seconds (a recording read as fast as it runs, every quarter
 	 * second of wall time): a front end's progress. NULL: none.
