@@ -61,6 +61,22 @@ check "... and the NETDEV line says them" \
 	sh -c "grep -qx 'NETDEV ens1f0np0: 125 ethtool statistics, 2 unreadable, 0 moved (PFC above; --json lists all)' '$tmp/badeth.txt' &&
 	       grep -qx 'NETDEV ens1f1np1: 127 ethtool statistics, 0 moved (PFC above; --json lists all)' '$tmp/badeth.txt'"
 
+# A NIC-only bundle whose every port went away mid-run: its findings line
+# does not claim that nothing was observed (it said "none, as nothing was
+# observed" while naming the ports it had read), nor does report.html.
+cp -r "$TREE" "$tmp/gone"
+(sleep 0.5 && rm -rf "$tmp/gone") &
+"$FABPROBE" capture --nic-root "$tmp/gone" -d 1.5 -o "$tmp/gone.tar.gz" 2>"$tmp/gone.err"
+wait
+mkdir "$tmp/gone.b" && tar -xzf "$tmp/gone.tar.gz" -C "$tmp/gone.b"
+check "every port gone: summary.txt's findings say the ports read went away, not that nothing was observed" \
+	sh -c "grep -q '^FINDINGS: none, as the RDMA ports read went away: no RDMA devices found (RDMA ports gone since an earlier read: mlx5_0/1 (ens1f0np0), mlx5_1/1 (ens1f1np1))' '$tmp/gone.b/summary.txt' &&
+	       ! grep -q 'nothing was observed' '$tmp/gone.b/summary.txt' &&
+	       ! grep -q 'RoCE offloaded to the NIC' '$tmp/gone.b/summary.txt'"
+check "... and report.html's" \
+	sh -c "grep -q 'None, as the RDMA ports read went away</b>' '$tmp/gone.b/report.html' &&
+	       ! grep -q 'nothing was observed' '$tmp/gone.b/report.html'"
+
 run_whole() { "$FABPROBE" nic --nic-root "$TREE" -r 0.1 >/dev/null 2>"$tmp/whole.err"; }
 run_whole
 check "a whole tree: the line as it was" \

@@ -224,7 +224,9 @@ static void findings(FILE *out, const struct report *r)
 	/* No alert over nothing seen is no verdict (summary.h). */
 	if (report_unseen(r, unseen, sizeof(unseen))) {
 		fprintf(out, "<p class='warning'><b>%s</b>: ",
-			a->n_alerts ? "Note" : "None, as nothing was observed");
+			a->n_alerts	     ? "Note"
+			: report_nic_lost(r) ? "None, as the RDMA ports read went away"
+					     : "None, as nothing was observed");
 		fmt_markup(out, unseen);
 		fprintf(out, ".<br>");
 		fmt_markup(out, report_unseen_hint(r));

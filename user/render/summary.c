@@ -265,9 +265,23 @@ void summary_provenance(FILE *out, const struct provenance *p)
 		fprintf(out, "partial: %s\n", p->partial);
 }
 
+bool report_nic_lost(const struct report *r)
+{
+	const struct nic_state *st = r->nic ? &r->nic->st : NULL;
+
+	return !strcmp(r->src->mode, "nic") && st && st->n_seen && !st->n_ports;
+}
+
 const char *report_unseen_hint(const struct report *r)
 {
 	const __u64 *t = r->snap->totals;
+
+	if (report_nic_lost(r))
+		return "This is not a clean bill of health. The RDMA ports were read, then went "
+		       "away before the end (a driver unloaded, a device reset or unplugged: the "
+		       "kernel log says which), so the end of the run has no counters to compare "
+		       "with its start: what the reads before raised, if anything, is listed as "
+		       "raised during the run.";
 
 	/* RoCE that was there, cut short: a mirror or a capture that keeps too little. */
 	if (r->src->every_packet && t[FP_CNT_ROCE_CUT] + t[FP_CNT_MIRROR_ROCE_CUT])
@@ -408,8 +422,10 @@ void summary_text(FILE *out, const struct report *r, double duration_s)
 	/* No alert over nothing seen is no verdict: say what was not seen, and why that can be. */
 	if (blind)
 		fprintf(out, "%s: %s.\n%s\n\n",
-			a->n_alerts ? "NOTE" : "FINDINGS: none, as nothing was observed", unseen,
-			report_unseen_hint(r));
+			a->n_alerts	     ? "NOTE"
+			: report_nic_lost(r) ? "FINDINGS: none, as the RDMA ports read went away"
+					     : "FINDINGS: none, as nothing was observed",
+			unseen, report_unseen_hint(r));
 	if (!a->n_alerts && !blind) {
 		fprintf(out, "FINDINGS: nothing wrong was seen.\n\n");
 	} else if (a->n_alerts) {

@@ -28,6 +28,13 @@ const char *report_unseen(const struct report *r, char *buf, size_t len);
  */
 const struct alert_entry *report_cleared(const struct alert_log *log, size_t *i);
 const char *report_cleared_when(char *buf, size_t len, const struct alert_entry *e);
+/*
+ * NIC counters alone, and the RDMA ports read at the start gone at the
+ * end (a driver unloaded, a device reset or unplugged): something was
+ * observed, then lost, which the findings say instead of "nothing was
+ * observed".
+ */
+bool report_nic_lost(const struct report *r);
 /* Why that can be for this kind of input, and where the README says so. */
 const char *report_unseen_hint(const struct report *r);
 /* Why a bundle has no paths: the report's no_paths, or that its mirror copies carried no RoCE. */
