@@ -167,6 +167,24 @@ static __u32 label_hash(const struct flow_key *k)
 	return (__u32)kindex_hash(b, sizeof(b), 0);
 }
 
+/* A filter of the kept series' destination QPs: a bit each, by a multiplicative hash. */
+#define QP_BITS 4096
+
+static inline size_t qp_bit_of(__u32 qp)
+{
+	return (qp * 0x9E3779B1u) >> 20; /* the top 12 bits: QP_BITS */
+}
+
+static void qp_bit_set(__u64 *bits, __u32 qp)
+{
+	bits[qp_bit_of(qp) / 64] |= 1ULL << (qp_bit_of(qp) % 64);
+}
+
+static bool qp_bit(const __u64 *bits, __u32 qp)
+{
+	return bits[qp_bit_of(qp) / 64] >> (qp_bit_of(qp) % 64) & 1;
+}
+
 /*
  * Sum every flow of the table into the kept series whose labels it has:
  * the flows of one series are one series' worth of traffic, so its
@@ -179,6 +197,7 @@ static int sum_flows(const struct metrics_view *v, const struct flow_labels *fl,
 		     struct flow_sum *sums)
 {
 	const struct analysis *a = v->an;
+	__u64 qps[QP_BITS / 64] = {};
 	size_t size = 1, mask;
 	__u32 *slot, *hash;
 
@@ -195,6 +214,7 @@ static int sum_flows(const struct metrics_view *v, const struct flow_labels *fl,
 	for (size_t i = 0; i < kept; i++) {
 		size_t s;
 
+		qp_bit_set(qps, a->flows[fl[i].idx].r->key.dest_qp);
 		hash[i] = label_hash(&a->flows[fl[i].idx].r->key);
 		for (s = hash[i] & mask; slot[s]; s = (s + 1) & mask)
 			;
@@ -202,9 +222,14 @@ static int sum_flows(const struct metrics_view *v, const struct flow_labels *fl,
 	}
 	for (size_t j = 0; j < a->n_flows; j++) {
 		const struct flow_view *f = &a->flows[j];
-		__u32 h = label_hash(&f->r->key);
 		struct flow_labels x;
 		bool filled = false;
+		__u32 h;
+
+		/* Most flows have no kept series' QP: no hash for them. */
+		if (!qp_bit(qps, f->r->key.dest_qp))
+			continue;
+		h = label_hash(&f->r->key);
 
 		for (size_t s = h & mask; slot[s]; s = (s + 1) & mask) {
 			size_t i = slot[s] - 1;
