@@ -191,6 +191,9 @@ expect_error "an elephant rate past any link" "--elephant-rate: '1e20T' is not a
 	"$FABPROBE" replay --elephant-rate 1e20T "$good"
 expect_error "nic -i of a netdev not in the tree" "interface nosuch0 is not in .*fixtures/nic/mlx5" \
 	"$FABPROBE" nic --nic-root tests/fixtures/nic/mlx5 -i nosuch0
+# A capture of sFlow given where a listening port goes: say where a capture is read.
+expect_error "export --sflow FILE (a capture)" "--sflow: '.*sflow-print-v6.pcap' is a file: here --sflow listens on \\[ADDR:\\]PORT; fabprobe replay --sflow FILE reads a capture" \
+	"$FABPROBE" export --sflow "$PCAPS/ext/sflow-print-v6.pcap" --listen none
 expect_error "--sflow with an address and no port" "--sflow: '1.2.3.4' needs a port" \
 	"$FABPROBE" top --sflow 1.2.3.4 --once
 expect_error "--sflow with IPv6 in brackets and no port" "--sflow: '\[::1\]' needs a port" \

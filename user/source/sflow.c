@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "probe/collect.h"
 #include "probe/runpool.h"
@@ -116,9 +117,17 @@ int sflow_parse_listen(const char *opt, const char *arg, struct sockaddr_storage
 	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
 	char host[64] = SFLOW_DEFAULT_BIND;
 	const char *port = arg, *colon = strrchr(arg, ':');
+	struct stat st;
 	__u16 p;
 
 	memset(ss, 0, sizeof(*ss));
+	/* A capture of datagrams, given where top, capture and export listen. */
+	if (stat(arg, &st) == 0 && S_ISREG(st.st_mode)) {
+		fp_err("%s: '%s' is a file: here --sflow listens on [ADDR:]PORT; fabprobe replay "
+		       "--sflow FILE reads a capture of sFlow datagrams",
+		       opt, arg);
+		return -EINVAL;
+	}
 	/* An address without its port, or IPv6 without brackets: say which. */
 	if ((arg[0] == '[' && !strstr(arg, "]:")) ||
 	    (!colon && inet_pton(AF_INET, arg, &v4->sin_addr) == 1)) {
