@@ -4,16 +4,21 @@
  * tracker (source/sflow_seq.c), against datagrams built by the test encoder
  * (tests/lib/sflow_enc.c), which writes XDR on its own.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
 #include <cmocka.h>
 
 #include "frames.h"
 #include "sflow_enc.h"
+#include "source/sflow.h"
 #include "source/sflow_decode.h"
 #include "source/sflow_seq.h"
 
@@ -899,6 +904,38 @@ static void test_seq_many_streams(void **state)
 	sflow_seq_free(&t);
 }
 
+/*
+ * --sflow [ADDR:]PORT names a capture file as one (replay reads those), but
+ * a port stays a port whatever files the directory holds: a capture saved
+ * as "6343" beside the operator does not turn --sflow 6343 away.
+ */
+static void test_listen_port_beside_a_file_of_its_name(void **state)
+{
+	char tmpl[] = "/tmp/fp-sflow-XXXXXX", here[4096], *dir = mkdtemp(tmpl);
+	struct sockaddr_storage ss;
+	socklen_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(dir);
+	assert_non_null(getcwd(here, sizeof(here)));
+	assert_int_equal(chdir(dir), 0);
+	f = fopen("6343", "w");
+	assert_non_null(f);
+	fclose(f);
+	f = fopen("sflow.pcap", "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(sflow_parse_listen("--sflow", "6343", &ss, &len), 0);
+	assert_int_equal(ss.ss_family, AF_INET);
+	assert_int_equal(ntohs(((struct sockaddr_in *)&ss)->sin_port), 6343);
+	assert_int_equal(sflow_parse_listen("--sflow", "sflow.pcap", &ss, &len), -EINVAL);
+	unlink("6343");
+	unlink("sflow.pcap");
+	assert_int_equal(chdir(here), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -915,6 +952,7 @@ int main(void)
 	    cmocka_unit_test(test_seq_rules),
 	    cmocka_unit_test(test_seq_jumps),
 	    cmocka_unit_test(test_seq_many_streams),
+	    cmocka_unit_test(test_listen_port_beside_a_file_of_its_name),
 	};
 
 	return cmocka_run_group_tests_name("sflow", tests, NULL, NULL);

@@ -121,8 +121,11 @@ int sflow_parse_listen(const char *opt, const char *arg, struct sockaddr_storage
 	__u16 p;
 
 	memset(ss, 0, sizeof(*ss));
-	/* A capture of datagrams, given where top, capture and export listen. */
-	if (stat(arg, &st) == 0 && S_ISREG(st.st_mode)) {
+	/*
+	 * A capture of datagrams, given where top, capture and export listen.
+	 * A bare number is a port, whatever file of that name is here.
+	 */
+	if (arg[strspn(arg, "0123456789")] && stat(arg, &st) == 0 && S_ISREG(st.st_mode)) {
 		fp_err("%s: '%s' is a file: here --sflow listens on [ADDR:]PORT; fabprobe replay "
 		       "--sflow FILE reads a capture of sFlow datagrams",
 		       opt, arg);
