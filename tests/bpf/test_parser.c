@@ -33,6 +33,7 @@
 
 #include "fabprobe.skel.h"
 #include "fixture.h"
+#include "probe/par.h"
 #include "probe/runpool.h"
 #include "source/shard.h"
 
@@ -2406,14 +2407,13 @@ static __u32 table_entries(int fd)
  * and no two share counters or PSN state: each of 20 queue pairs sends
  * PSN 1, 2, 2 (a retransmit) and 4 (a gap), interleaved.
  */
-static void test_slot_collisions(void **state)
+static void slot_collisions(__u32 table)
 {
 	static const __u32 psns[] = {1, 2, 2, 4};
 	struct frame *f;
 
-	(void)state;
 	forget_evictions();
-	load_tagged(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP, 1);
+	load_tagged(&g_probe, NULL, table, PROBE_HOOK_XDP, 1);
 	assert_true(g_probe.slot_buckets > 1);
 	build(&g_fx, b_send_only, NULL);
 	f = &g_fx.frames[0];
@@ -2446,6 +2446,26 @@ static void test_slot_collisions(void **state)
 		assert_int_equal(r->c.psn.max_psn, 4);
 		assert_int_equal(r->c.first_seen_ns, TS(r->key.dest_qp));
 	}
+}
+
+static void test_slot_collisions(void **state)
+{
+	(void)state;
+	slot_collisions(FX_FLOWS);
+}
+
+/*
+ * The same in a table whose slot table is read on one CPU while
+ * fp_flows4 is walked on another (collect.c, COLLECT_PAR_MIN_SLOTS): the
+ * walk's 12 flows reach the snapshot whole, after the slots'.
+ */
+static void test_slot_collisions_two_cpus(void **state)
+{
+	(void)state;
+	if (par_parts(2, 1) < 2)
+		skip(); /* one CPU: nothing to read beside */
+	slot_collisions(100000);
+	assert_true(g_probe.slot_buckets * FP_SLOT_WAYS >= 65536);
 }
 
 #define CHURN_FLOWS 200
@@ -3182,6 +3202,8 @@ int main(void)
 	fx_add("", "snaplen_cut_in_bth_udp_length_too_short", test_snaplen_short_udp_length, NULL);
 	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
 	fx_add("", "slot_collisions_one_tag_20_flows", test_slot_collisions, NULL);
+	fx_add("", "slot_collisions_one_tag_20_flows_read_on_two_cpus",
+	       test_slot_collisions_two_cpus, NULL);
 	fx_add("", "table_rids_kept_as_flows_come_and_go", test_table_rids_churn, NULL);
 	fx_add("", "slot_merge_one_flow_three_entries", test_slot_merge, NULL);
 	fx_add("", "slot_pressure_1024_entries_3000_flows", test_slot_pressure, NULL);

@@ -19,6 +19,11 @@
 
 /* Keys per batch call: large enough that one hash bucket always fits. */
 #define COLLECT_BATCH 4096
+/*
+ * A slot table this large (--flows past 87,381) is read on one CPU while
+ * the hash tables are walked on another; smaller, both on this thread.
+ */
+#define COLLECT_PAR_MIN_SLOTS 65536
 
 static size_t percpu_stride(size_t value_size)
 {
@@ -576,7 +581,7 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 	 * The walk is the kernel's time, the slot table's read this
 	 * process's: on two CPUs, at once (BENCHMARKS.md, part 24).
 	 */
-	par_for(2, p->slots ? 1 : 2, read_part, &job);
+	par_run(n_slots >= COLLECT_PAR_MIN_SLOTS ? par_parts(2, 1) : 1, 2, read_part, &job);
 	err = job.slots_err;
 	*lru_first = s->n_flows;
 	if (!err)
