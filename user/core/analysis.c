@@ -392,8 +392,9 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 	par_for(s->n_flows, ANALYSIS_PART_MIN, rates_part, &j);
 	/* Each part's fresh flows after the last part's: in order, as one loop has them. */
 	for (int part = 0; part < PAR_MAX; part++) {
-		memmove(&a->fresh[a->n_fresh], &a->fresh[j.first[part]],
-			j.n_fresh[part] * sizeof(*a->fresh));
+		if (j.n_fresh[part]) /* a->fresh is NULL before a first flow */
+			memmove(&a->fresh[a->n_fresh], &a->fresh[j.first[part]],
+				j.n_fresh[part] * sizeof(*a->fresh));
 		a->n_fresh += j.n_fresh[part];
 		moved += j.moved[part];
 	}
