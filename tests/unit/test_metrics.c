@@ -527,6 +527,65 @@ static void test_interface_bound(void **state)
 	fixture_free(&f);
 }
 
+/* The interface labels of family fam's samples ("\nfam{interface=\"X\""), joined by ' '. */
+static void interfaces_of(const char *text, const char *fam, char *out, size_t len)
+{
+	char head[160];
+	size_t used = 0;
+
+	snprintf(head, sizeof(head), "\n%s{interface=\"", fam);
+	out[0] = '\0';
+	for (const char *p = text; (p = strstr(p, head));) {
+		const char *name = p + strlen(head), *end = strchr(name, '"');
+		int n;
+
+		p = end;
+		/* One entry an interface, whichever direction comes first. */
+		if (!strncmp(end, "\",direction=\"egress\"", strlen("\",direction=\"egress\"")))
+			continue;
+		n = snprintf(out + used, len - used, "%.*s ", (int)(end - name), name);
+		assert_true(n > 0 && (size_t)n < len - used);
+		used += n;
+	}
+}
+
+/*
+ * Past METRICS_MAX_IFACES the interfaces that carried traffic are not
+ * the first ones named: every interface family names the same ones.
+ */
+static void test_interface_series_agree(void **state)
+{
+	enum { N = METRICS_MAX_IFACES + 6, QUIET = 6 };
+	static struct obs_point pts[N];
+	static char uplink[4096], flows[4096], packets[4096];
+	struct fixture f;
+	char *text;
+
+	(void)state;
+	fixture_init(&f, N - QUIET, 0);
+	for (int i = 0; i < N; i++) {
+		pts[i] = (struct obs_point){.id = i + 1};
+		snprintf(pts[i].name, sizeof(pts[i].name), "p%d", i + 1);
+	}
+	/* The first QUIET interfaces carry nothing; the 64 after them each a flow. */
+	for (int i = 0; i < N - QUIET; i++) {
+		f.snap.flows[i].key.ifindex = QUIET + i + 1;
+		f.snap.flows[i].key.dir = FP_DIR_INGRESS;
+	}
+	f.ro.points = pts;
+	f.ro.n_points = N;
+	metrics_accumulate(&f.acc, &f.snap, &f.an);
+	text = render(&f.view, METRICS_PROMETHEUS, false);
+	interfaces_of(text, "fabprobe_interface_uplink", uplink, sizeof(uplink));
+	interfaces_of(text, "fabprobe_interface_flows", flows, sizeof(flows));
+	interfaces_of(text, "fabprobe_interface_roce_packets_total", packets, sizeof(packets));
+	assert_non_null(strstr(packets, "p70 "));
+	assert_string_equal(uplink, packets);
+	assert_string_equal(flows, packets);
+	free(text);
+	fixture_free(&f);
+}
+
 static void test_vni_bound(void **state)
 {
 	struct fixture f;
@@ -749,6 +808,7 @@ int main(void)
 	    cmocka_unit_test(test_interface_made_again),
 	    cmocka_unit_test(test_vni_bound),
 	    cmocka_unit_test(test_interface_bound),
+	    cmocka_unit_test(test_interface_series_agree),
 	    cmocka_unit_test(test_sampled_unknown_left_out),
 	    cmocka_unit_test(test_accept_negotiation),
 	};

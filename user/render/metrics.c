@@ -248,16 +248,32 @@ bool metrics_known(const struct metrics_view *v, int f)
  * The interfaces the series name: the source's points, then those only the
  * accumulators know (an unnamed capture's "capture"): ids[], *n of them.
  */
+/*
+ * The interfaces every interface family names, at most METRICS_MAX_IFACES:
+ * those the accumulators count (the first METRICS_MAX_IFACES to carry
+ * traffic; the rest count in "other"), and while there is room the named
+ * ones without traffic yet, so that rate() has a series from the start.
+ * Named ones in their order, then the others.
+ */
 static void interface_ids(const struct metrics_view *v, __u32 ids[METRICS_MAX_IFACES], int *n)
 {
 	const struct source_desc *src = v->src;
+	const struct metrics_acc *acc = v->acc;
+	int room = METRICS_MAX_IFACES;
 
+	for (int i = 0; i < acc->n_ifaces; i++)
+		room--;
 	*n = 0;
-	for (int i = 0; i < src->n_points && *n < METRICS_MAX_IFACES; i++)
-		ids[(*n)++] = src->points[i].id;
-	for (int i = 0; i < v->acc->n_ifaces && *n < METRICS_MAX_IFACES; i++)
-		if (!source_point(src, v->acc->ifaces[i].ifindex))
-			ids[(*n)++] = v->acc->ifaces[i].ifindex;
+	for (int i = 0; i < src->n_points && *n < METRICS_MAX_IFACES; i++) {
+		bool counted = find_iface_acc(acc, src->points[i].id);
+
+		if (counted || room > 0)
+			ids[(*n)++] = src->points[i].id;
+		room -= !counted;
+	}
+	for (int i = 0; i < acc->n_ifaces && *n < METRICS_MAX_IFACES; i++)
+		if (!source_point(src, acc->ifaces[i].ifindex))
+			ids[(*n)++] = acc->ifaces[i].ifindex;
 }
 
 static void render_interfaces(struct mw *w, const struct metrics_view *v)
@@ -301,12 +317,11 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 	}
 
 	/*
-	 * Every attached interface and both directions, zero until traffic,
-	 * so that rate() has a series from the start; then any interface the
-	 * accumulators know that the options do not (not in live use). What
-	 * needs every packet (retransmits, PSN gaps) is unknown when the
-	 * source samples (sFlow): no series says so, as JSON's null does.
-	 * Past METRICS_MAX_IFACES (sFlow ports) an interface without an
+	 * The interfaces of interface_ids(), both directions, zero until
+	 * traffic, so that rate() has a series from the start. What needs
+	 * every packet (retransmits, PSN gaps) is unknown when the source
+	 * samples (sFlow): no series says so, as JSON's null does. Past
+	 * METRICS_MAX_IFACES (sFlow ports) an interface without an
 	 * accumulator of its own counts in "other": a series of its own
 	 * would be a 0 it did not count.
 	 */
@@ -317,26 +332,14 @@ static void render_interfaces(struct mw *w, const struct metrics_view *v)
 		mw_family(w, name, MT_COUNTER, flow_defs[f].help);
 		if (!metrics_known(v, f))
 			continue;
-		for (int i = 0; i < src->n_points; i++) {
-			const struct metrics_iface_acc *a = find_iface_acc(acc, src->points[i].id);
+		for (int i = 0; i < n; i++) {
+			const struct metrics_iface_acc *a = find_iface_acc(acc, ids[i]);
 
-			if (!a && acc->n_ifaces >= METRICS_MAX_IFACES)
-				continue;
 			for (int d = 0; d < 2; d++) {
-				l[0] = (struct label){"interface", src->points[i].name};
+				l[0] = (struct label){
+				    "interface", source_point_name(src, ids[i], buf, sizeof(buf))};
 				l[1] = (struct label){"direction", metrics_dir_names[d]};
 				mw_sample_u64(w, l, 2, (a ? &a->dir[d] : &zero)->v[f]);
-			}
-		}
-		for (int i = 0; i < acc->n_ifaces; i++) {
-			if (source_point(src, acc->ifaces[i].ifindex))
-				continue;
-			for (int d = 0; d < 2; d++) {
-				l[0] = (struct label){"interface",
-						      source_point_name(src, acc->ifaces[i].ifindex,
-									buf, sizeof(buf))};
-				l[1] = (struct label){"direction", metrics_dir_names[d]};
-				mw_sample_u64(w, l, 2, acc->ifaces[i].dir[d].v[f]);
 			}
 		}
 		for (int d = 0; acc->have_iface_other && d < 2; d++) {
