@@ -122,6 +122,13 @@ leaf_routes()
 	# Policy 1 hashes the L4 5-tuple, so the UDP source port (the RoCE
 	# entropy field) picks the spine.
 	nsx "${P}leaf$l" sysctl -qw net.ipv4.fib_multipath_hash_policy=1
+	# Unset (0), the hash's seed is drawn at boot: which ports share an
+	# uplink changes from boot to boot. FP_LAB_HASH_SEED pins it (the
+	# sysctl exists from Linux 6.11), to replay another boot's placement.
+	if [ -n "${FP_LAB_HASH_SEED:-}" ]; then
+		nsx "${P}leaf$l" sysctl -qw \
+			net.ipv4.fib_multipath_hash_seed="$FP_LAB_HASH_SEED"
+	fi
 }
 
 spine_routes()
