@@ -9,6 +9,7 @@
  * status line. Views are the tabs of views[]; a flow's detail and the
  * help screen are overlays that replace the view until closed.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -151,22 +152,51 @@ void fill_line(int y, attr_t attr)
 	attroff(attr);
 }
 
+/* The space at text[i] follows a number ("1.0", "411") and leads to a word ("s)", "Mb/s"). */
+static bool number_unit_space(const char *text, int i)
+{
+	int j = i;
+
+	while (j > 0 &&
+	       (isdigit((unsigned char)text[j - 1]) || text[j - 1] == '.' || text[j - 1] == ','))
+		j--;
+	if (j == i || !isdigit((unsigned char)text[j]))
+		return false;
+	if (j > 0 && text[j - 1] != ' ' && text[j - 1] != '(')
+		return false;
+	return isalpha((unsigned char)text[i + 1]) || text[i + 1] == '%';
+}
+
+/*
+ * Bytes of text's first line at width: up to a space in the line's second
+ * half, but not one between a number and its unit ("1.0 s", "411 Mb/s"),
+ * which would leave the unit alone on the next line; else any space;
+ * else width.
+ */
+int wrap_cut(const char *text, int width)
+{
+	int n = strlen(text), cut;
+
+	if (n <= width)
+		return n;
+	for (cut = width; cut > width / 2; cut--)
+		if (text[cut] == ' ' && !number_unit_space(text, cut))
+			return cut;
+	for (cut = width; cut > width / 2; cut--)
+		if (text[cut] == ' ')
+			return cut;
+	return width;
+}
+
 /* Word-wrap text into at most max lines of width (y < 0: only count); returns lines used. */
 int wrap(const struct ui *u, int y, int x, int width, int max, attr_t attr, const char *text)
 {
 	int lines = 0;
 
 	while (*text && lines < max) {
-		int n = strlen(text), cut = n;
+		int n = strlen(text), cut = wrap_cut(text, width);
 		char line[LINE_MAX_BYTES];
 
-		if (n > width) {
-			cut = width;
-			while (cut > width / 2 && text[cut] != ' ')
-				cut--;
-			if (text[cut] != ' ')
-				cut = width;
-		}
 		if (lines == max - 1 && n > width)
 			cut = n; /* the last line is cut by put() */
 		snprintf(line, sizeof(line), "%.*s", cut, text);

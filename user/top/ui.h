@@ -250,6 +250,7 @@ int putf(const struct ui *u, int y, int x, attr_t attr, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void fill_line(int y, attr_t attr);
 int wrap(const struct ui *u, int y, int x, int width, int max, attr_t attr, const char *text);
+int wrap_cut(const char *text, int width);
 int body_height(void);
 int view_index(const char *name);
 void set_view(struct ui *u, int v);
