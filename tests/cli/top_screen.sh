@@ -86,6 +86,8 @@ check "60x10 Paths: the capture read" wait_screen "end of capture" 10
 maybe_show "60x10, Paths"
 check "60x10 Paths: up1's row is on screen (the summary lines took every line)" \
 	matches "$(screen | sed -n 6p)" "^up1 +(\? +)?\["
+check "60x10 Paths: a capture's legend names no sFlow (its estimates, its PORT OUT column)" \
+	not_matches "$(screen)" "sFlow"
 check "q exits 0" eq "$(quit_rc)" 0
 
 echo "--- PPS written alike in Flows and VNIs"

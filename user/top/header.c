@@ -333,17 +333,19 @@ void draw_tabs(struct ui *u)
 void draw_legend(struct ui *u)
 {
 	const struct view *v = u->overlay ? u->overlay : views[u->view];
+	const char *legend = v->legend, *w;
 	char text[LINE_MAX_BYTES], win[64];
-	const char *w;
 
-	if (!v->legend || !u->have_data)
+	if (v->legend_sampled && !u->ss->desc.every_packet)
+		legend = v->legend_sampled;
+	if (!legend || !u->have_data)
 		return;
-	w = strstr(v->legend, "{w}");
+	w = strstr(legend, "{w}");
 	if (w)
-		snprintf(text, sizeof(text), "%.*s%s%s", (int)(w - v->legend), v->legend,
+		snprintf(text, sizeof(text), "%.*s%s%s", (int)(w - legend), legend,
 			 window_text(u, win, sizeof(win)), w + 3);
 	else
-		snprintf(text, sizeof(text), "%s", v->legend);
+		snprintf(text, sizeof(text), "%s", legend);
 	put(u, LINES - 2, 0, COLS, false, false, ui_attr(u, R_DIM), text);
 }
 

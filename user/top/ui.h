@@ -155,6 +155,7 @@ struct view {
 	const char *empty_ended;    /* ... once a recording has ended (none to come), or NULL */
 	const char *enter_hint;	    /* what Enter opens, for the status line */
 	const char *legend;	    /* one line kept under the table, or NULL */
+	const char *legend_sampled; /* instead, when the source samples (sFlow), or NULL */
 	/* Fill vs->rows (the filter applies); NULL for overlays. */
 	int (*build)(struct ui *u, struct vstate *vs);
 	/*

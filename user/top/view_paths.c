@@ -316,8 +316,9 @@ const struct view view_paths = {
     .empty = "no uplinks: name the ECMP group with --uplinks IF,... to see paths (sFlow: "
 	     "ports appear as samples arrive)",
     .enter_hint = "its flows",
-    .legend = "LOAD RATE: {w} (sFlow: estimates)  ELEPH: elephants on it now  PORT OUT: the "
-	      "port's own counters (sFlow)  Enter: its flows",
+    .legend = "LOAD RATE: {w}  ELEPH: elephants on it now  Enter: its flows",
+    .legend_sampled = "LOAD RATE: {w}, estimates  ELEPH: elephants on it now  PORT OUT: the "
+		      "port's own counters  Enter: its flows",
     .build = build,
     .fit = fit,
     .cell = cell,
