@@ -34,6 +34,12 @@ check "top --plain: rows past -n point at -n 0 (its --json is --once's)" \
 FABPROBE_TEST_PCAP_BUDGET=1 "$FABPROBE" top --plain --pcap "$tmp/many.pcap" --speed 0 -r 0.1 \
 	-d 0.3 -n 0 2>/dev/null | grep '^fabprobe top' >"$tmp/d"
 check "top --plain -d 0.3: three tables, as -d counts the capture's time" eq "$(wc -l <"$tmp/d")" 3
+# -d not a whole number of intervals: the last table covers less, and says
+# so ("over the last 0.1 s"), not "every 0.1 s" of a -r 0.2 run.
+check "top --plain -r 0.2 -d 0.5: the short last table says 'over the last', not 'every'" \
+	eq "$("$FABPROBE" top --plain --pcap "$tmp/many.pcap" --speed 0 -r 0.2 -d 0.5 -n 0 2>/dev/null |
+		grep '^fabprobe top' | grep -oE '(every|over the last) [0-9.]+ s' | tr '\n' ' ')" \
+	"every 0.2 s every 0.2 s over the last 0.1 s "
 
 series() { # series [ENV...]: the times of capture's series over the capture
 	rm -rf "$tmp/b" && mkdir "$tmp/b"

@@ -23,48 +23,55 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: fabprobe top -i IF[,IF...] [--uplinks IF,...] [OPTIONS]\n"
-		"       fabprobe top --pcap FILE [--speed X] [OPTIONS]\n"
-		"       fabprobe top --sflow [ADDR:]PORT [--sflow-port-map FILE] [OPTIONS]\n"
-		"       fabprobe top --nic | --nic-root DIR [OPTIONS]\n"
-		"\n"
-		"RoCE flows, paths and alerts, refreshed every interval: live on this host's\n"
-		"interfaces, played back from a capture, or estimated from the sFlow of the\n"
-		"fabric's switches (docs/sflow.md). With --nic (or --nic-root) the RDMA NICs'\n"
-		"counters, PFC per priority and QPs too, in the NIC view, and each flow of a\n"
-		"local QP names its process; alone, they are the whole picture and the\n"
-		"dashboard opens on the NIC view.\n"
-		"\n"
-		"Options:\n"
-		"  -r, --interval SECONDS  refresh interval, 0.1 to 3600 (default 1)\n"
-		"  -d, --duration SECONDS  stop after this long, 0.1 to 2678400 (31 days;\n"
-		"                          default: until q or Ctrl-C)\n"
-		"      --once              wait one interval, print one snapshot, exit (with\n"
-		"                          --pcap: the whole capture)\n"
-		"  -j, --json              with --once: the JSON report instead of text\n"
-		"      --plain             print a table every interval instead of the dashboard\n"
-		"      --view NAME         the dashboard's first view: %s\n"
-		"                          (not with --plain or --once, which print them all)\n"
-		"  -n, --rows N            flows per table with --plain or --once (default 20,\n"
-		"                          0 = all); the dashboard's tables fill the screen\n"
-		"  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
-		"With --pcap the default --speed is 1 (the recorded pace); with --once it is 0\n"
-		"(the whole capture as fast as it reads).\n"
-		"Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short, or\n"
-		"every interface watched is gone (with NIC counters alone, every RDMA port read).\n",
-		top_view_names());
+	fprintf(
+	    out,
+	    "Usage: fabprobe top -i IF[,IF...] [--uplinks IF,...] [OPTIONS]\n"
+	    "       fabprobe top --pcap FILE [--speed X] [OPTIONS]\n"
+	    "       fabprobe top --sflow [ADDR:]PORT [--sflow-port-map FILE] [OPTIONS]\n"
+	    "       fabprobe top --nic | --nic-root DIR [OPTIONS]\n"
+	    "\n"
+	    "RoCE flows, paths and alerts, refreshed every interval: live on this host's\n"
+	    "interfaces, played back from a capture, or estimated from the sFlow of the\n"
+	    "fabric's switches (docs/sflow.md). With --nic (or --nic-root) the RDMA NICs'\n"
+	    "counters, PFC per priority and QPs too, in the NIC view, and each flow of a\n"
+	    "local QP names its process; alone, they are the whole picture and the\n"
+	    "dashboard opens on the NIC view.\n"
+	    "\n"
+	    "Options:\n"
+	    "  -r, --interval SECONDS  refresh interval, 0.1 to 3600 (default 1)\n"
+	    "  -d, --duration SECONDS  stop after this long, 0.1 to 2678400 (31 days;\n"
+	    "                          default: until q or Ctrl-C)\n"
+	    "      --once              wait one interval, print one snapshot, exit (with\n"
+	    "                          --pcap: the whole capture)\n"
+	    "  -j, --json              with --once: the JSON report instead of text\n"
+	    "      --plain             print a table every interval instead of the dashboard\n"
+	    "      --view NAME         the dashboard's first view: %s\n"
+	    "                          (not with --plain or --once, which print them all)\n"
+	    "  -n, --rows N            flows per table with --plain or --once (default 20,\n"
+	    "                          0 = all); the dashboard's tables fill the screen\n"
+	    "  -h, --help              this help\n" OPT_SOURCE_HELP OPT_ANALYSIS_HELP "\n"
+	    "With --pcap the default --speed is 1 (the recorded pace); with --once it is 0\n"
+	    "(the whole capture as fast as it reads).\n"
+	    "Exit status: 0 done, 1 failure, 2 usage error, 3 a capture was cut short, or\n"
+	    "every interface watched is gone (with NIC counters alone, every RDMA port read).\n",
+	    top_view_names());
 }
 
 /*
  * The table's first lines. whole: the table is a whole recording's, whose
  * rates are over all of it, not over the last interval.
  */
-static void print_header(const struct session *ss, FILE *out, bool whole)
+/*
+ * A table's header: over the whole run, or every interval_s; a table that
+ * covers less (-d ends part way through one) says over the last how long.
+ */
+static void print_header(const struct session *ss, FILE *out, bool whole, double interval_s)
 {
 	const __u64 *d = ss->an.totals_delta;
 	double dt = ss->an.totals_s;
-	const char *over = whole ? "over the whole" : "every";
+	const char *over = whole		    ? "over the whole"
+			   : dt < interval_s - 0.05 ? "over the last"
+						    : "every";
 	char v[32], flows[64] = "";
 	/* A whole run whose RoCE spans less: the flows' rates are over that. */
 	if (whole && analysis_flows_narrower(&ss->an)) {
@@ -128,7 +135,7 @@ static int run_plain(struct session *ss, const struct top_opts *t)
 			err = session_conclude(ss);
 		if (err)
 			return err;
-		print_header(ss, stdout, rc == 1);
+		print_header(ss, stdout, rc == 1, t->interval_s);
 		report_text(stdout, &r);
 		fputs("\n", stdout);
 		err = cli_flush_stdout("top");
@@ -175,7 +182,7 @@ static int run_once(struct session *ss, const struct top_opts *t, __u64 start_ns
 	if (t->json) {
 		report_json(stdout, &r);
 	} else {
-		print_header(ss, stdout, ss->desc.finite);
+		print_header(ss, stdout, ss->desc.finite, t->interval_s);
 		report_text(stdout, &r);
 	}
 	err = cli_flush_stdout("top");
