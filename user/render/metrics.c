@@ -259,10 +259,8 @@ static void interface_ids(const struct metrics_view *v, __u32 ids[METRICS_MAX_IF
 {
 	const struct source_desc *src = v->src;
 	const struct metrics_acc *acc = v->acc;
-	int room = METRICS_MAX_IFACES;
+	int room = METRICS_MAX_IFACES - acc->n_ifaces; /* for quiet ones */
 
-	for (int i = 0; i < acc->n_ifaces; i++)
-		room--;
 	*n = 0;
 	for (int i = 0; i < src->n_points && *n < METRICS_MAX_IFACES; i++) {
 		bool counted = find_iface_acc(acc, src->points[i].id);
