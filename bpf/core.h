@@ -439,13 +439,17 @@ static __always_inline void track_read_response(const struct fp_pkt *p, struct f
  * An ACK's PSN is the last request it answers: READ responses up to it
  * are sent, so ACKs keep the highest response PSN in step while the QP
  * writes between two READs (else, 2^23 PSNs on, the next READ's responses
- * would look old). Not a NAK: its PSN is the request expected next. Only
- * in a flow that carried READ responses: one without pays no store.
+ * would look old). Not a NAK: its PSN is the request expected next. Every
+ * ACK flow keeps it, READ responses or not: beside the requester's highest
+ * PSN it tells which QP an ACK flow answers where QPs share a source port
+ * (userspace, joins.c).
  */
 static __always_inline void track_ack(const struct fp_pkt *p, struct psn_track *pt)
 {
-	if (pt->resp_seen && psn_after(p->psn, pt->resp_psn))
+	if (!pt->resp_seen || psn_after(p->psn, pt->resp_psn)) {
 		pt->resp_psn = p->psn;
+		pt->resp_seen = 1;
+	}
 }
 
 /* One packet into a flow's counters: the map's entry (shared), or a new flow's first value. */

@@ -422,7 +422,7 @@ struct psn_track {
 	__u64 last_psn : 24; /* PSN of the last request packet */
 	__u64 tracking : 1;  /* 1 once a request has set the fields above */
 	__u64 resp_seen : 1; /* 1 once resp_psn is set */
-	__u64 resp_psn : 24; /* highest READ response (or later ACK) PSN */
+	__u64 resp_psn : 24; /* highest ACK or READ response PSN */
 	__u64 read_va_hi : 14;
 };
 

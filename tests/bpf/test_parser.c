@@ -2201,6 +2201,39 @@ static void test_snaplen_read_no_gap(void **state)
 }
 
 /*
+ * An ACK flow with no READ responses keeps the highest PSN it
+ * acknowledged (what pairs QPs that share a source port, joins.c): across
+ * the wrap, not moved back by an older ACK, and not by a NAK, whose PSN is
+ * the one expected next. A READ response at or below it is one sent again.
+ */
+static void test_ack_flow_keeps_acked_psn(void **state)
+{
+	(void)state;
+	load(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP);
+	g_fx.n = 0;
+	ack(&g_fx, SYN_ACK, 0xFFFFF0);
+	ack(&g_fx, SYN_ACK, 0xFFFFFE);
+	ack(&g_fx, SYN_ACK, 3);
+	ack(&g_fx, SYN_ACK, 0xFFFFF8);
+	ack(&g_fx, SYN_NAK_PSN, 9);
+	read_resps(&g_fx, 2, 1);
+	for (int i = 0; i < g_fx.n; i++) {
+		struct frame *f = &g_fx.frames[i];
+
+		assert_int_equal(probe_run_frame(&g_probe, f->data, f->len, f->len, TS(i), FX_PATH),
+				 0);
+	}
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, 1);
+	assert_int_equal(g_snap.flows[0].c.acks, 4);
+	assert_int_equal(g_snap.flows[0].c.naks, 1);
+	assert_int_equal(g_snap.flows[0].c.psn.tracking, 0);
+	assert_int_equal(g_snap.flows[0].c.psn.resp_seen, 1);
+	assert_int_equal(g_snap.flows[0].c.psn.resp_psn, 3);
+	assert_int_equal(g_snap.flows[0].c.retransmits, 1);
+}
+
+/*
  * Cut inside the BTH, but its UDP length cannot hold a BTH and ICRC at
  * all: malformed, as on the wire, not a RoCE packet the cut took.
  */
@@ -3199,6 +3232,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(bth_end_cases) / sizeof(bth_end_cases[0]); i++)
 		fx_add("bth_end/", bth_end_cases[i].name, test_bth_end, &bth_end_cases[i]);
 	fx_add("", "snaplen_read_request_cut_in_reth_no_gap", test_snaplen_read_no_gap, NULL);
+	fx_add("", "ack_flow_keeps_highest_acked_psn", test_ack_flow_keeps_acked_psn, NULL);
 	fx_add("", "snaplen_cut_in_bth_udp_length_too_short", test_snaplen_short_udp_length, NULL);
 	fx_add("", "lru_pressure_64_entries_1000_flows", test_lru_pressure, NULL);
 	fx_add("", "slot_collisions_one_tag_20_flows", test_slot_collisions, NULL);

@@ -119,11 +119,11 @@ static void counter_lines(struct lines *l, int f)
 		line(l, 0, A_NORMAL, "PSN         last 0x%06x  max 0x%06x  next in order <= 0x%06x",
 		     c->psn.last_psn, c->psn.max_psn, c->psn.next_psn_max);
 	if (c->psn.resp_seen)
-		line(l, 0, A_NORMAL, "PSN         responses (READ, then ACKs) up to 0x%06x",
+		line(l, 0, A_NORMAL, "PSN         answered (ACKs, READ responses) up to 0x%06x",
 		     c->psn.resp_psn);
 	if (!c->psn.tracking && !c->psn.resp_seen)
 		line(l, 0, ui_attr(u, R_DIM),
-		     "PSN         not tracked (only requests and READ responses are)");
+		     "PSN         not tracked (only requests, ACKs and READ responses are)");
 	if (v->reverse >= 0) {
 		const struct flow_view *r = &a->flows[v->reverse];
 
