@@ -86,6 +86,7 @@ struct req_qp {
 	enum qp_kind kind;
 	uint64_t rate_bytes_per_s;
 	uint32_t msg_bytes, pkts_per_msg;
+	uint32_t start_psn; /* --start-psn for the first QP, each next one far on */
 	uint16_t sport;
 	uint64_t una, snd_nxt, snd_max, hi_sent, ackreq_end;
 	uint64_t msgs_issued, rewound_at;
@@ -94,6 +95,9 @@ struct req_qp {
 	bool timer_armed;
 	struct flow_stats *tx, *rx;
 };
+
+/* How far on each QP starts from the last (the golden ratio of 2^24: far from every other). */
+#define START_PSN_STEP 0x9E3779U
 
 /* Responder side of one RC QP, created by the CM exchange. */
 struct rsp_qp {
@@ -659,7 +663,7 @@ static uint64_t build_request(struct req_qp *qp, uint64_t seq, struct tx_batch *
 	uint32_t off = seq % qp->pkts_per_msg, n = qp->pkts_per_msg;
 	uint32_t done = off * cfg.pmtu, left = qp->msg_bytes - done;
 	uint32_t len = left < cfg.pmtu ? left : cfg.pmtu;
-	uint32_t psn = psn_of(seq, cfg.start_psn);
+	uint32_t psn = psn_of(seq, qp->start_psn);
 	uint8_t pkt[MAX_PKT], op;
 	size_t hl;
 
@@ -841,7 +845,7 @@ static void req_handle(struct rx_pkt *pkt)
 	qp->rx = rx_flow(pkt, qp->lqp);
 	qp->rx->kind = kind_names[qp->kind];
 	qp->rx->src_qp = qp->rqp;
-	seq = seq_of(qp->una, cfg.start_psn, get_be24(pkt->buf + 9));
+	seq = seq_of(qp->una, qp->start_psn, get_be24(pkt->buf + 9));
 	if (op == ROCE_CNP) {
 		qp->rx->cnps++;
 		return;
@@ -945,7 +949,7 @@ static int cm_client(void)
 	for (i = 0; i < nr_req_qps; i++)
 		off += snprintf(msg + off, sizeof(msg) - off, "QP %u %u %s %u %u %u\n",
 				req_qps[i].lqp, req_qps[i].rqp, kind_names[req_qps[i].kind],
-				cfg.start_psn, req_qps[i].sport, cfg.pmtu);
+				req_qps[i].start_psn, req_qps[i].sport, cfg.pmtu);
 	off += snprintf(msg + off, sizeof(msg) - off, "END\n");
 	fd = tcp_connect_retry(cfg.dst.s_addr, cfg.cm_port);
 	if (fd < 0)
@@ -1007,6 +1011,11 @@ static int req_setup(void)
 
 		qp->sport =
 		    cfg.sport_override >= 0 ? cfg.sport_override : roce_sport(qp->lqp, qp->rqp);
+		/*
+		 * Real stacks draw each QP's start PSN at random; QPs far
+		 * apart in PSN, as there, and the same every run.
+		 */
+		qp->start_psn = (cfg.start_psn + (uint32_t)i * START_PSN_STEP) & PSN_MASK;
 		qp->pkts_per_msg = pkts_for(qp->msg_bytes, cfg.pmtu);
 		if (qp->pkts_per_msg > WINDOW_PSNS)
 			return -EMSGSIZE;
