@@ -458,6 +458,112 @@ static void test_reverse_fallback_not_another_flows(void **state)
 	assert_null(find_alert(ALERT_CE_WITHOUT_CNP));
 }
 
+/* A requester's PSNs: its highest request, and the highest its responder acknowledged. */
+static void sent_up_to(struct flow_record *r, __u32 psn)
+{
+	r->c.psn.tracking = 1;
+	r->c.psn.max_psn = r->c.psn.last_psn = psn;
+	r->c.psn.next_psn_max = psn + 1;
+}
+
+static void acked_up_to(struct flow_record *r, __u32 psn)
+{
+	r->c.psn.resp_seen = 1;
+	r->c.psn.resp_psn = psn;
+}
+
+/*
+ * Two QPs from A to B on one source port (a NIC that fixes it), their
+ * ACKs back on it too: the port cannot tell the reverse flows apart, the
+ * PSNs can. QP 1's CE marks get no CNP back; QP 3's reverse, the larger,
+ * carries CNPs and must not stand in for QP 1's.
+ */
+static void test_reverse_by_psn_on_a_shared_port(void **state)
+{
+	struct flow_record *a, *b, *ra, *rb;
+	const struct alert *al;
+
+	(void)state;
+	a = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	b = add_flow("10.0.0.1", "10.0.1.1", 50000, 3, UP1, 90000);
+	a->c.ecn[3] = 10;
+	sent_up_to(a, 0x100500);
+	sent_up_to(b, 0xFFFFF0);
+	rb = add_reverse(b, 50, 7);
+	ra = add_reverse(a, 5, 0);
+	acked_up_to(rb, 0xFFFF80);
+	acked_up_to(ra, 0x1004F0);
+	analyse(1.0);
+	assert_int_equal(fx.an.flows[0].reverse, 3);
+	assert_int_equal(fx.an.flows[1].reverse, 2);
+	assert_int_equal(fx.an.flows[3].reverse, 0);
+	assert_int_equal(fx.an.flows[2].reverse, 1);
+	al = find_alert(ALERT_CE_WITHOUT_CNP);
+	assert_non_null(al);
+	assert_int_equal(al->n_flows, 1);
+	assert_int_equal(al->flows[0].dest_qp, 1);
+	assert_non_null(strstr(al->evidence, "5 packets"));
+}
+
+/*
+ * The same, with only QP 1's ACKs in view: QP 3 has no reverse (the one
+ * flow back is QP 1's), and a port whose flows carry no PSNs pairs none.
+ */
+static void test_reverse_on_a_shared_port_none_rather_than_another(void **state)
+{
+	struct flow_record *a, *b, *c, *d;
+
+	(void)state;
+	a = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	b = add_flow("10.0.0.1", "10.0.1.1", 50000, 3, UP1, 90000);
+	sent_up_to(a, 0x100500);
+	sent_up_to(b, 0x200500);
+	acked_up_to(add_reverse(a, 5, 0), 0x100400);
+	c = add_flow("10.0.0.2", "10.0.1.2", 50000, 1, UP1, 100000);
+	d = add_flow("10.0.0.2", "10.0.1.2", 50000, 3, UP1, 90000);
+	d->c.ecn[3] = 10;
+	add_reverse(c, 5, 0);
+	analyse(1.0);
+	assert_int_equal(fx.an.flows[0].reverse, 2);
+	assert_int_equal(fx.an.flows[2].reverse, 0);
+	assert_int_equal(fx.an.flows[1].reverse, -1);
+	assert_int_equal(fx.an.flows[3].reverse, -1);
+	assert_int_equal(fx.an.flows[4].reverse, -1);
+	assert_int_equal(fx.an.flows[5].reverse, -1);
+	assert_null(find_alert(ALERT_CE_WITHOUT_CNP));
+}
+
+/*
+ * QP 1 seen on two uplinks and QP 3 on one, all on one port, their ACKs
+ * back: both copies of QP 1 pair with QP 1's reverse, the larger of its
+ * two copies.
+ */
+static void test_reverse_on_a_shared_port_copies(void **state)
+{
+	struct flow_record *a1, *a2, *b, *r1, *r2, *rb;
+
+	(void)state;
+	a1 = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP1, 100000);
+	a2 = add_flow("10.0.0.1", "10.0.1.1", 50000, 1, UP2, 99000);
+	b = add_flow("10.0.0.1", "10.0.1.1", 50000, 3, UP1, 50000);
+	sent_up_to(a1, 0x000500);
+	sent_up_to(a2, 0x000502);
+	sent_up_to(b, 0x800000);
+	r1 = add_reverse(a1, 5, 0);
+	r2 = add_reverse(a2, 4, 0);
+	rb = add_reverse(b, 5, 0);
+	acked_up_to(r1, 0x0004F0);
+	acked_up_to(r2, 0x0004F0);
+	acked_up_to(rb, 0x7FFFF0);
+	analyse(1.0);
+	assert_int_equal(fx.an.flows[0].reverse, 3);
+	assert_int_equal(fx.an.flows[1].reverse, 3);
+	assert_int_equal(fx.an.flows[2].reverse, 5);
+	assert_int_equal(fx.an.flows[3].reverse, 0);
+	assert_int_equal(fx.an.flows[4].reverse, 0);
+	assert_int_equal(fx.an.flows[5].reverse, 2);
+}
+
 /* A VXLAN flow between inner hosts: its inner source port, and the VTEP's outer one. */
 static struct flow_record *vxlan_of(struct flow_record *r, const char *in_src, const char *in_dst,
 				    __u16 in_sport, __u16 outer_sport)
@@ -2047,6 +2153,9 @@ int main(void)
 	    T(test_ce_with_cnp_is_fine),
 	    T(test_ce_without_reverse_is_silent),
 	    T(test_reverse_fallback_not_another_flows),
+	    T(test_reverse_by_psn_on_a_shared_port),
+	    T(test_reverse_on_a_shared_port_none_rather_than_another),
+	    T(test_reverse_on_a_shared_port_copies),
 	    T(test_vxlan_reverse_by_inner_port),
 	    T(test_cnp_without_ce),
 	    T(test_not_ect),

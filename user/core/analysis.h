@@ -173,6 +173,7 @@ struct entropy_group {
 
 struct join;
 struct join_ids;
+struct qp_group;
 
 /*
  * The joins of flows by hosts and by hosts+port (joins.c). Their members
@@ -190,6 +191,9 @@ struct analysis_joins {
 	size_t n_order, cap_order;
 	struct radix_ent *shared; /* (port, QP) of ports QPs share, and the sort's room */
 	size_t cap_shared;
+	struct qp_group *groups; /* the queue pairs of crowded ports (joins.c) */
+	size_t cap_groups;
+	bool crowded; /* a source port between two hosts carries more than one QP */
 	bool valid; /* ids[] holds every flow of prev[] at its rid */
 };
 

@@ -42,6 +42,7 @@ struct join {
 	__u32 qp;	   /* a data flow's destination QP (port join) */
 	bool data_seen;	   /* a data flow has this port (port join) */
 	bool qps_differ;   /* and another data flow a different destination QP (port join) */
+	bool many_qps;	   /* its flows go to more than one destination QP (port join) */
 };
 
 /* The queue pair's hosts (the inner ones in VXLAN, roce_sport.h) and VNI. */
@@ -271,8 +272,9 @@ static int join_count(struct analysis *a)
 	}
 	for (size_t p = 0; p < j->n_port; p++) {
 		j->port[p].flow = -1;
-		j->port[p].data_seen = j->port[p].qps_differ = false;
+		j->port[p].data_seen = j->port[p].qps_differ = j->port[p].many_qps = false;
 	}
+	j->crowded = false;
 	j->n_order = 0;
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
@@ -284,6 +286,14 @@ static int join_count(struct analysis *a)
 			j->order[j->n_order++] = id->host;
 		if (h->flow < 0 || better_flow(a, i, data, (size_t)h->flow))
 			h->flow = i; /* the largest flow; the largest data flow if any */
+		/*
+		 * A second destination QP shows first against every earlier
+		 * flow's one QP, so against p->flow's: records are read only
+		 * on ports with more than one flow.
+		 */
+		if (p->flow >= 0 && !p->many_qps &&
+		    a->flows[i].r->key.dest_qp != a->flows[p->flow].r->key.dest_qp)
+			p->many_qps = j->crowded = true;
 		if (p->flow < 0 || analysis_before(a, i, (size_t)p->flow))
 			p->flow = i;
 		if (data && !p->data_seen) {
@@ -307,13 +317,24 @@ static bool port_answered(const struct analysis *a, int f)
 	return rp >= 0 && j->port[rp].flow >= 0;
 }
 
+/* A flow whose port, or its reverse, carries more than one QP: crowded_pairs() pairs it. */
+static bool on_crowded_port(const struct analysis *a, size_t i)
+{
+	const struct analysis_joins *j = &a->joins;
+	const struct join *p = &j->port[j->ids[analysis_rid(a, i)].port];
+
+	return p->rev >= 0 && j->port[p->rev].flow >= 0 &&
+	       (p->many_qps || j->port[p->rev].many_qps);
+}
+
 /*
  * ACKs, NAKs and CNPs of a queue pair travel in the other direction with
  * the requester's QP as destination. The QP number of the requester is not
  * in the data packets, so pair by addresses: the reverse flow with the same
  * UDP source port (RoCE NICs derive it from both QP numbers, the same both
  * ways), else the only reverse flow between the two hosts, unless its port
- * pairs it with another flow already.
+ * pairs it with another flow already. A port that carries more than one
+ * QP, either way, is left to crowded_pairs().
  */
 static void pair_reverse_part(void *ctx, int part, size_t lo, size_t hi)
 {
@@ -323,20 +344,173 @@ static void pair_reverse_part(void *ctx, int part, size_t lo, size_t hi)
 	(void)part;
 	for (size_t i = lo; i < hi; i++) {
 		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
-		int rp = j->port[id->port].rev, rh = j->host[id->host].rev;
+		const struct join *p = &j->port[id->port];
+		int rp = p->rev, rh = j->host[id->host].rev;
 
 		prefetch_joins(a, i);
-		if (rp >= 0 && j->port[rp].flow >= 0)
-			a->flows[i].reverse = j->port[rp].flow;
-		else if (rh >= 0 && j->host[rh].count == 1 && !port_answered(a, j->host[rh].flow))
+		if (rp >= 0 && j->port[rp].flow >= 0) {
+			if (!p->many_qps && !j->port[rp].many_qps)
+				a->flows[i].reverse = j->port[rp].flow;
+		} else if (rh >= 0 && j->host[rh].count == 1 &&
+			   !port_answered(a, j->host[rh].flow)) {
 			a->flows[i].reverse = j->host[rh].flow;
+		}
 	}
 }
 
+/*
+ * A queue pair's flows on a crowded port: its destination QP, seen at one
+ * observation point or several. first..end: its entries in the sorted
+ * (port, QP) list; rep, its largest flow, whose PSNs stand for it.
+ */
+struct qp_group {
+	__u32 port;
+	__u32 first, end;
+	int rep;
+	int match; /* the group of the reverse port it pairs with, -1: none */
+};
+
+/* Pairs of groups a crowded port and its reverse compare at most: past it, none pair. */
+#define CROWDED_MAX_PAIRS (1U << 20)
+#define PSN_FAR		  (1U << 24)
+
+/* How far apart two 24-bit PSNs are, either way round. */
+static __u32 psn_apart(__u32 x, __u32 y)
+{
+	__u32 d = (x - y) & FP_PSN_MASK;
+
+	return d < (FP_PSN_MASK + 1) / 2 ? d : FP_PSN_MASK + 1 - d;
+}
+
+/*
+ * How close the requests of one group are to the answers of the other,
+ * either way: a requester's highest request PSN and the highest PSN its
+ * responder acknowledged (or answered a READ at) are in one PSN space, a
+ * window apart; another QP's start at a PSN of its own, drawn at random.
+ * PSN_FAR when neither direction has both.
+ */
+static __u32 qp_distance(const struct analysis *a, const struct qp_group *x,
+			 const struct qp_group *y)
+{
+	const struct psn_track *f = &a->flows[x->rep].r->c.psn, *r = &a->flows[y->rep].r->c.psn;
+	__u32 d = PSN_FAR, e;
+
+	if (f->tracking && r->resp_seen)
+		d = psn_apart(f->max_psn, r->resp_psn);
+	if (r->tracking && f->resp_seen) {
+		e = psn_apart(r->max_psn, f->resp_psn);
+		d = e < d ? e : d;
+	}
+	return d;
+}
+
+/* The group of g[lo..hi) nearest x (the first of equals), or -1: none has PSNs to tell. */
+static int nearest_group(const struct analysis *a, const struct qp_group *g, int lo, int hi, int x)
+{
+	__u32 best = PSN_FAR, d;
+	int at = -1;
+
+	for (int k = lo; k < hi; k++) {
+		if (k == x) /* a port its own reverse: not a QP with itself */
+			continue;
+		d = qp_distance(a, &g[x], &g[k]);
+		if (d < best) {
+			best = d;
+			at = k;
+		}
+	}
+	return at;
+}
+
+/* The groups of port (from g's sorted list): [*lo, *hi). */
+static void port_groups(const struct qp_group *g, int n, __u32 port, int *lo, int *hi)
+{
+	int l = 0, h = n;
+
+	while (l < h) {
+		int m = l + (h - l) / 2;
+
+		if (g[m].port < port)
+			l = m + 1;
+		else
+			h = m;
+	}
+	*lo = l;
+	while (l < n && g[l].port == port)
+		l++;
+	*hi = l;
+}
+
+/*
+ * Queue pairs that share a source port between two hosts (a NIC that
+ * derives too little from its QP numbers, or fixes the port): the port
+ * cannot tell which reverse flow answers which QP. The PSNs can: a group
+ * of one port and one of the reverse port pair when each is the other's
+ * nearest (qp_distance()), and every flow of the one takes the other's
+ * largest flow as its reverse. A QP whose answers are not in view, or
+ * whose flows carry no PSNs to tell by, gets no reverse: better none than
+ * another QP's. One QP each way pairs as any port does.
+ */
+static int crowded_pairs(struct analysis *a)
+{
+	struct analysis_joins *j = &a->joins;
+	struct radix_ent *e, *sorted;
+	struct qp_group *g;
+	size_t n = 0;
+	int ng = 0, err;
+
+	for (size_t i = 0; i < a->n_flows; i++)
+		n += on_crowded_port(a, i);
+	err = buf_grow((void **)&j->shared, &j->cap_shared, 2 * n, sizeof(*j->shared))
+		  ?: buf_grow((void **)&j->groups, &j->cap_groups, n, sizeof(*j->groups));
+	if (err)
+		return err;
+	e = j->shared;
+	n = 0;
+	for (size_t i = 0; i < a->n_flows; i++)
+		if (on_crowded_port(a, i))
+			e[n++] =
+			    (struct radix_ent){.key = (__u64)j->ids[analysis_rid(a, i)].port << 32 |
+						      a->flows[i].r->key.dest_qp,
+					       .idx = i};
+	sorted = radix_sort(e, e + n, n);
+	g = j->groups;
+	for (size_t k = 0; k < n; k++) {
+		if (!k || sorted[k].key != sorted[k - 1].key)
+			g[ng++] = (struct qp_group){.port = sorted[k].key >> 32,
+						    .first = k,
+						    .rep = (int)sorted[k].idx,
+						    .match = -1};
+		else if (analysis_before(a, sorted[k].idx, (size_t)g[ng - 1].rep))
+			g[ng - 1].rep = (int)sorted[k].idx;
+		g[ng - 1].end = k + 1;
+	}
+	for (int x = 0; x < ng;) {
+		int lo, hi, rlo, rhi;
+
+		port_groups(g, ng, g[x].port, &lo, &hi);
+		port_groups(g, ng, (__u32)j->port[g[x].port].rev, &rlo, &rhi);
+		for (x = lo; x < hi; x++) {
+			int y;
+
+			if ((__u64)(hi - lo) * (__u64)(rhi - rlo) > CROWDED_MAX_PAIRS)
+				continue;
+			y = nearest_group(a, g, rlo, rhi, x);
+			if (y >= 0 && nearest_group(a, g, lo, hi, y) == x)
+				g[x].match = y;
+		}
+	}
+	for (int x = 0; x < ng; x++)
+		for (__u32 k = g[x].first; g[x].match >= 0 && k < g[x].end; k++)
+			a->flows[sorted[k].idx].reverse = g[g[x].match].rep;
+	return 0;
+}
+
 /* The joins are read only here: each part writes its own flows' reverse. */
-static void pair_reverse(struct analysis *a)
+static int pair_reverse(struct analysis *a)
 {
 	par_for(a->n_flows, ANALYSIS_PART_MIN, pair_reverse_part, a);
+	return a->joins.crowded ? crowded_pairs(a) : 0;
 }
 
 /*
@@ -388,7 +562,9 @@ int analysis_join(struct analysis *a)
 	err = join_count(a);
 	if (err)
 		return err;
-	pair_reverse(a);
+	err = pair_reverse(a);
+	if (err)
+		return err;
 	j->valid = true;
 	return 0;
 }
@@ -402,4 +578,5 @@ void analysis_joins_free(struct analysis_joins *j)
 	free(j->ids);
 	free(j->order);
 	free(j->shared);
+	free(j->groups);
 }
