@@ -2018,6 +2018,7 @@ static void test_roce_stopped(void **state)
  * refresh, then one where flows moved rids, came and went.
  */
 #define MANY_FLOWS 100000
+#define SAME_PORT  (4999 * 2) /* many_flows()' next flow on the same hosts and port */
 
 static void many_flows(struct snapshot *s, struct flow_record *f, size_t n, unsigned int round)
 {
@@ -2038,7 +2039,8 @@ static void many_flows(struct snapshot *s, struct flow_record *f, size_t n, unsi
 		r->key.dst[0] = 10;
 		r->key.dst[1] = 1;
 		r->key.dst[4] = (__u8)(host ^ 0x55);
-		r->key.sport = (__u16)(49152 + id % 16);
+		/* Ten QPs a port, but every eleventh flow's port is its own. */
+		r->key.sport = (__u16)(i % 11 == 3 ? 60000 + i % 5000 : 49152 + id % 2);
 		r->key.dport = 4791;
 		r->key.dest_qp = id;
 		r->key.ifindex = i % 3 == 0 ? UP1 : i % 3 == 1 ? UP2 : SOLO;
@@ -2056,6 +2058,17 @@ static void many_flows(struct snapshot *s, struct flow_record *f, size_t n, unsi
 		r->c.cnp = i % 11 == 0 ? round + 1 : 0;
 		r->c.dscp_mask = 1ULL << (i % 13 == 0 ? 0 : 26);
 		r->c.opcodes[0] = 1ULL << (i % 5 == 0 ? FP_OP_ACK : FP_OP_WRITE_MIDDLE);
+		/*
+		 * Ports carry more than one QP: PSNs pair them, an ACK flow
+		 * with the flow SAME_PORT on (same hosts and port), if data.
+		 */
+		if (i % 5 == 0) {
+			r->c.psn.resp_seen = 1;
+			r->c.psn.resp_psn = (i + SAME_PORT) * 0x9E3779 - 5;
+		} else {
+			r->c.psn.tracking = 1;
+			r->c.psn.max_psn = i * 0x9E3779;
+		}
 		/* Rids: a permutation; in the second round a tenth of the flows moved. */
 		r->rid = (__u32)((i * 7919 + (round && i % 10 == 0 ? MANY_FLOWS : 0)) %
 				 (2 * MANY_FLOWS));
@@ -2122,6 +2135,10 @@ static void test_parts_answer_as_one_loop(void **state)
 		assert_true(round == 0 || one.n_fresh > 0);
 		assert_true(one.flows[1].d.bytes > 0);
 		assert_true(reversed(&one) > MANY_FLOWS / 100);
+		/* QPs that share a port, paired by their PSNs (joins.c, crowded_pairs()). */
+		assert_true(one.joins.crowded);
+		assert_int_equal(one.flows[10].reverse, 10 + SAME_PORT);
+		assert_int_equal(one.flows[10 + SAME_PORT].reverse, 10);
 		assert_true(one.n_entropy > 0);
 		/* Alerts of flows found in every part: each names its first flows of all. */
 		assert_true(one.n_alerts >= 2);

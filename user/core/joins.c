@@ -36,13 +36,16 @@ struct join {
 	struct port_key k; /* at offset 0, for kindex */
 	int rev;	   /* the join of the reverse direction's key, -1: none yet */
 	int flow;	   /* largest flow with this key, -1: none this refresh */
-	int count;	   /* flows with these hosts (host join) */
-	int data_qps;	   /* distinct queue pairs among those carrying data (host join) */
-	int data_sports;   /* distinct source ports among those (host join) */
-	__u32 qp;	   /* a data flow's destination QP (port join) */
-	bool data_seen;	   /* a data flow has this port (port join) */
-	bool qps_differ;   /* and another data flow a different destination QP (port join) */
-	bool many_qps;	   /* its flows go to more than one destination QP (port join) */
+	union {
+		int count; /* flows with these hosts (host join) */
+		int group; /* its first QP group (port join, crowded_pairs()) */
+	};
+	int data_qps;	 /* distinct queue pairs among those carrying data (host join) */
+	int data_sports; /* distinct source ports among those (host join) */
+	__u32 qp;	 /* a data flow's destination QP (port join) */
+	bool data_seen;	 /* a data flow has this port (port join) */
+	bool qps_differ; /* and another data flow a different destination QP (port join) */
+	bool many_qps;	 /* its flows go to more than one destination QP (port join) */
 };
 
 /* The queue pair's hosts (the inner ones in VXLAN, roce_sport.h) and VNI. */
@@ -317,15 +320,15 @@ static bool port_answered(const struct analysis *a, int f)
 	return rp >= 0 && j->port[rp].flow >= 0;
 }
 
-/* A flow whose port, or its reverse, carries more than one QP: crowded_pairs() pairs it. */
-static bool on_crowded_port(const struct analysis *a, size_t i)
-{
-	const struct analysis_joins *j = &a->joins;
-	const struct join *p = &j->port[j->ids[analysis_rid(a, i)].port];
-
-	return p->rev >= 0 && j->port[p->rev].flow >= 0 &&
-	       (p->many_qps || j->port[p->rev].many_qps);
-}
+/*
+ * The flows of crowded ports (a port, or its reverse, that carries more
+ * than one QP), as pair_reverse_part() finds them: (port, QP) and the flow,
+ * each part's from its lo on, then gathered (crowded_pairs()).
+ */
+struct reverse_job {
+	struct analysis *a;
+	size_t first[PAR_MAX], n[PAR_MAX];
+};
 
 /*
  * ACKs, NAKs and CNPs of a queue pair travel in the other direction with
@@ -338,10 +341,12 @@ static bool on_crowded_port(const struct analysis *a, size_t i)
  */
 static void pair_reverse_part(void *ctx, int part, size_t lo, size_t hi)
 {
-	struct analysis *a = ctx;
+	struct reverse_job *job = ctx;
+	struct analysis *a = job->a;
 	const struct analysis_joins *j = &a->joins;
+	struct radix_ent *e = j->crowded ? j->shared + lo : NULL; /* NULL: not grown */
+	size_t n = 0;
 
-	(void)part;
 	for (size_t i = lo; i < hi; i++) {
 		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
 		const struct join *p = &j->port[id->port];
@@ -351,11 +356,17 @@ static void pair_reverse_part(void *ctx, int part, size_t lo, size_t hi)
 		if (rp >= 0 && j->port[rp].flow >= 0) {
 			if (!p->many_qps && !j->port[rp].many_qps)
 				a->flows[i].reverse = j->port[rp].flow;
+			else
+				e[n++] = (struct radix_ent){.key = (__u64)id->port << 32 |
+								   a->flows[i].r->key.dest_qp,
+							    .idx = i};
 		} else if (rh >= 0 && j->host[rh].count == 1 &&
 			   !port_answered(a, j->host[rh].flow)) {
 			a->flows[i].reverse = j->host[rh].flow;
 		}
 	}
+	job->first[part] = lo;
+	job->n[part] = n;
 }
 
 /*
@@ -367,12 +378,14 @@ struct qp_group {
 	__u32 port;
 	__u32 first, end;
 	int rep;
-	int match; /* the group of the reverse port it pairs with, -1: none */
+	int near;	/* the group of the reverse port nearest it (qp_distance()), -1: none */
+	__u32 req, ans; /* highest request PSN, highest PSN answered; PSN_NONE: none seen */
 };
 
 /* Pairs of groups a crowded port and its reverse compare at most: past it, none pair. */
 #define CROWDED_MAX_PAIRS (1U << 20)
 #define PSN_FAR		  (1U << 24)
+#define PSN_NONE	  (~0U)
 
 /* How far apart two 24-bit PSNs are, either way round. */
 static __u32 psn_apart(__u32 x, __u32 y)
@@ -389,23 +402,21 @@ static __u32 psn_apart(__u32 x, __u32 y)
  * window apart; another QP's start at a PSN of its own, drawn at random.
  * PSN_FAR when neither direction has both.
  */
-static __u32 qp_distance(const struct analysis *a, const struct qp_group *x,
-			 const struct qp_group *y)
+static __u32 qp_distance(const struct qp_group *x, const struct qp_group *y)
 {
-	const struct psn_track *f = &a->flows[x->rep].r->c.psn, *r = &a->flows[y->rep].r->c.psn;
 	__u32 d = PSN_FAR, e;
 
-	if (f->tracking && r->resp_seen)
-		d = psn_apart(f->max_psn, r->resp_psn);
-	if (r->tracking && f->resp_seen) {
-		e = psn_apart(r->max_psn, f->resp_psn);
+	if (x->req != PSN_NONE && y->ans != PSN_NONE)
+		d = psn_apart(x->req, y->ans);
+	if (y->req != PSN_NONE && x->ans != PSN_NONE) {
+		e = psn_apart(y->req, x->ans);
 		d = e < d ? e : d;
 	}
 	return d;
 }
 
 /* The group of g[lo..hi) nearest x (the first of equals), or -1: none has PSNs to tell. */
-static int nearest_group(const struct analysis *a, const struct qp_group *g, int lo, int hi, int x)
+static int nearest_group(const struct qp_group *g, int lo, int hi, int x)
 {
 	__u32 best = PSN_FAR, d;
 	int at = -1;
@@ -413,7 +424,7 @@ static int nearest_group(const struct analysis *a, const struct qp_group *g, int
 	for (int k = lo; k < hi; k++) {
 		if (k == x) /* a port its own reverse: not a QP with itself */
 			continue;
-		d = qp_distance(a, &g[x], &g[k]);
+		d = qp_distance(&g[x], &g[k]);
 		if (d < best) {
 			best = d;
 			at = k;
@@ -422,23 +433,82 @@ static int nearest_group(const struct analysis *a, const struct qp_group *g, int
 	return at;
 }
 
-/* The groups of port (from g's sorted list): [*lo, *hi). */
-static void port_groups(const struct qp_group *g, int n, __u32 port, int *lo, int *hi)
+/* The groups of a port that has some (qp_groups()): [*lo, *hi). */
+static void port_groups(const struct analysis_joins *j, int ng, int port, int *lo, int *hi)
 {
-	int l = 0, h = n;
+	const struct qp_group *g = j->groups;
+	int x = j->port[port].group;
 
-	while (l < h) {
-		int m = l + (h - l) / 2;
+	*lo = x;
+	while (x < ng && g[x].port == (__u32)port)
+		x++;
+	*hi = x;
+}
 
-		if (g[m].port < port)
-			l = m + 1;
-		else
-			h = m;
+/* The n sorted entries' QPs: each run of one (port, QP) and its largest flow. */
+static int qp_groups(struct analysis *a, const struct radix_ent *sorted, size_t n)
+{
+	struct qp_group *g = a->joins.groups;
+	int ng = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		if (!k || sorted[k].key >> 32 != sorted[k - 1].key >> 32)
+			a->joins.port[sorted[k].key >> 32].group = ng;
+		if (!k || sorted[k].key != sorted[k - 1].key)
+			g[ng++] = (struct qp_group){
+			    .port = sorted[k].key >> 32, .first = k, .rep = (int)sorted[k].idx};
+		else if (analysis_before(a, sorted[k].idx, (size_t)g[ng - 1].rep))
+			g[ng - 1].rep = (int)sorted[k].idx;
+		g[ng - 1].end = k + 1;
 	}
-	*lo = l;
-	while (l < n && g[l].port == port)
-		l++;
-	*hi = l;
+	return ng;
+}
+
+struct crowded_job {
+	struct analysis *a;
+	int ng; /* groups */
+};
+
+/* Groups lo to hi: the PSNs of each one's largest flow. */
+static void group_psns_part(void *ctx, int part, size_t lo, size_t hi)
+{
+	struct crowded_job *c = ctx;
+	struct qp_group *g = c->a->joins.groups;
+
+	(void)part;
+	for (size_t x = lo; x < hi; x++) {
+		const struct psn_track *t = &c->a->flows[g[x].rep].r->c.psn;
+
+		g[x].req = t->tracking ? (__u32)t->max_psn : PSN_NONE;
+		g[x].ans = t->resp_seen ? (__u32)t->resp_psn : PSN_NONE;
+	}
+}
+
+/*
+ * Each group's nearest of the reverse port's, for the ports whose first
+ * group is among lo to hi: a part takes a port whole, and writes only its
+ * groups' near.
+ */
+static void nearest_part(void *ctx, int part, size_t lo, size_t hi)
+{
+	struct crowded_job *c = ctx;
+	const struct analysis_joins *j = &c->a->joins;
+	struct qp_group *g = j->groups;
+	int x = (int)lo;
+
+	(void)part;
+	while (x > 0 && (size_t)x < hi && g[x].port == g[x - 1].port)
+		x++;
+	while ((size_t)x < hi) {
+		int plo, phi, rlo, rhi;
+		bool room;
+
+		port_groups(j, c->ng, (int)g[x].port, &plo, &phi);
+		port_groups(j, c->ng, j->port[g[x].port].rev, &rlo, &rhi);
+		room = (__u64)(phi - plo) * (__u64)(rhi - rlo) <= CROWDED_MAX_PAIRS;
+		for (x = plo; x < phi; x++)
+			g[x].near = room ? nearest_group(g, rlo, rhi, x) : -1;
+	}
 }
 
 /*
@@ -451,66 +521,50 @@ static void port_groups(const struct qp_group *g, int n, __u32 port, int *lo, in
  * whose flows carry no PSNs to tell by, gets no reverse: better none than
  * another QP's. One QP each way pairs as any port does.
  */
-static int crowded_pairs(struct analysis *a)
+static void crowded_pairs(struct analysis *a, const struct radix_ent *sorted, size_t n)
 {
-	struct analysis_joins *j = &a->joins;
-	struct radix_ent *e, *sorted;
-	struct qp_group *g;
-	size_t n = 0;
-	int ng = 0, err;
+	struct crowded_job c = {.a = a, .ng = qp_groups(a, sorted, n)};
+	const struct qp_group *g = a->joins.groups;
 
-	for (size_t i = 0; i < a->n_flows; i++)
-		n += on_crowded_port(a, i);
-	err = buf_grow((void **)&j->shared, &j->cap_shared, 2 * n, sizeof(*j->shared))
-		  ?: buf_grow((void **)&j->groups, &j->cap_groups, n, sizeof(*j->groups));
-	if (err)
-		return err;
-	e = j->shared;
-	n = 0;
-	for (size_t i = 0; i < a->n_flows; i++)
-		if (on_crowded_port(a, i))
-			e[n++] =
-			    (struct radix_ent){.key = (__u64)j->ids[analysis_rid(a, i)].port << 32 |
-						      a->flows[i].r->key.dest_qp,
-					       .idx = i};
-	sorted = radix_sort(e, e + n, n);
-	g = j->groups;
-	for (size_t k = 0; k < n; k++) {
-		if (!k || sorted[k].key != sorted[k - 1].key)
-			g[ng++] = (struct qp_group){.port = sorted[k].key >> 32,
-						    .first = k,
-						    .rep = (int)sorted[k].idx,
-						    .match = -1};
-		else if (analysis_before(a, sorted[k].idx, (size_t)g[ng - 1].rep))
-			g[ng - 1].rep = (int)sorted[k].idx;
-		g[ng - 1].end = k + 1;
+	par_for((size_t)c.ng, ANALYSIS_PART_MIN, group_psns_part, &c);
+	par_for((size_t)c.ng, ANALYSIS_PART_MIN, nearest_part, &c);
+	for (int x = 0; x < c.ng; x++) {
+		int y = g[x].near;
+
+		for (__u32 k = g[x].first; y >= 0 && g[y].near == x && k < g[x].end; k++)
+			a->flows[sorted[k].idx].reverse = g[y].rep;
 	}
-	for (int x = 0; x < ng;) {
-		int lo, hi, rlo, rhi;
-
-		port_groups(g, ng, g[x].port, &lo, &hi);
-		port_groups(g, ng, (__u32)j->port[g[x].port].rev, &rlo, &rhi);
-		for (x = lo; x < hi; x++) {
-			int y;
-
-			if ((__u64)(hi - lo) * (__u64)(rhi - rlo) > CROWDED_MAX_PAIRS)
-				continue;
-			y = nearest_group(a, g, rlo, rhi, x);
-			if (y >= 0 && nearest_group(a, g, lo, hi, y) == x)
-				g[x].match = y;
-		}
-	}
-	for (int x = 0; x < ng; x++)
-		for (__u32 k = g[x].first; g[x].match >= 0 && k < g[x].end; k++)
-			a->flows[sorted[k].idx].reverse = g[g[x].match].rep;
-	return 0;
 }
 
-/* The joins are read only here: each part writes its own flows' reverse. */
+/*
+ * The joins are read only here: each part writes its own flows' reverse,
+ * and its flows of crowded ports from its own first place on.
+ */
 static int pair_reverse(struct analysis *a)
 {
-	par_for(a->n_flows, ANALYSIS_PART_MIN, pair_reverse_part, a);
-	return a->joins.crowded ? crowded_pairs(a) : 0;
+	struct analysis_joins *j = &a->joins;
+	struct reverse_job job = {.a = a};
+	size_t n = 0;
+	int err = 0;
+
+	if (j->crowded)
+		err = buf_grow((void **)&j->shared, &j->cap_shared, 2 * a->n_flows,
+			       sizeof(*j->shared))
+			  ?: buf_grow((void **)&j->groups, &j->cap_groups, a->n_flows,
+				      sizeof(*j->groups));
+	if (err)
+		return err;
+	par_for(a->n_flows, ANALYSIS_PART_MIN, pair_reverse_part, &job);
+	if (!j->crowded)
+		return 0;
+	for (int part = 0; part < PAR_MAX; part++) {
+		if (job.n[part])
+			memmove(&j->shared[n], &j->shared[job.first[part]],
+				job.n[part] * sizeof(*j->shared));
+		n += job.n[part];
+	}
+	crowded_pairs(a, radix_sort(j->shared, j->shared + a->n_flows, n), n);
+	return 0;
 }
 
 /*
