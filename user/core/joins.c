@@ -415,11 +415,15 @@ static __u32 qp_distance(const struct qp_group *x, const struct qp_group *y)
 	return d;
 }
 
-/* The group of g[lo..hi) nearest x (the first of equals), or -1: none has PSNs to tell. */
+/*
+ * The group of g[lo..hi) nearest x, or -1: none has PSNs to tell, or two
+ * are as near (QPs at the same PSNs: nothing tells which answers x).
+ */
 static int nearest_group(const struct qp_group *g, int lo, int hi, int x)
 {
 	__u32 best = PSN_FAR, d;
 	int at = -1;
+	bool tie = false;
 
 	for (int k = lo; k < hi; k++) {
 		if (k == x) /* a port its own reverse: not a QP with itself */
@@ -428,9 +432,12 @@ static int nearest_group(const struct qp_group *g, int lo, int hi, int x)
 		if (d < best) {
 			best = d;
 			at = k;
+			tie = false;
+		} else if (d == best && d < PSN_FAR) {
+			tie = true;
 		}
 	}
-	return at;
+	return tie ? -1 : at;
 }
 
 /* The groups of a port that has some (qp_groups()): [*lo, *hi). */
