@@ -194,7 +194,7 @@ struct analysis_joins {
 	struct qp_group *groups; /* the queue pairs of crowded ports (joins.c) */
 	size_t cap_groups;
 	bool crowded; /* a source port between two hosts carries more than one QP */
-	bool valid; /* ids[] holds every flow of prev[] at its rid */
+	bool valid;   /* ids[] holds every flow of prev[] at its rid */
 };
 
 /*
