@@ -19,6 +19,11 @@ const volatile __u16 roce_port = FP_ROCE_PORT_DEFAULT;
 const volatile __u16 vxlan_port = FP_VXLAN_PORT_DEFAULT;
 const volatile __u8 replay_mode = 0;
 /*
+ * sFlow: every frame is a switch's sample, whose point is the port the
+ * packet left by (its output port): the flows are egress ones there.
+ */
+const volatile __u8 replay_egress = 0;
+/*
  * Sampling: packets per flow and per CPU in all; 0 turns it off. Two CPUs
  * sampling one flow's first packet at once may both take it: one more.
  */
@@ -776,7 +781,7 @@ static __always_inline void fp_process(void *ctx, struct fp_pkt *p, void *data, 
 
 	now = replay_mode ? replay_ts : live_clock();
 	p->key.ifindex = ifindex;
-	p->key.dir = dir;
+	p->key.dir = replay_egress ? FP_DIR_EGRESS : dir;
 #ifdef FP_BENCH_NEW_FLOW
 	/*
 	 * Benchmark build only (bench/, BENCHMARKS.md): this CPU's frame count

@@ -70,6 +70,8 @@ def check_counts(tag, report, truth):
         check(f"{name} CE", got["ecn"]["ce"] == want["ce"] or
               (got["inner_ecn"] or {}).get("ce") == want["ce"], f"{got['ecn']}")
         check(f"{name} path", got["path"] == want["path"], f"{got['path']} != {want['path']}")
+        # A sample's point is the port the packet left by, as IPFIX's flowDirection says.
+        check(f"{name} dir egress (its output port)", got["dir"] == "egress", got["dir"])
         check(f"{name} vni", got["vni"] == want["vni"], f"{got['vni']}")
         check(f"{name} retransmits and psn_gaps null",
               got["retransmits"] is None and got["psn_gaps"] is None)

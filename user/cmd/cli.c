@@ -350,6 +350,7 @@ struct source *cli_source_new(struct cli_source *cs, bool samples, int *exit_cod
 		struct probe_opts given = cs->popts;
 
 		given.replay = po->replay;
+		given.replay_egress = po->replay_egress;
 		given.hooks = po->hooks;
 		*po = given;
 	}

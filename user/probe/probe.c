@@ -163,6 +163,7 @@ int probe_load(struct probe *p, const struct probe_opts *opts)
 	skel->rodata->roce_port = opts->roce_port;
 	skel->rodata->vxlan_port = opts->vxlan_port;
 	skel->rodata->replay_mode = opts->replay;
+	skel->rodata->replay_egress = opts->replay && opts->replay_egress;
 	skel->rodata->sample_per_flow = opts->sample_per_flow;
 	skel->rodata->sample_max_per_cpu = opts->sample_max_per_cpu;
 	skel->rodata->mirror_drop = opts->mirror_drop;

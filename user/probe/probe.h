@@ -33,6 +33,7 @@ struct probe_opts {
 	__u8 sample_per_flow;	  /* packets sampled per new flow; 0 = off */
 	__u32 sample_max_per_cpu; /* and per CPU in all */
 	bool replay;		  /* take clock and path from replay_frame() */
+	bool replay_egress;	  /* and count each frame as leaving its path (sFlow) */
 	bool mirror_drop;	  /* --mirror-port-drop: XDP drops mirror copies after counting */
 	bool precise_clock;	  /* --precise-clock: live, bpf_ktime_get_ns(), not the tick */
 	__u64 slot_tag_mask;	  /* tests only: bits of a flow's slot tag kept; 0: all */

@@ -105,6 +105,8 @@ void sflow_opts_init(struct sflow_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->popts = defaults;
 	o->popts.replay = true; /* time, wire length and point come from each sample */
+	/* The point is the sample's output port: its flows leave the switch by it. */
+	o->popts.replay_egress = true;
 	o->popts.hooks = PROBE_HOOK_REPLAY;
 	o->capture_port = SFLOW_DEFAULT_PORT;
 	o->rcvbuf_bytes = SFLOW_RCVBUF_DEFAULT;
