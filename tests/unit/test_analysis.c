@@ -2015,7 +2015,8 @@ static void test_roce_stopped(void **state)
  * A refresh of a hundred thousand flows runs its loops in parts, one a
  * CPU (probe/par.h): its answers are one loop's, to the last bit. Two
  * analyses of the same snapshots, one in one part, one in four: a first
- * refresh, then one where flows moved rids, came and went.
+ * refresh, then one where flows moved rids, came and went, then one where
+ * the hosts' joins come in another order than they were made.
  */
 #define MANY_FLOWS 100000
 #define SAME_PORT  (4999 * 2) /* many_flows()' next flow on the same hosts and port */
@@ -2030,7 +2031,12 @@ static void many_flows(struct snapshot *s, struct flow_record *f, size_t n, unsi
 	s->taken_ns = (round + 1) * 1000000000ULL;
 	for (size_t i = 0; i < n; i++) {
 		struct flow_record *r = &f[i];
-		__u32 host = (__u32)(i % 4999), id = (__u32)(i + round * (i % 7 == 0) * 1000);
+		/*
+		 * In the third round each flow has other hosts, but the same
+		 * hosts in all: their joins stay, not in their first flows' order.
+		 */
+		__u32 host = (__u32)((i + (round == 2) * 2500) % 4999),
+		      id = (__u32)(i + round * (i % 7 == 0) * 1000);
 
 		memset(r, 0, sizeof(*r));
 		r->key.src[0] = 10;
@@ -2097,6 +2103,12 @@ static void expect_same_analysis(const struct analysis *one, const struct analys
 	}
 	assert_int_equal(one->n_collisions, parts->n_collisions);
 	assert_int_equal(one->same_flows, parts->same_flows);
+	/* The hosts in the order of their first flows, and their entropy groups. */
+	assert_int_equal(one->joins.n_order, parts->joins.n_order);
+	assert_memory_equal(one->joins.order, parts->joins.order,
+			    one->joins.n_order * sizeof(*one->joins.order));
+	assert_int_equal(one->n_entropy, parts->n_entropy);
+	assert_memory_equal(one->entropy, parts->entropy, one->n_entropy * sizeof(*one->entropy));
 }
 
 static size_t reversed(const struct analysis *a)

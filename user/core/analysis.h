@@ -189,6 +189,8 @@ struct analysis_joins {
 	size_t room; /* joins of each kind the arrays and indexes hold */
 	int *order;  /* the host joins by their first flow in the flows' order */
 	size_t n_order, cap_order;
+	struct radix_ent *firsts; /* the counting's parts' hosts by their first flow (joins.c) */
+	size_t cap_firsts;
 	struct radix_ent *shared; /* (port, QP) of ports QPs share, and the sort's room */
 	size_t cap_shared;
 	struct qp_group *groups; /* the queue pairs of crowded ports (joins.c) */

@@ -5,6 +5,7 @@
  * made, stays until the joins are made again from nothing; each flow's
  * joins are kept at its rid, and only flows new at their rid are looked up.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,11 +173,13 @@ static int join_reset(struct analysis *a)
 
 /*
  * Flows ahead of the counting loops, whose joins are far apart at a
- * million. always_inline, as analysis.c's prefetch_prev() is.
+ * million; only those of hosts host_lo to host_hi (a part's) have their
+ * joins fetched. always_inline, as analysis.c's prefetch_prev() is.
  */
 #define JOIN_AHEAD 16
 
-static inline __attribute__((always_inline)) void prefetch_joins(const struct analysis *a, size_t i)
+static inline __attribute__((always_inline)) void prefetch_joins(const struct analysis *a, size_t i,
+								 size_t host_lo, size_t host_hi)
 {
 	const struct analysis_joins *j = &a->joins;
 
@@ -185,6 +188,8 @@ static inline __attribute__((always_inline)) void prefetch_joins(const struct an
 	if (i + JOIN_AHEAD / 2 < a->n_flows) {
 		const struct join_ids *id = &j->ids[analysis_rid(a, i + JOIN_AHEAD / 2)];
 
+		if ((size_t)id->host - host_lo >= host_hi - host_lo)
+			return; /* another part's */
 		__builtin_prefetch(&j->host[id->host]);
 		__builtin_prefetch(&j->port[id->port]);
 	}
@@ -253,40 +258,63 @@ static bool better_flow(const struct analysis *a, size_t i, bool data, size_t j)
 }
 
 /*
- * Count the joins over this refresh's flows: flows, data flows' distinct
- * queue pairs and source ports per hosts, and the largest flow (the
- * largest data flow, if any) of each join, in any order of the flows.
- * The host joins' order is the flows': their first flow's. Joins no flow
- * is in now count none and have no flow.
+ * The joins are counted in parts, each the host joins of one range of
+ * them and their port joins (a port join's hosts are its host join's), so
+ * no two parts write one join. Each part reads every flow and counts those
+ * of its hosts; it lists its hosts by their first flow in firsts[] from
+ * its own first host's place on (in one part, in order[] at once).
  */
-static int join_count(struct analysis *a)
-{
-	struct analysis_joins *j = &a->joins;
-	int err = buf_grow((void **)&j->order, &j->cap_order, j->n_host + 1, sizeof(*j->order));
-	bool shared = false; /* a source port more than one QP uses */
+struct count_job {
+	struct analysis *a;
+	int parts;
+	size_t lo[PAR_MAX], n_first[PAR_MAX];
+	bool crowded[PAR_MAX], shared[PAR_MAX];
+};
 
-	if (err)
-		return err;
-	for (size_t h = 0; h < j->n_host; h++) {
+static void port_reset_part(void *ctx, int part, size_t lo, size_t hi)
+{
+	struct join *port = ctx;
+
+	(void)part;
+	for (size_t p = lo; p < hi; p++) {
+		port[p].flow = -1;
+		port[p].data_seen = port[p].qps_differ = port[p].many_qps = false;
+	}
+}
+
+/* Hosts lo to hi, and their ports. */
+static void count_part(void *ctx, int part, size_t lo, size_t hi)
+{
+	struct count_job *c = ctx;
+	struct analysis *a = c->a;
+	struct analysis_joins *j = &a->joins;
+	struct radix_ent *first = &j->firsts[lo];
+	bool crowded = false, shared = false;
+	size_t n_first = 0;
+
+	for (size_t h = lo; h < hi; h++) {
 		struct join *jh = &j->host[h];
 
 		jh->flow = -1;
 		jh->count = jh->data_qps = jh->data_sports = 0;
 	}
-	for (size_t p = 0; p < j->n_port; p++) {
-		j->port[p].flow = -1;
-		j->port[p].data_seen = j->port[p].qps_differ = j->port[p].many_qps = false;
-	}
-	j->crowded = false;
-	j->n_order = 0;
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
-		struct join *h = &j->host[id->host], *p = &j->port[id->port];
-		bool data = entropy_data(a, i);
+		struct join *h, *p;
+		bool data;
 
-		prefetch_joins(a, i);
-		if (!h->count++)
-			j->order[j->n_order++] = id->host;
+		prefetch_joins(a, i, lo, hi);
+		if ((size_t)id->host - lo >= hi - lo)
+			continue; /* another part's */
+		h = &j->host[id->host];
+		p = &j->port[id->port];
+		data = entropy_data(a, i);
+		if (!h->count++) {
+			if (c->parts == 1)
+				j->order[n_first++] = id->host;
+			else
+				first[n_first++] = (struct radix_ent){.key = i, .idx = id->host};
+		}
 		if (h->flow < 0 || better_flow(a, i, data, (size_t)h->flow))
 			h->flow = i; /* the largest flow; the largest data flow if any */
 		/*
@@ -296,7 +324,7 @@ static int join_count(struct analysis *a)
 		 */
 		if (p->flow >= 0 && !p->many_qps &&
 		    a->flows[i].r->key.dest_qp != a->flows[p->flow].r->key.dest_qp)
-			p->many_qps = j->crowded = true;
+			p->many_qps = crowded = true;
 		if (p->flow < 0 || analysis_before(a, i, (size_t)p->flow))
 			p->flow = i;
 		if (data && !p->data_seen) {
@@ -307,6 +335,62 @@ static int join_count(struct analysis *a)
 		} else if (data && a->flows[i].r->key.dest_qp != p->qp) {
 			p->qps_differ = shared = true;
 		}
+	}
+	c->lo[part] = lo;
+	c->n_first[part] = n_first;
+	c->crowded[part] = crowded;
+	c->shared[part] = shared;
+}
+
+/* The parts' lists of hosts, each in the order of their first flows, merged into j->order. */
+static void order_hosts(struct analysis_joins *j, struct count_job *c)
+{
+	size_t end[PAR_MAX];
+
+	if (c->parts == 1) {
+		j->n_order = c->n_first[0];
+		return;
+	}
+	for (int k = 0; k < PAR_MAX; k++)
+		end[k] = c->lo[k] + c->n_first[k];
+	for (j->n_order = 0;;) {
+		int best = -1;
+
+		for (int k = 0; k < PAR_MAX; k++)
+			if (c->lo[k] < end[k] &&
+			    (best < 0 || j->firsts[c->lo[k]].key < j->firsts[c->lo[best]].key))
+				best = k;
+		if (best < 0)
+			return;
+		j->order[j->n_order++] = (int)j->firsts[c->lo[best]++].idx;
+	}
+}
+
+/*
+ * Count the joins over this refresh's flows: flows, data flows' distinct
+ * queue pairs and source ports per hosts, and the largest flow (the
+ * largest data flow, if any) of each join, in any order of the flows.
+ * The host joins' order is the flows': their first flow's. Joins no flow
+ * is in now count none and have no flow.
+ */
+static int join_count(struct analysis *a)
+{
+	struct analysis_joins *j = &a->joins;
+	struct count_job c = {.a = a, .parts = par_parts(a->n_flows, ANALYSIS_PART_MIN)};
+	bool shared = false; /* a source port more than one QP uses */
+	int err =
+	    buf_grow((void **)&j->order, &j->cap_order, j->n_host + 1, sizeof(*j->order))
+		?: buf_grow((void **)&j->firsts, &j->cap_firsts, j->n_host + 1, sizeof(*j->firsts));
+
+	if (err)
+		return err;
+	par_for(j->n_port, ANALYSIS_PART_MIN, port_reset_part, j->port);
+	par_run(c.parts, j->n_host, count_part, &c);
+	order_hosts(j, &c);
+	j->crowded = false;
+	for (int k = 0; k < PAR_MAX; k++) {
+		j->crowded |= c.crowded[k];
+		shared |= c.shared[k];
 	}
 	return shared ? join_count_shared(a) : 0;
 }
@@ -352,7 +436,7 @@ static void pair_reverse_part(void *ctx, int part, size_t lo, size_t hi)
 		const struct join *p = &j->port[id->port];
 		int rp = p->rev, rh = j->host[id->host].rev;
 
-		prefetch_joins(a, i);
+		prefetch_joins(a, i, 0, SIZE_MAX);
 		if (rp >= 0 && j->port[rp].flow >= 0) {
 			if (!p->many_qps && !j->port[rp].many_qps)
 				a->flows[i].reverse = j->port[rp].flow;
@@ -638,6 +722,7 @@ void analysis_joins_free(struct analysis_joins *j)
 	free(j->port);
 	free(j->ids);
 	free(j->order);
+	free(j->firsts);
 	free(j->shared);
 	free(j->groups);
 }
