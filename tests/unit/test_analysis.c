@@ -2016,7 +2016,8 @@ static void test_roce_stopped(void **state)
  * CPU (probe/par.h): its answers are one loop's, to the last bit. Two
  * analyses of the same snapshots, one in one part, one in four: a first
  * refresh, then one where flows moved rids, came and went, then one where
- * the hosts' joins come in another order than they were made.
+ * the hosts' joins come in another order than they were made, then one
+ * whose snapshot repeats a rid.
  */
 #define MANY_FLOWS 100000
 #define SAME_PORT  (4999 * 2) /* many_flows()' next flow on the same hosts and port */
@@ -2079,6 +2080,9 @@ static void many_flows(struct snapshot *s, struct flow_record *f, size_t n, unsi
 		r->rid = (__u32)((i * 7919 + (round && i % 10 == 0 ? MANY_FLOWS : 0)) %
 				 (2 * MANY_FLOWS));
 	}
+	/* In the fourth round the last flow repeats the first one's rid: no rid is a place. */
+	if (round == 3)
+		f[n - 1].rid = f[0].rid;
 }
 
 static void expect_same_analysis(const struct analysis *one, const struct analysis *parts)
@@ -2130,7 +2134,7 @@ static void test_parts_answer_as_one_loop(void **state)
 	assert_non_null(f1);
 	fx.names[2] = (struct obs_point){.id = SOLO, .name = "solo", .uplink = true};
 	fx.ro.n_points = 3;
-	for (unsigned int round = 0; round < 3; round++) {
+	for (unsigned int round = 0; round < 4; round++) {
 		/* Flows come and go: the second refresh has fewer, the third more again. */
 		size_t n = round == 1 ? MANY_FLOWS - 3000 : MANY_FLOWS;
 
@@ -2142,6 +2146,9 @@ static void test_parts_answer_as_one_loop(void **state)
 		assert_int_equal(analysis_update(&parts, &s, &fx.ro, &fx.ao, round ? 0 : 1.0), 0);
 		par_set_parts(0);
 		expect_same_analysis(&one, &parts);
+		/* A rid two parts' flows have is found: the places serve. */
+		assert_int_equal(one.by_pos, round == 3);
+		assert_int_equal(parts.by_pos, round == 3);
 		/* Not a trivial input: elephants, fresh flows and rates to compare. */
 		assert_true(one.paths[0].elephants > 0);
 		assert_true(round == 0 || one.n_fresh > 0);

@@ -253,6 +253,51 @@ static void flow_delta_sub(struct flow_delta *d, const struct flow_delta *then)
 		d->v[i] -= then->v[i];
 }
 
+struct place_job {
+	struct analysis *a;
+	const struct snapshot *s;
+	bool parts;	      /* more than one part: rids are taken atomically */
+	bool repeat[PAR_MAX]; /* set by a part that found a rid taken */
+};
+
+/*
+ * Rid r for this pass; false: a flow had it already. In parts, a rid is
+ * taken by exchanging its pass, so that two parts that meet at one rid see
+ * it: one of them finds this pass there already.
+ */
+static inline bool take_rid(struct rid_state *rids, __u32 r, __u32 pass, bool parts)
+{
+	__u32 was;
+
+	if (parts)
+		return __atomic_exchange_n(&rids[r].pass, pass, __ATOMIC_RELAXED) != pass;
+	was = rids[r].pass;
+	rids[r].pass = pass;
+	return was != pass;
+}
+
+/* Flows lo to hi under their rids (the analysis' fields in locals: the stores alias them). */
+static void place_part(void *ctx, int part, size_t lo, size_t hi)
+{
+	struct place_job *j = ctx;
+	const struct flow_record *flows = j->s->flows;
+	struct rid_state *rids = j->a->rids;
+	__u32 *pos_rid = j->a->pos_rid, pass = j->a->pass;
+	size_t n = j->a->n_rids;
+	bool by_pos = j->a->by_pos, parts = j->parts;
+
+	for (size_t i = lo; i < hi; i++) {
+		__u32 rid = by_pos ? i : flows[i].rid;
+
+		if (rid >= n || !take_rid(rids, rid, pass, parts)) {
+			j->repeat[part] = true;
+			return;
+		}
+		rids[rid].pos = i;
+		pos_rid[i] = rid;
+	}
+}
+
 /*
  * Every flow's place under its rid, once: rids a snapshot repeats or
  * exceeds (not collect's) are not places to keep state by, so the flows'
@@ -260,9 +305,12 @@ static void flow_delta_sub(struct flow_delta *d, const struct flow_delta *then)
  */
 static int place_rids(struct analysis *a, const struct snapshot *s)
 {
+	struct place_job j = {.a = a, .s = s};
+
 	a->by_pos = !s->n_rids;
 	for (;;) {
-		size_t n = a->by_pos ? s->n_flows : s->n_rids, i;
+		size_t n = a->by_pos ? s->n_flows : s->n_rids;
+		bool repeat = false;
 		int err = buf_grow_zeroed((void **)&a->rids, &a->cap_rids, &a->init_rids, n,
 					  sizeof(*a->rids))
 			      ?: buf_grow((void **)&a->pos_rid, &a->cap_pos_rid, s->n_flows,
@@ -272,15 +320,12 @@ static int place_rids(struct analysis *a, const struct snapshot *s)
 			return err;
 		a->n_rids = n;
 		a->pass++;
-		for (i = 0; i < s->n_flows; i++) {
-			__u32 rid = a->by_pos ? i : s->flows[i].rid;
-
-			if (rid >= n || a->rids[rid].pass == a->pass)
-				break;
-			a->rids[rid] = (struct rid_state){.pos = i, .pass = a->pass};
-			a->pos_rid[i] = rid;
-		}
-		if (i == s->n_flows)
+		memset(j.repeat, 0, sizeof(j.repeat));
+		j.parts = par_parts(s->n_flows, ANALYSIS_PART_MIN) > 1;
+		par_for(s->n_flows, ANALYSIS_PART_MIN, place_part, &j);
+		for (int part = 0; part < PAR_MAX; part++)
+			repeat |= j.repeat[part];
+		if (!repeat)
 			return 0;
 		a->by_pos = true;
 	}
