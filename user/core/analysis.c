@@ -433,16 +433,11 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 		return err;
 	op_masks();
 	a->n_flows = s->n_flows;
-	a->n_fresh = 0;
 	par_for(s->n_flows, ANALYSIS_PART_MIN, rates_part, &j);
 	/* Each part's fresh flows after the last part's: in order, as one loop has them. */
-	for (int part = 0; part < PAR_MAX; part++) {
-		if (j.n_fresh[part]) /* a->fresh is NULL before a first flow */
-			memmove(&a->fresh[a->n_fresh], &a->fresh[j.first[part]],
-				j.n_fresh[part] * sizeof(*a->fresh));
-		a->n_fresh += j.n_fresh[part];
+	a->n_fresh = par_gather(a->fresh, sizeof(*a->fresh), j.first, j.n_fresh);
+	for (int part = 0; part < PAR_MAX; part++)
 		moved += j.moved[part];
-	}
 	*group_bps = moved * 8.0 / dt; /* whole bytes summed: the same in any order */
 	/* rids are unique, so as many flows each at its old rid are the same flows. */
 	a->same_flows = a->have_prev && a->n_prev == s->n_flows && !a->n_fresh;

@@ -635,7 +635,7 @@ static int pair_reverse(struct analysis *a)
 {
 	struct analysis_joins *j = &a->joins;
 	struct reverse_job job = {.a = a};
-	size_t n = 0;
+	size_t n;
 	int err = 0;
 
 	if (j->crowded)
@@ -648,12 +648,7 @@ static int pair_reverse(struct analysis *a)
 	par_for(a->n_flows, ANALYSIS_PART_MIN, pair_reverse_part, &job);
 	if (!j->crowded)
 		return 0;
-	for (int part = 0; part < PAR_MAX; part++) {
-		if (job.n[part])
-			memmove(&j->shared[n], &j->shared[job.first[part]],
-				job.n[part] * sizeof(*j->shared));
-		n += job.n[part];
-	}
+	n = par_gather(j->shared, sizeof(*j->shared), job.first, job.n);
 	crowded_pairs(a, radix_sort(j->shared, j->shared + a->n_flows, n), n);
 	return 0;
 }

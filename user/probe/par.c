@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "probe/cpus.h"
 #include "probe/par.h"
@@ -87,4 +88,17 @@ int par_for(size_t n, size_t min, void (*fn)(void *ctx, int part, size_t lo, siz
 
 	par_run(parts, n, fn, ctx);
 	return parts;
+}
+
+size_t par_gather(void *items, size_t size, const size_t first[PAR_MAX], const size_t n[PAR_MAX])
+{
+	size_t at = 0;
+
+	for (int k = 0; k < PAR_MAX; k++) {
+		if (n[k]) /* items may be NULL while nothing was gathered */
+			memmove((char *)items + at * size, (char *)items + first[k] * size,
+				n[k] * size);
+		at += n[k];
+	}
+	return at;
 }

@@ -30,6 +30,13 @@ int par_parts(size_t n, size_t min);
 void par_run(int parts, size_t n, void (*fn)(void *ctx, int part, size_t lo, size_t hi), void *ctx);
 
 /*
+ * What the parts gathered, joined: part k's n[k] items of size bytes,
+ * written in items from first[k] on, moved down in part order to follow
+ * one another from items[0]. Returns how many there are in all.
+ */
+size_t par_gather(void *items, size_t size, const size_t first[PAR_MAX], const size_t n[PAR_MAX]);
+
+/*
  * Tests: split every loop into this many parts (1 to PAR_MAX), whatever
  * the CPUs, so a machine of any size checks the parts against one loop;
  * 0, as many as CPUs again.
