@@ -2501,6 +2501,49 @@ static void test_slot_collisions_two_cpus(void **state)
 	assert_true(g_probe.slot_buckets * FP_SLOT_WAYS >= 65536);
 }
 
+#define FED_FLOWS 10000
+
+/*
+ * fp_flows4's entries widened as the walk gives them (collect.c,
+ * table_read.c): 10,000 flows in one bucket's tag, 8 in its slots and
+ * the rest in fp_flows4, walked in three batches whose buffers grow
+ * while the slots' CPU reads the first. Every flow reaches the snapshot
+ * once and whole, after the slots', read after read.
+ */
+static void test_fed_while_walked(void **state)
+{
+	struct frame *f;
+	bool *seen;
+
+	(void)state;
+	if (par_parts(2, 1) < 2)
+		skip(); /* one CPU: nothing to read beside */
+	seen = calloc(FED_FLOWS + 1, sizeof(*seen));
+	assert_non_null(seen);
+	forget_evictions();
+	load_tagged(&g_probe, NULL, 100000, PROBE_HOOK_XDP, 1);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	send_flows(f, 1, FED_FLOWS);
+	for (int read = 0; read < 2; read++) {
+		memset(seen, 0, (FED_FLOWS + 1) * sizeof(*seen));
+		assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+		assert_int_equal(g_snap.merged, 0);
+		assert_int_equal(g_snap.n_flows + snapshot_evictions(&g_snap), FED_FLOWS);
+		assert_true(g_snap.n_flows > 2 * 4096 + FP_SLOT_WAYS);
+		assert_survivors_whole(FED_FLOWS);
+		for (size_t i = 0; i < g_snap.n_flows; i++) {
+			__u32 qp = g_snap.flows[i].key.dest_qp;
+
+			assert_false(seen[qp]);
+			seen[qp] = true;
+			if (i < FP_SLOT_WAYS)
+				assert_int_equal(qp, i + 1);
+		}
+	}
+	free(seen);
+}
+
 #define CHURN_FLOWS 200
 
 /* Each flow's rid in g_snap by its queue pair, checked unique and below n_rids. */
@@ -3238,6 +3281,7 @@ int main(void)
 	fx_add("", "slot_collisions_one_tag_20_flows", test_slot_collisions, NULL);
 	fx_add("", "slot_collisions_one_tag_20_flows_read_on_two_cpus",
 	       test_slot_collisions_two_cpus, NULL);
+	fx_add("", "fp_flows4_fed_while_walked_10000_flows", test_fed_while_walked, NULL);
 	fx_add("", "table_rids_kept_as_flows_come_and_go", test_table_rids_churn, NULL);
 	fx_add("", "slot_merge_one_flow_three_entries", test_slot_merge, NULL);
 	fx_add("", "slot_pressure_1024_entries_3000_flows", test_slot_pressure, NULL);

@@ -16,9 +16,8 @@
 #include "util/log.h"
 #include "util/stop.h"
 #include "probe/probe.h"
+#include "probe/table_read.h"
 
-/* Keys per batch call: large enough that one hash bucket always fits. */
-#define COLLECT_BATCH 4096
 /*
  * A slot table this large (--flows past 87,381) is read on one CPU while
  * the hash tables are walked on another; smaller, both on this thread.
@@ -218,106 +217,6 @@ static int read_slots(const struct probe *p, struct snapshot *s)
 		}
 	}
 	return 0;
-}
-
-enum read_mode {
-	READ_AUTO,  /* batch, falling back to per-key iteration */
-	READ_BATCH, /* batch only */
-	READ_ITER,  /* per-key iteration only */
-};
-
-/*
- * A hash table's entries as the kernel gives them (keys of key_size bytes,
- * values), kept between reads: the tables are walked into these, by a
- * thread of their own while the slot table is read (read_flows), and only
- * then widened into records. At most fp_flows4's and fp_flows6's entries:
- * 272 and 320 bytes each.
- */
-struct table_read {
-	int fd;
-	size_t key_size;
-	enum read_mode mode;
-	void *keys;
-	size_t keys_cap, keys_init;
-	struct flow_counters *values;
-	size_t values_cap, values_init;
-	size_t n;
-	int err;
-};
-
-/*
- * Room for COLLECT_BATCH more entries past t->n. Zeroed as they grow:
- * tools such as valgrind do not know that BPF_MAP_LOOKUP_BATCH writes them.
- */
-static int table_read_room(struct table_read *t)
-{
-	int err = buf_grow_zeroed(&t->keys, &t->keys_cap, &t->keys_init, t->n + COLLECT_BATCH,
-				  t->key_size);
-
-	if (!err)
-		err = buf_grow_zeroed((void **)&t->values, &t->values_cap, &t->values_init,
-				      t->n + COLLECT_BATCH, sizeof(*t->values));
-	return err;
-}
-
-/* bpf_map_lookup_batch, as bcc's libbpf-tools map_helpers do. */
-static int table_read_batch(struct table_read *t)
-{
-	__u64 token[16];
-	void *in = NULL;
-
-	for (;;) {
-		__u32 count = COLLECT_BATCH;
-		int err = table_read_room(t);
-
-		if (err)
-			return err;
-		err = bpf_map_lookup_batch(t->fd, in, token, (char *)t->keys + t->n * t->key_size,
-					   &t->values[t->n], &count, NULL);
-		if (err && errno != ENOENT)
-			return -errno;
-		t->n += count;
-		if (err)
-			return 0; /* ENOENT: the whole map has been read */
-		in = token;
-	}
-}
-
-/* Fallback for kernels without batch ops on this map type. */
-static int table_read_iter(struct table_read *t)
-{
-	struct flow_key last; /* where the walk goes on from: the buffers move as they grow */
-	const void *prev = NULL;
-
-	for (;;) {
-		void *key;
-		int err = table_read_room(t);
-
-		if (err)
-			return err;
-		key = (char *)t->keys + t->n * t->key_size;
-		if (bpf_map_get_next_key(t->fd, prev, key))
-			return 0;
-		/* A key deleted between the two calls is not counted; the walk goes on. */
-		if (bpf_map_lookup_elem(t->fd, key, &t->values[t->n]) == 0)
-			t->n++;
-		prev = memcpy(&last, key, t->key_size);
-	}
-}
-
-static void table_read(struct table_read *t)
-{
-	t->n = 0;
-	if (t->mode == READ_ITER) {
-		t->err = table_read_iter(t);
-		return;
-	}
-	t->err = table_read_batch(t);
-	if (t->mode == READ_AUTO &&
-	    (t->err == -EINVAL || t->err == -ENOTSUP || t->err == -EOPNOTSUPP)) {
-		t->n = 0;
-		t->err = table_read_iter(t);
-	}
 }
 
 /*
@@ -538,21 +437,40 @@ static void tables_prepare(struct probe *p, struct snapshot *s, enum read_mode m
 struct read_job {
 	const struct probe *p;
 	struct snapshot *s;
-	int slots_err;
+	int slots_err, fed_err;
+	size_t slot_flows; /* records the slot table gave */
+	size_t fed;	   /* fp_flows4's entries widened as the walk went on */
 };
 
-/* Item 0 the slot table, into records; item 1 the hash tables, walked raw. */
+/* Entries of fp_flows4 the walk has given, widened into records. */
+static int add_flows4(void *ctx, const void *keys, const struct flow_counters *values, size_t n)
+{
+	struct read_job *j = ctx;
+
+	return add_flows(j->p, j->s, keys, sizeof(struct flow_key4), values, n);
+}
+
+/*
+ * Item 0 the hash tables, walked raw; item 1 the slot table into records,
+ * then fp_flows4's entries as the walk gives them. On one thread, item 0
+ * runs first, so item 1 finds the walk over.
+ */
 static void read_part(void *ctx, int part, size_t lo, size_t hi)
 {
 	struct read_job *j = ctx;
 
 	(void)part;
-	for (size_t i = lo; i < hi; i++)
-		if (i == 0)
-			j->slots_err = read_slots(j->p, j->s);
-		else
+	for (size_t i = lo; i < hi; i++) {
+		if (i == 0) {
 			for (int t = 0; t < 2; t++)
 				table_read(&j->s->tables[t]);
+			continue;
+		}
+		j->slots_err = read_slots(j->p, j->s);
+		j->slot_flows = j->s->n_flows;
+		if (!j->slots_err)
+			j->fed_err = table_feed_take(&j->s->tables[0], &j->fed, add_flows4, j);
+	}
 }
 
 /*
@@ -565,6 +483,7 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 	/* A slot's flow has the slot's number; the tables' flows come after. */
 	__u32 n_slots = p->slots ? p->slot_buckets * FP_SLOT_WAYS : 0;
 	struct read_job job = {.p = p, .s = s};
+	struct table_feed feed;
 	struct table_read *t;
 	int err;
 
@@ -579,14 +498,18 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 	tables_prepare(p, s, mode);
 	/*
 	 * The walk is the kernel's time, the slot table's read this
-	 * process's: on two CPUs, at once (BENCHMARKS.md, part 24).
+	 * process's: on two CPUs, at once (BENCHMARKS.md, part 24), and
+	 * fp_flows4's entries widened on the slots' CPU as the walk gives
+	 * them (part 26).
 	 */
+	table_feed_init(&feed);
+	t[0].feed = &feed;
 	par_run(n_slots >= COLLECT_PAR_MIN_SLOTS ? par_parts(2, 1) : 1, 2, read_part, &job);
-	err = job.slots_err;
-	*lru_first = s->n_flows;
-	if (!err)
-		err = t[0].err ?: add_flows(p, s, t[0].keys, t[0].key_size, t[0].values, t[0].n);
-	*lru_n = s->n_flows - *lru_first;
+	t[0].feed = NULL;
+	table_feed_destroy(&feed);
+	err = job.slots_err ?: job.fed_err ?: t[0].err;
+	*lru_first = job.slot_flows;
+	*lru_n = err ? 0 : s->n_flows - *lru_first;
 	if (!err)
 		err = t[1].err ?: add_flows(NULL, s, t[1].keys, t[1].key_size, t[1].values, t[1].n);
 	if (!err)
