@@ -2154,7 +2154,7 @@ static void test_parts_answer_as_one_loop(void **state)
 		assert_true(round == 0 || one.n_fresh > 0);
 		assert_true(one.flows[1].d.bytes > 0);
 		assert_true(reversed(&one) > MANY_FLOWS / 100);
-		/* QPs that share a port, paired by their PSNs (joins.c, crowded_pairs()). */
+		/* QPs that share a port, paired by their PSNs (qp_pairs.c, crowded_pairs()). */
 		assert_true(one.joins.crowded);
 		assert_int_equal(one.flows[10].reverse, 10 + SAME_PORT);
 		assert_int_equal(one.flows[10 + SAME_PORT].reverse, 10);
