@@ -85,6 +85,12 @@ def check_http(exp):
     expect(status == 200 and "text/html" in ctype and 'href="/metrics"' in body, f"/: {status} {ctype}")
     status, _, _ = get(base + "/nope")
     expect(status == 404, f"/nope: {status}")
+    # A NUL in the path ends no path early: not the index, not the metrics.
+    for path in ("/%00", "/metrics%00.txt"):
+        status, _, _ = get(base + path)
+        expect(status == 404, f"{path}: {status}")
+    status, _, _ = get(base + "/%6detrics")  # an escaped letter is the letter
+    expect(status == 200, f"/%6detrics: {status}")
     # The absolute form a proxy sends (RFC 9112 3.2.2) names the same path.
     host, port = exp.rsplit(":", 1)
     with socket.create_connection((host.strip("[]"), int(port)), timeout=10) as s:

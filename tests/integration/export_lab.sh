@@ -104,7 +104,7 @@ prom_scraping() {
 check "Prometheus scrapes the exporter" prom_scraping
 check "exporter says where it serves" grep -q "serving metrics on http://$EXP/metrics" \
 	"$TMP/exp.out.err"
-check "/metrics, /healthz, /, 404, 405, HEAD and content negotiation" at leaf1 $CHECK http "$EXP"
+check "/metrics, /healthz, /, 404 (a NUL in the path too), 405, HEAD and content negotiation" at leaf1 $CHECK http "$EXP"
 at leaf1 curl -sf "http://$EXP/metrics" >"$TMP/idle.prom"
 check "promtool check metrics on an idle scrape (lint clean)" promtool_clean "$TMP/idle.prom"
 

@@ -431,6 +431,20 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			  "not found: try /metrics\n");
 }
 
+/*
+ * A path's %XX unescaped as libmicrohttpd does, but one with %00 kept as
+ * sent: its NUL would end the path early, and "/%00" serve "/".
+ */
+static size_t unescape_path(void *cls, struct MHD_Connection *c, char *uri)
+{
+	(void)cls;
+	(void)c;
+	for (const char *p = strchr(uri, '%'); p; p = strchr(p + 1, '%'))
+		if (p[1] == '0' && p[2] == '0')
+			return strlen(uri);
+	return MHD_http_unescape(uri);
+}
+
 /* libmicrohttpd's own messages (a client's broken request) only with -v. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
@@ -576,11 +590,12 @@ int http_start(struct exporter *x, int fd)
 	/* The guard enforces the per-peer and total limits; MHD's per-IP limit is off. */
 	x->daemon = MHD_start_daemon(
 	    MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, x,
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
-	    MHD_OPTION_NOTIFY_CONNECTION, notify_connection, x, MHD_OPTION_THREAD_POOL_SIZE,
-	    (unsigned int)HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_HARD_LIMIT,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_END);
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape_path,
+	    NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_CONNECTION, notify_connection, x,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)CONN_HARD_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned int)CONN_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+	    MHD_OPTION_END);
 	if (!x->daemon) {
 		close(fd);
 		fp_err("export: cannot start the HTTP server");
