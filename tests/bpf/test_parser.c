@@ -35,6 +35,7 @@
 #include "fixture.h"
 #include "probe/par.h"
 #include "probe/runpool.h"
+#include "probe/table_read.h"
 #include "source/shard.h"
 
 /* The bare IPv4 flow most fixtures use, and its reverse direction. */
@@ -2506,8 +2507,8 @@ static void test_slot_collisions_two_cpus(void **state)
 /*
  * fp_flows4's entries widened as the walk gives them (collect.c,
  * table_read.c): 10,000 flows in one bucket's tag, 8 in its slots and
- * the rest in fp_flows4, walked in three batches whose buffers grow
- * while the slots' CPU reads the first. Every flow reaches the snapshot
+ * the rest in fp_flows4, walked in three batches, the buffers growing
+ * at the first read as the walk goes. Every flow reaches the snapshot
  * once and whole, after the slots', read after read.
  */
 static void test_fed_while_walked(void **state)
@@ -2530,7 +2531,7 @@ static void test_fed_while_walked(void **state)
 		assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
 		assert_int_equal(g_snap.merged, 0);
 		assert_int_equal(g_snap.n_flows + snapshot_evictions(&g_snap), FED_FLOWS);
-		assert_true(g_snap.n_flows > 2 * 4096 + FP_SLOT_WAYS);
+		assert_true(g_snap.n_flows > 2 * TABLE_BATCH + FP_SLOT_WAYS);
 		assert_survivors_whole(FED_FLOWS);
 		for (size_t i = 0; i < g_snap.n_flows; i++) {
 			__u32 qp = g_snap.flows[i].key.dest_qp;

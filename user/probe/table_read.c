@@ -7,9 +7,6 @@
 #include "probe/table_read.h"
 #include "util/buf.h"
 
-/* Keys per batch call: large enough that one hash bucket always fits. */
-#define TABLE_BATCH 4096
-
 void table_feed_init(struct table_feed *f)
 {
 	pthread_mutex_init(&f->lock, NULL);

@@ -14,6 +14,9 @@
 
 #include "fabprobe.h"
 
+/* Keys per batch call (and per run fed): large enough that one hash bucket always fits. */
+#define TABLE_BATCH 4096
+
 enum read_mode {
 	READ_AUTO,  /* batch, falling back to per-key iteration */
 	READ_BATCH, /* batch only */
