@@ -2572,7 +2572,10 @@ static void rids_by_qp(__u32 *rid, size_t n)
  * the table's walk: 200 flows in one bucket (8 slots, 192 in fp_flows4),
  * every third of fp_flows4's deleted and 60 new ones sent. The survivors
  * keep theirs, the new flows take the rids the gone ones left (so the rids
- * stay as many), and a read with nothing changed changes no rid.
+ * stay as many), and a read with nothing changed changes no rid. The table
+ * is large: a 256-entry LRU can evict before it is full (its free entries
+ * are handed to each CPU in batches of 128, and those a CPU holds are not
+ * another's), which made this test fail now and then on two CPUs.
  */
 static void test_table_rids_churn(void **state)
 {
@@ -2583,7 +2586,7 @@ static void test_table_rids_churn(void **state)
 
 	(void)state;
 	forget_evictions();
-	load_tagged(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP, 1);
+	load_tagged(&g_probe, NULL, 100000, PROBE_HOOK_XDP, 1);
 	fd = bpf_map__fd(g_probe.skel->maps.fp_flows4);
 	build(&g_fx, b_send_only, NULL);
 	f = &g_fx.frames[0];
