@@ -510,12 +510,16 @@ static inline __attribute__((always_inline)) __u64 fp_key_hash(const struct flow
  * FP_SLOT_WAYS slots. A bucket opens with one tag a slot, a cache line:
  * FP_SLOT_FREE, FP_SLOT_BUSY while the program that claimed the slot
  * writes its key, FP_SLOT_RETIRED while userspace takes it back, or the
- * flow's tag (fp_slot_tag(), odd) once the key is in place. A packet
- * counts in the slot whose tag and key are its flow's; a new flow claims
- * its bucket's first free slot (compare-and-swap); a flow that finds
- * none, or whose first packets race another CPU's claim, counts in
- * fp_flows4 as before. Userspace, which maps the array, reads the slots
- * in place and sums any flow found twice by key (collect.c).
+ * flow's tag (fp_slot_tag(), odd) once the key is in place. A flow has two
+ * candidate buckets: a packet counts in the slot of either whose tag and
+ * key are its flow's; a new flow claims the first free slot of its first
+ * bucket, else of its second. A claim takes the flow's first bucket's
+ * claim word from the value read before the scans that found no slot for
+ * the flow (compare-and-swap), so two CPUs claiming for one flow cannot
+ * both win, in one bucket or in two. A flow that finds no free slot, or
+ * loses a claim, or sees one under way, counts in fp_flows4 as before.
+ * Userspace, which maps the array, reads the slots in place and sums any
+ * flow it finds both in a slot and in fp_flows4 (collect.c).
  */
 #define FP_SLOT_WAYS	8
 #define FP_SLOT_FREE	0ULL
@@ -531,6 +535,8 @@ struct flow_slot {
 
 struct fp_slot_bucket {
 	__u64 tag[FP_SLOT_WAYS];
+	/* Claims for the flows whose first bucket this is: one more each. */
+	__u64 claims;
 	struct flow_slot slot[FP_SLOT_WAYS];
 };
 
@@ -540,16 +546,22 @@ static inline __attribute__((always_inline)) __u64 fp_slot_tag(__u64 h, __u64 ta
 	return (h & tag_mask) | 1;
 }
 
-/* Its bucket of buckets: the top 32 bits of the tag, scaled (no power of two needed). */
+/* Its first bucket of buckets: the top 32 bits of the tag, scaled (no power of two needed). */
 static inline __attribute__((always_inline)) __u32 fp_slot_bucket_of(__u64 tag, __u32 buckets)
 {
 	return (__u32)(((tag >> 32) * buckets) >> 32);
 }
 
+/* Its second: the low 32 bits, scaled the same way (the first again, now and then). */
+static inline __attribute__((always_inline)) __u32 fp_slot_bucket2_of(__u64 tag, __u32 buckets)
+{
+	return fp_slot_bucket_of(tag << 32, buckets);
+}
+
 /*
  * How --flows IPv4 flows are held: three quarters in slots, in buckets of
  * FP_SLOT_WAYS (none below FP_SLOTS_MIN_FLOWS), the rest in fp_flows4,
- * which takes the flows whose bucket is full. A bucket fills at random, so
+ * which takes the flows whose two buckets are full. Buckets fill at random, so
  * the LRU's quarter is what keeps a table 95% full from evicting
  * (BENCHMARKS.md, part 7). The slot table's buckets:
  */

@@ -2437,17 +2437,21 @@ static __u32 table_entries(int fd)
 
 /*
  * Forced collisions: with the tag cut to one bit every flow hashes to
- * bucket 0 with one tag. Eight flows take its slots, the rest fp_flows4,
- * and no two share counters or PSN state: each of 20 queue pairs sends
- * PSN 1, 2, 2 (a retransmit) and 4 (a gap), interleaved.
+ * bucket 0 with one tag, its first bucket and its second. Eight flows take
+ * its slots, the rest fp_flows4, and no two share counters or PSN state:
+ * each of 20 queue pairs sends PSN 1, 2, 2 (a retransmit) and 4 (a gap),
+ * interleaved. With the tag's top half cut (tag_mask 0xffffffff) every
+ * flow's first bucket is 0 but their second buckets differ: the flows past
+ * bucket 0's eight take slots there, and bucket 0's claim word counts
+ * every claim.
  */
-static void slot_collisions(__u32 table)
+static void slot_collisions(__u32 table, __u64 tag_mask, __u32 in_slots)
 {
 	static const __u32 psns[] = {1, 2, 2, 4};
 	struct frame *f;
 
 	forget_evictions();
-	load_tagged(&g_probe, NULL, table, PROBE_HOOK_XDP, 1);
+	load_tagged(&g_probe, NULL, table, PROBE_HOOK_XDP, tag_mask);
 	assert_true(g_probe.slot_buckets > 1);
 	build(&g_fx, b_send_only, NULL);
 	f = &g_fx.frames[0];
@@ -2458,10 +2462,11 @@ static void slot_collisions(__u32 table)
 			    probe_run_frame(&g_probe, f->data, f->len, f->len, TS(qp), FX_PATH), 0);
 		}
 	for (int i = 0; i < FP_SLOT_WAYS; i++)
-		assert_int_equal(g_probe.slots[0].tag[i], 1);
-	assert_int_equal(slot_entries(&g_probe), FP_SLOT_WAYS);
+		assert_int_equal(g_probe.slots[0].tag[i] & (tag_mask | 1), g_probe.slots[0].tag[i]);
+	assert_int_equal(g_probe.slots[0].claims, in_slots);
+	assert_int_equal(slot_entries(&g_probe), in_slots);
 	assert_int_equal(table_entries(bpf_map__fd(g_probe.skel->maps.fp_flows4)),
-			 COLLIDE_FLOWS - FP_SLOT_WAYS);
+			 COLLIDE_FLOWS - in_slots);
 	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
 	assert_int_equal(g_snap.n_flows, COLLIDE_FLOWS);
 	assert_int_equal(g_snap.merged, 0);
@@ -2471,7 +2476,7 @@ static void slot_collisions(__u32 table)
 		const struct flow_record *r = &g_snap.flows[i];
 
 		assert_in_range(r->key.dest_qp, 1, COLLIDE_FLOWS);
-		/* Slots first, in the order the flows came. */
+		/* Slots first, bucket 0's in the order the flows came. */
 		if (i < FP_SLOT_WAYS)
 			assert_int_equal(r->key.dest_qp, i + 1);
 		assert_int_equal(r->c.packets, 4);
@@ -2485,7 +2490,7 @@ static void slot_collisions(__u32 table)
 static void test_slot_collisions(void **state)
 {
 	(void)state;
-	slot_collisions(FX_FLOWS);
+	slot_collisions(FX_FLOWS, 1, FP_SLOT_WAYS);
 }
 
 /*
@@ -2498,8 +2503,75 @@ static void test_slot_collisions_two_cpus(void **state)
 	(void)state;
 	if (par_parts(2, 1) < 2)
 		skip(); /* one CPU: nothing to read beside */
-	slot_collisions(100000);
+	slot_collisions(100000, 1, FP_SLOT_WAYS);
 	assert_true(g_probe.slot_buckets * FP_SLOT_WAYS >= 65536);
+}
+
+/*
+ * Every flow's first bucket 0, their second buckets apart: all 20 in
+ * slots. A flow in its second bucket and in fp_flows4 too (two CPUs raced
+ * its first packets: one claimed, the other saw the claim under way) is
+ * one record, its counters summed.
+ */
+static void test_slot_second_bucket(void **state)
+{
+	struct flow_counters extra = {.bytes = 1000, .ecn = {2}, .last_seen_ns = TS(99)};
+	const struct flow_slot *s = NULL;
+
+	(void)state;
+	slot_collisions(FX_FLOWS, 0xffffffffULL, COLLIDE_FLOWS);
+	for (__u32 b = 1; b < g_probe.slot_buckets && !s; b++)
+		for (int i = 0; i < FP_SLOT_WAYS && !s; i++)
+			if (g_probe.slots[b].tag[i] & 1)
+				s = &g_probe.slots[b].slot[i];
+	assert_non_null(s);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(g_probe.skel->maps.fp_flows4), &s->key,
+					     &extra, BPF_NOEXIST),
+			 0);
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, COLLIDE_FLOWS);
+	assert_int_equal(g_snap.merged, 1);
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		const struct flow_record *r = &g_snap.flows[i];
+		bool twice = r->key.dest_qp == s->key.dest_qp;
+
+		assert_int_equal(r->c.packets, twice ? 4 + 2 : 4);
+		assert_int_equal(r->c.last_seen_ns, twice ? TS(99) : TS(r->key.dest_qp));
+	}
+}
+
+/*
+ * A claim under way (a slot busy: another CPU writing its key) in a new
+ * flow's buckets sends the flow to fp_flows4: that claim may be for the
+ * same flow. With none under way, the next new flow claims bucket 0's
+ * next free slot, and the claim word counts the claims made.
+ */
+static void test_slot_claim_under_way(void **state)
+{
+	int fd;
+	struct frame *f;
+
+	(void)state;
+	forget_evictions();
+	load_tagged(&g_probe, NULL, FX_FLOWS, PROBE_HOOK_XDP, 1);
+	fd = bpf_map__fd(g_probe.skel->maps.fp_flows4);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	send_flows(f, 1, 1);
+	assert_int_equal(g_probe.slots[0].tag[0], 1);
+	g_probe.slots[0].tag[FP_SLOT_WAYS - 1] = FP_SLOT_BUSY;
+	send_flows(f, 2, 2);
+	assert_int_equal(g_probe.slots[0].tag[1], FP_SLOT_FREE);
+	assert_int_equal(table_entries(fd), 1);
+	assert_int_equal(g_probe.slots[0].claims, 1);
+	g_probe.slots[0].tag[FP_SLOT_WAYS - 1] = FP_SLOT_FREE;
+	send_flows(f, 3, 3);
+	assert_int_equal(g_probe.slots[0].tag[1], 1);
+	assert_int_equal(g_probe.slots[0].claims, 2);
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, 3);
+	assert_int_equal(g_snap.totals[FP_CNT_FLOW_NEW], 3);
+	assert_survivors_whole(3);
 }
 
 #define FED_FLOWS 10000
@@ -2639,9 +2711,9 @@ static void test_table_rids_churn(void **state)
 
 /*
  * A flow counted in two places (two CPUs raced its first packets: one
- * claimed a slot, the other a second slot or an fp_flows4 entry) is one
- * record, its counters summed, its last packet's fields from the entry
- * that saw it. Made here by writing the copies from userspace.
+ * claimed a slot, the other counted in fp_flows4; or, on a CPU that does
+ * not see stores in order, claimed a second slot) is one record, its counters summed, its last
+ * packet's fields from the entry that saw it. Made here by writing the copies from userspace.
  */
 static void test_slot_merge(void **state)
 {
@@ -3285,6 +3357,9 @@ int main(void)
 	fx_add("", "slot_collisions_one_tag_20_flows", test_slot_collisions, NULL);
 	fx_add("", "slot_collisions_one_tag_20_flows_read_on_two_cpus",
 	       test_slot_collisions_two_cpus, NULL);
+	fx_add("", "slot_second_bucket_20_flows_one_first_bucket", test_slot_second_bucket, NULL);
+	fx_add("", "slot_claim_under_way_sends_new_flow_to_fp_flows4", test_slot_claim_under_way,
+	       NULL);
 	fx_add("", "fp_flows4_fed_while_walked_10000_flows", test_fed_while_walked, NULL);
 	fx_add("", "table_rids_kept_as_flows_come_and_go", test_table_rids_churn, NULL);
 	fx_add("", "slot_merge_one_flow_three_entries", test_slot_merge, NULL);

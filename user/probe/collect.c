@@ -81,18 +81,10 @@ void flow_counters_merge(struct flow_counters *into, const struct flow_counters 
 /* A hash table's record before table_rids() gives it its rid. */
 #define SNAP_NO_RID UINT32_MAX
 
-/*
- * The record of the slot holding the flow of k4 in this read, or
- * SNAP_NO_RECORD. Only a slot that had the flow's tag can hold it: the
- * tags of a bucket are one line, where each record compared is a miss.
- */
-static __u32 slot_record(const struct probe *p, const struct snapshot *s,
-			 const struct flow_key4 *k4, const struct flow_key *key)
+/* The record of bucket b's slot holding the flow of key (tag: its tag), or SNAP_NO_RECORD. */
+static __u32 bucket_record(const struct snapshot *s, __u32 b, __u64 tag, const struct flow_key *key)
 {
-	__u64 tag = fp_slot_tag(fp_key4_hash(k4), p->slot_tag_mask);
-	size_t first = (size_t)fp_slot_bucket_of(tag, p->slot_buckets) * FP_SLOT_WAYS;
-
-	for (size_t i = first; i < first + FP_SLOT_WAYS; i++) {
+	for (size_t i = (size_t)b * FP_SLOT_WAYS; i < ((size_t)b + 1) * FP_SLOT_WAYS; i++) {
 		__u32 rec = s->slot_rec[i];
 
 		if (s->slot_tag[i] == tag && rec != SNAP_NO_RECORD &&
@@ -100,6 +92,23 @@ static __u32 slot_record(const struct probe *p, const struct snapshot *s,
 			return rec;
 	}
 	return SNAP_NO_RECORD;
+}
+
+/*
+ * The record of the slot holding the flow of k4 in this read, or
+ * SNAP_NO_RECORD: in its first bucket or its second. Only a slot that had
+ * the flow's tag can hold it: the tags of a bucket are one line, where
+ * each record compared is a miss.
+ */
+static __u32 slot_record(const struct probe *p, const struct snapshot *s,
+			 const struct flow_key4 *k4, const struct flow_key *key)
+{
+	__u64 tag = fp_slot_tag(fp_key4_hash(k4), p->slot_tag_mask);
+	__u32 b = fp_slot_bucket_of(tag, p->slot_buckets);
+	__u32 b2 = fp_slot_bucket2_of(tag, p->slot_buckets);
+	__u32 rec = bucket_record(s, b, tag, key);
+
+	return rec == SNAP_NO_RECORD && b2 != b ? bucket_record(s, b2, tag, key) : rec;
 }
 
 /* Another entry of record rec's flow, as the map holds it: summed into the record. */
@@ -171,7 +180,9 @@ static int add_flows(const struct probe *p, struct snapshot *s, const void *keys
 /*
  * The slot table, read in place, bucket by bucket: a slot counts once its
  * tag is published, and its key is read after the tag (acquire). A flow in
- * two slots of its bucket (two CPUs claimed for it at once) is one record.
+ * two slots of its bucket is one record: the program's claim word keeps
+ * two claims for one flow from both winning where stores are seen in
+ * order (x86), and this keeps the sums whole where they might not be.
  */
 static int read_slots(const struct probe *p, struct snapshot *s)
 {
