@@ -11,15 +11,20 @@ none across groups.
 
 Two ways in: `replay --sflow` of the datagrams in a pcap, and the UDP
 listener (`top --sflow --once --json`) while the generator sends them.
+Then out again (`export --sflow --ipfix`): ipfixDump reads each flow's
+estimate, and its output port as egressInterface with flowDirection
+egress; the Prometheus interface series say egress too.
 Usage: scenario.py FABPROBE TOOLS_DIR
 """
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 FAILS = []
 PASSED = [0]
@@ -116,6 +121,96 @@ def check_analysis(tag, report, truth):
     check(f"{tag}: leaf2 balanced", g2["imbalance"]["bytes"] < 1.1, f"{g2}")
 
 
+def free_udp_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def metrics_of(port, ready, tries=100):
+    """GET /metrics until ready(text) holds (0.2 s apart); the last text, or ''."""
+    text = ""
+    for _ in range(tries):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+                text = r.read().decode()
+            if ready(text):
+                break
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return text
+
+
+def check_ipfix(fabprobe, gen, tmp, port_map, truth):
+    """export --sflow --ipfix: ipfixDump reads each flow at its output port, egress."""
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.insert(0, os.path.join(top, "tests", "ipfix"))
+    import ipfix_check
+    out, port_file = os.path.join(tmp, "sc.ipfix"), os.path.join(tmp, "recv.port")
+    recv = subprocess.Popen([sys.executable, os.path.join(top, "tests", "ipfix", "recv.py"),
+                             "--udp", "127.0.0.1", "--port-file", port_file, "--out", out,
+                             "--summary", os.path.join(tmp, "recv.json")])
+    for _ in range(100):
+        if os.path.exists(port_file):
+            break
+        time.sleep(0.1)
+    cport, sport = open(port_file).read().strip(), free_udp_port()
+    hs = socket.socket()
+    hs.bind(("127.0.0.1", 0))
+    hport = hs.getsockname()[1]
+    hs.close()
+    exp = subprocess.Popen([fabprobe, "export", "--sflow", f"127.0.0.1:{sport}",
+                            "--sflow-port-map", port_map, "--listen", f"127.0.0.1:{hport}",
+                            "--ipfix", f"127.0.0.1:{cport}", "--ipfix-interval", "1", "-r", "1"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Serving metrics: the sFlow socket is open, so nothing sent is lost.
+    metrics_of(hport, lambda m: "fabprobe_" in m)
+    subprocess.run([gen, "send", "127.0.0.1", str(sport), "2000"], check=True,
+                   capture_output=True)
+    # Prometheus says what IPFIX does: every sampled flow is egress at its port.
+    # Both directions' series exist for every port; only egress counts packets.
+    # Polled until every datagram sent has been counted (SIGINT does not wait).
+    want = sum(f["packets"] for f in truth["flows"])
+    series = lambda m: [(d, int(v)) for d, v in re.findall(
+        r'^fabprobe_interface_roce_packets_total\{[^}]*direction="(\w+)"\} (\d+)$', m, re.M)]
+    metrics = metrics_of(hport, lambda m: sum(v for _, v in series(m)) >= want)
+    got = series(metrics)
+    check("export --sflow: Prometheus counts every port's packets direction=\"egress\"",
+          sum(v for _, v in got) == want and {d for d, v in got if v} == {"egress"},
+          f"{got or metrics[:200]}")
+    exp.send_signal(2)
+    _, err = exp.communicate(timeout=30)
+    recv.terminate()
+    recv.wait(timeout=10)
+    check("export --sflow --ipfix exit 0 on SIGINT", exp.returncode == 0, err)
+    records, summary = ipfix_check.read_ipfixdump(
+        out, [os.path.join(top, "docs", "ipfix", "fabprobe-elements.xml")], False,
+        ipfix_check.PEN_DEFAULT)
+    check("ipfixDump reads the records", summary["rc"] == 0 and records, summary["stderr"])
+    # A port's switch ifIndex: the port map's, a port-name record's (AGENT:swpN), else none.
+    ifindex = {}
+    for line in open(port_map):
+        f = line.split()
+        if len(f) >= 3 and not line.startswith("#"):
+            ifindex[f[2]] = int(f[1])
+    for want in truth["flows"]:
+        name = f"ipfix: flow {want['src']}:{want['sport']} qp {want['dest_qp']}"
+        got = [r for r in records if r["src"] == want["src"] and r["sport"] == want["sport"] and
+               r["dest_qp"] == want["dest_qp"]]
+        point = want["point"]
+        port = ifindex.get(point, int(point.rsplit("swp", 1)[1]) if ":swp" in point else 0)
+        check(f"{name} packets (estimate)", sum(r["packets"] for r in got) == want["packets"],
+              f"{[r['packets'] for r in got]} != {want['packets']}")
+        check(f"{name} flowDirection egress at its output port {port}",
+              got and all(r["dir"] == "egress" and r["ifindex"] == port for r in got),
+              f"{[(r['dir'], r['ifindex']) for r in got]}")
+        check(f"{name} path", got and all(r.get("path", "") == (want["path"] or "") for r in got),
+              f"{[r.get('path') for r in got]}")
+
+
 def main():
     fabprobe, tools = sys.argv[1], sys.argv[2]
     gen = os.path.join(tools, "sflow_scenario")
@@ -163,6 +258,8 @@ def main():
             check("top --sflow: mode live", report["mode"] == "live")
             check("top --sflow: no socket drops", report["totals"]["sflow_socket_drops"] == 0)
             check_counts("listener", report, truth)
+
+        check_ipfix(fabprobe, gen, tmp, port_map, truth)
 
         # A bad port map: one line per bad line, with its number; usage exit.
         with open(port_map, "a") as m:

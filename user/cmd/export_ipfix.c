@@ -227,11 +227,11 @@ static void flow_origin(const struct export_ipfix *xi, struct ipfix_flow *f,
 		f->flags |= IPFIX_FLOW_SAMPLED;
 		flow_export_sampling(r, &f->sampling_rate, &f->samples);
 		/*
-		 * A sample's point is the switch's output port: the record
-		 * names it by the switch's ifIndex, as the switch's own
-		 * flow records would, never by fabprobe's point id.
+		 * A sample's point is the switch's output port (its key is
+		 * egress, so flowDirection says so): the record names it by
+		 * the switch's ifIndex, as the switch's own flow records
+		 * would, never by fabprobe's point id.
 		 */
-		f->direction = 1;
 		f->ingress_ifindex = 0;
 		f->egress_ifindex = pt ? pt->port_ifindex : 0;
 	}
