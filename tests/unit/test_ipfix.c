@@ -1561,7 +1561,8 @@ static void test_export_sflow_interfaces(void **state)
 	for (int i = 0; i < 2; i++) {
 		reverse_flow(&flows[i], i);
 		flows[i].key.ifindex = i + 1;
-		flows[i].key.dir = FP_DIR_INGRESS;
+		/* As the sFlow source keys a sample: egress at its point (replay_egress). */
+		flows[i].key.dir = FP_DIR_EGRESS;
 		flows[i].cnp_dscp_mask = 0;
 		flows[i].c.dscp_mask = 1ULL << 26;
 		flows[i].c.dscp = 26;
