@@ -102,7 +102,7 @@ static void make_key4(struct flow_key4 *k4, __u32 i)
 
 /*
  * Where each flow of make_key's numbering is: placed as the program places
- * it (core.h, slot_account): its slot if it has one, else its fp_flows4
+ * it (flows.h, slot_account): its slot if it has one, else its fp_flows4
  * entry, else the first free slot of its first bucket, then of its
  * second, else fp_flows4.
  */

@@ -84,7 +84,7 @@ struct fp_pkt {
 	__u8 encap; /* FP_ENCAP_* */
 	union {
 		struct flow_key key;
-		/* An IPv4 flow's key, compacted in place for its tables (core.h, account_flow). */
+		/* An IPv4 flow's key, compacted in place for its tables (flows.h, account_flow). */
 		struct flow_key4 key4;
 	};
 	/*
