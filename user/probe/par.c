@@ -44,12 +44,119 @@ int par_parts(size_t n, size_t min)
 	return parts < 1 ? 1 : parts;
 }
 
+/*
+ * Threads made for one loop and joined after it: where the pool is taken
+ * (a loop inside a part, or two threads' refreshes at once).
+ */
+static void par_run_threads(struct par_part *part, int parts, const cpu_set_t *set)
+{
+	pthread_attr_t attr;
+	bool attr_ok = !pthread_attr_init(&attr);
+
+	/* Not the caller's CPU alone: cpus_stay() may keep it on one. */
+	if (attr_ok && set)
+		pthread_attr_setaffinity_np(&attr, sizeof(*set), set);
+	for (int i = 1; i < parts; i++) {
+		part[i].threaded = !pthread_create(&part[i].thread, attr_ok ? &attr : NULL,
+						   par_run_part, &part[i]);
+		if (part[i].threaded)
+			pthread_setname_np(part[i].thread, "fp-refresh");
+	}
+	if (attr_ok)
+		pthread_attr_destroy(&attr);
+	par_run_part(&part[0]);
+	for (int i = 1; i < parts; i++) {
+		if (part[i].threaded)
+			pthread_join(part[i].thread, NULL);
+		else
+			par_run_part(&part[i]);
+	}
+}
+
+/*
+ * The pool: a thread for each part but the caller's, made at the first
+ * loop that needs it and kept, so a refresh's ten or so loops do not
+ * each make and join threads (about 90 us a loop of two parts on the
+ * machine of BENCHMARKS.md, part 28). One loop at a time uses it.
+ */
+struct par_worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct par_part *job; /* posted by the loop; NULL once run */
+	bool made;
+	cpu_set_t set; /* its CPUs, as cpus_allowed() gave them */
+};
+
+static struct {
+	pthread_mutex_t taken;
+	struct par_worker w[PAR_MAX - 1];
+} pool = {.taken = PTHREAD_MUTEX_INITIALIZER};
+
+static void *par_worker_main(void *arg)
+{
+	struct par_worker *w = arg;
+
+	for (;;) {
+		struct par_part *job;
+
+		pthread_mutex_lock(&w->lock);
+		while (!w->job)
+			pthread_cond_wait(&w->cond, &w->lock);
+		job = w->job;
+		pthread_mutex_unlock(&w->lock);
+		par_run_part(job);
+		pthread_mutex_lock(&w->lock);
+		w->job = NULL;
+		pthread_cond_signal(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+	}
+	return NULL;
+}
+
+/* Hand job to w, made now if need be, on the CPUs of set; false: no thread. */
+static bool par_worker_post(struct par_worker *w, struct par_part *job, const cpu_set_t *set)
+{
+	if (!w->made) {
+		pthread_attr_t attr;
+		bool attr_ok = !pthread_attr_init(&attr);
+
+		if (attr_ok && set)
+			pthread_attr_setaffinity_np(&attr, sizeof(*set), set);
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->cond, NULL);
+		w->made = !pthread_create(&w->thread, attr_ok ? &attr : NULL, par_worker_main, w);
+		if (attr_ok)
+			pthread_attr_destroy(&attr);
+		if (!w->made)
+			return false;
+		pthread_setname_np(w->thread, "fp-refresh");
+		if (set)
+			w->set = *set;
+	} else if (set && !CPU_EQUAL(set, &w->set) &&
+		   !pthread_setaffinity_np(w->thread, sizeof(*set), set)) {
+		w->set = *set;
+	}
+	pthread_mutex_lock(&w->lock);
+	w->job = job;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return true;
+}
+
+static void par_worker_wait(struct par_worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->job)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}
+
 void par_run(int parts, size_t n, void (*fn)(void *ctx, int part, size_t lo, size_t hi), void *ctx)
 {
 	struct par_part part[PAR_MAX];
-	pthread_attr_t attr;
-	bool attr_ok;
 	cpu_set_t set;
+	bool have_set;
 
 	if (parts > PAR_MAX)
 		parts = PAR_MAX;
@@ -57,29 +164,28 @@ void par_run(int parts, size_t n, void (*fn)(void *ctx, int part, size_t lo, siz
 		fn(ctx, 0, 0, n);
 		return;
 	}
-	/* Not the caller's CPU alone: cpus_stay() may keep it on one. */
-	attr_ok = !pthread_attr_init(&attr);
-	if (attr_ok && cpus_allowed(&set))
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	for (int i = 0; i < parts; i++) {
+	for (int i = 0; i < parts; i++)
 		part[i] = (struct par_part){.fn = fn,
 					    .ctx = ctx,
 					    .part = i,
 					    .lo = n * i / parts,
 					    .hi = n * (i + 1) / parts};
-		part[i].threaded = i > 0 && !pthread_create(&part[i].thread, attr_ok ? &attr : NULL,
-							    par_run_part, &part[i]);
-		if (part[i].threaded)
-			pthread_setname_np(part[i].thread, "fp-refresh");
+	have_set = cpus_allowed(&set) > 0;
+	if (pthread_mutex_trylock(&pool.taken)) {
+		par_run_threads(part, parts, have_set ? &set : NULL);
+		return;
 	}
-	if (attr_ok)
-		pthread_attr_destroy(&attr);
-	for (int i = 0; i < parts; i++) {
+	for (int i = 1; i < parts; i++)
+		part[i].threaded =
+		    par_worker_post(&pool.w[i - 1], &part[i], have_set ? &set : NULL);
+	par_run_part(&part[0]);
+	for (int i = 1; i < parts; i++) {
 		if (part[i].threaded)
-			pthread_join(part[i].thread, NULL);
+			par_worker_wait(&pool.w[i - 1]);
 		else
 			par_run_part(&part[i]);
 	}
+	pthread_mutex_unlock(&pool.taken);
 }
 
 int par_for(size_t n, size_t min, void (*fn)(void *ctx, int part, size_t lo, size_t hi), void *ctx)

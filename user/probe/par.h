@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * par.h - a refresh's loops split across the CPUs this process may run
- * on: the calling thread takes the first part, a thread of its own each
- * of the others, for as long as the loop. Parts are contiguous and in
+ * on: the calling thread takes the first part, a kept thread of the
+ * pool each of the others (par.c; threads of the loop's own where the
+ * pool is taken, as by a loop inside a part). Parts are contiguous and in
  * order, so what each part gathers joins in the order one loop had.
  */
 #ifndef __FP_PAR_H
