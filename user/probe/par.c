@@ -45,25 +45,33 @@ int par_parts(size_t n, size_t min)
 }
 
 /*
+ * A refresh thread running start(arg) on the CPUs of set (NULL: as the
+ * process may): not the caller's CPU alone, as cpus_stay() may keep it
+ * on one. false: none made.
+ */
+static bool par_thread_make(pthread_t *t, void *(*start)(void *), void *arg, const cpu_set_t *set)
+{
+	pthread_attr_t attr;
+	bool attr_ok = !pthread_attr_init(&attr), made;
+
+	if (attr_ok && set)
+		pthread_attr_setaffinity_np(&attr, sizeof(*set), set);
+	made = !pthread_create(t, attr_ok ? &attr : NULL, start, arg);
+	if (attr_ok)
+		pthread_attr_destroy(&attr);
+	if (made)
+		pthread_setname_np(*t, "fp-refresh");
+	return made;
+}
+
+/*
  * Threads made for one loop and joined after it: where the pool is taken
  * (a loop inside a part, or two threads' refreshes at once).
  */
 static void par_run_threads(struct par_part *part, int parts, const cpu_set_t *set)
 {
-	pthread_attr_t attr;
-	bool attr_ok = !pthread_attr_init(&attr);
-
-	/* Not the caller's CPU alone: cpus_stay() may keep it on one. */
-	if (attr_ok && set)
-		pthread_attr_setaffinity_np(&attr, sizeof(*set), set);
-	for (int i = 1; i < parts; i++) {
-		part[i].threaded = !pthread_create(&part[i].thread, attr_ok ? &attr : NULL,
-						   par_run_part, &part[i]);
-		if (part[i].threaded)
-			pthread_setname_np(part[i].thread, "fp-refresh");
-	}
-	if (attr_ok)
-		pthread_attr_destroy(&attr);
+	for (int i = 1; i < parts; i++)
+		part[i].threaded = par_thread_make(&part[i].thread, par_run_part, &part[i], set);
 	par_run_part(&part[0]);
 	for (int i = 1; i < parts; i++) {
 		if (part[i].threaded)
@@ -118,19 +126,11 @@ static void *par_worker_main(void *arg)
 static bool par_worker_post(struct par_worker *w, struct par_part *job, const cpu_set_t *set)
 {
 	if (!w->made) {
-		pthread_attr_t attr;
-		bool attr_ok = !pthread_attr_init(&attr);
-
-		if (attr_ok && set)
-			pthread_attr_setaffinity_np(&attr, sizeof(*set), set);
 		pthread_mutex_init(&w->lock, NULL);
 		pthread_cond_init(&w->cond, NULL);
-		w->made = !pthread_create(&w->thread, attr_ok ? &attr : NULL, par_worker_main, w);
-		if (attr_ok)
-			pthread_attr_destroy(&attr);
+		w->made = par_thread_make(&w->thread, par_worker_main, w, set);
 		if (!w->made)
 			return false;
-		pthread_setname_np(w->thread, "fp-refresh");
 		if (set)
 			w->set = *set;
 	} else if (set && !CPU_EQUAL(set, &w->set) &&
