@@ -147,6 +147,7 @@ if ! skipped userspace; then
 	log "userspace: 10k, 100k, 1M flows (about 40 s)"
 	"$B/userspace" scale 10000 100000 1000000 | tee "$OUT/userspace.log" |
 		grep -E '^(ROW|NOTE)' >>"$ROWS"
+	"$B/userspace" par 2000 | tee -a "$OUT/userspace.log" | grep -E '^(ROW|NOTE)' >>"$ROWS"
 fi
 if ! skipped memory; then
 	log "memory: 65536 and 1M flows"

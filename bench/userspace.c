@@ -868,12 +868,64 @@ static int placements(__u32 n)
 	return 0;
 }
 
+static void par_nothing(void *ctx, int part, size_t lo, size_t hi)
+{
+	(void)ctx;
+	(void)part;
+	(void)lo;
+	(void)hi;
+}
+
+/* Part 0 of a loop that holds the pool: *n loops inside it, each making its own thread. */
+static void loops_own_threads(void *ctx, int part, size_t lo, size_t hi)
+{
+	const __u32 *n = ctx;
+
+	(void)lo;
+	(void)hi;
+	for (__u32 i = 0; part == 0 && i < *n; i++)
+		par_run(2, 2, par_nothing, NULL);
+}
+
+/*
+ * What a refresh's split loop costs beyond its work: n loops of two
+ * parts that do nothing, the second part on the pool's kept thread,
+ * against the same loops run where the pool is taken (inside a part of a
+ * loop holding it), which make and join a thread each, as every loop did
+ * before the pool (BENCHMARKS.md, part 28).
+ */
+static int par_cost(__u32 n)
+{
+	double pool_us[5], made_us[5];
+	char fig[96], v[32], b[48], vs[32];
+	__u64 t0;
+
+	bench_unpin();
+	par_run(2, 2, par_nothing, NULL); /* the pool's thread made, untimed */
+	for (int t = 0; t < 5; t++) {
+		t0 = bench_now_ns();
+		for (__u32 i = 0; i < n; i++)
+			par_run(2, 2, par_nothing, NULL);
+		pool_us[t] = (bench_now_ns() - t0) / 1e3 / n;
+		t0 = bench_now_ns();
+		par_run(2, 2, loops_own_threads, &n);
+		made_us[t] = (bench_now_ns() - t0) / 1e3 / n;
+	}
+	bench_pin_last_cpu();
+	snprintf(fig, sizeof(fig), "a split loop of two parts doing nothing (%u loops)", n);
+	snprintf(v, sizeof(v), "%.1f us", bench_median(pool_us, 5));
+	snprintf(b, sizeof(b), "%.1f us a thread made each loop", bench_median(made_us, 5));
+	snprintf(vs, sizeof(vs), "%.2fx", bench_median(pool_us, 5) / bench_median(made_us, 5));
+	bench_row("userspace", fig, v, b, vs, "-", "-");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int err = 0;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: userspace scale|memory|placement N [N...]\n");
+		fprintf(stderr, "usage: userspace scale|memory|placement|par N [N...]\n");
 		return 2;
 	}
 	bench_pin_last_cpu();
@@ -886,6 +938,8 @@ int main(int argc, char **argv)
 			err = memory(n);
 		else if (!strcmp(argv[1], "placement"))
 			err = placements(n);
+		else if (!strcmp(argv[1], "par"))
+			err = par_cost(n);
 		else
 			return 2;
 	}

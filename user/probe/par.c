@@ -84,8 +84,9 @@ static void par_run_threads(struct par_part *part, int parts, const cpu_set_t *s
 /*
  * The pool: a thread for each part but the caller's, made at the first
  * loop that needs it and kept, so a refresh's ten or so loops do not
- * each make and join threads (about 90 us a loop of two parts on the
- * machine of BENCHMARKS.md, part 28). One loop at a time uses it.
+ * each make and join threads (a loop of two parts 0.23x the time on the
+ * machine of BENCHMARKS.md, part 28: `userspace par`). One loop at a
+ * time uses it.
  */
 struct par_worker {
 	pthread_t thread;
