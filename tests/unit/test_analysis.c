@@ -2088,6 +2088,7 @@ static void many_flows(struct snapshot *s, struct flow_record *f, size_t n, unsi
 static void expect_same_analysis(const struct analysis *one, const struct analysis *parts)
 {
 	assert_int_equal(one->n_flows, parts->n_flows);
+	assert_int_equal(one->last_seen_ns, parts->last_seen_ns);
 	assert_memory_equal(one->flows, parts->flows, one->n_flows * sizeof(*one->flows));
 	assert_int_equal(one->n_fresh, parts->n_fresh);
 	assert_memory_equal(one->fresh, parts->fresh, one->n_fresh * sizeof(*one->fresh));
@@ -2140,12 +2141,17 @@ static void test_parts_answer_as_one_loop(void **state)
 
 		many_flows(&s, f1, n, round);
 		snapshot_flow_totals(&s);
+		/* The latest packet in the last part's flows, then in the first's. */
+		for (size_t i = 0; i < n; i++)
+			f1[i].c.last_seen_ns = 1000 + i % 977;
+		f1[round % 2 ? 5 : n - 5].c.last_seen_ns = 5000 + round;
 		par_set_parts(1);
 		assert_int_equal(analysis_update(&one, &s, &fx.ro, &fx.ao, round ? 0 : 1.0), 0);
 		par_set_parts(PAR_MAX);
 		assert_int_equal(analysis_update(&parts, &s, &fx.ro, &fx.ao, round ? 0 : 1.0), 0);
 		par_set_parts(0);
 		expect_same_analysis(&one, &parts);
+		assert_int_equal(one.last_seen_ns, 5000 + round);
 		/* A rid two parts' flows have is found: the places serve. */
 		assert_int_equal(one.by_pos, round == 3);
 		assert_int_equal(parts.by_pos, round == 3);

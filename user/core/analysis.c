@@ -229,9 +229,9 @@ static bool carries(const struct flow_counters *c, const __u64 ops[4])
 }
 
 /* Over a whole run: since the last RoCE packet, to the snapshot (a capture's end). */
-static double quiet_at_end(const struct snapshot *s)
+static double quiet_at_end(const struct analysis *a, const struct snapshot *s)
 {
-	__u64 last = snapshot_last_seen_ns(s);
+	__u64 last = a->last_seen_ns;
 
 	return last && s->taken_ns > last ? (s->taken_ns - last) / 1e9 : 0;
 }
@@ -336,8 +336,11 @@ struct rates_job {
 	const struct snapshot *s;
 	const struct analysis_opts *o;
 	double dt;
-	/* Each part's: its flows' bytes moved, its fresh flows (a->fresh from first). */
-	__u64 moved[PAR_MAX];
+	/*
+	 * Each part's: its flows' bytes moved, their latest last packet, its
+	 * fresh flows (a->fresh from first).
+	 */
+	__u64 moved[PAR_MAX], last_seen[PAR_MAX];
 	size_t first[PAR_MAX], n_fresh[PAR_MAX];
 };
 
@@ -353,7 +356,7 @@ static void rates_part(void *ctx, int part, size_t lo, size_t hi)
 	double dt = j->dt;
 	__u32 *fresh = &a->fresh[lo];
 	size_t n_fresh = 0;
-	__u64 moved = 0;
+	__u64 moved = 0, last_seen = 0;
 
 	for (size_t i = lo; i < lo + PREV_AHEAD && i < hi; i++)
 		prefetch_prev(a, s, i);
@@ -384,6 +387,9 @@ static void rates_part(void *ctx, int part, size_t lo, size_t hi)
 		}
 		v->bps = v->d.bytes * 8.0 / dt;
 		moved += v->d.bytes;
+		/* In a line the loop reads anyway: no pass of its own over the records. */
+		if (r->c.last_seen_ns > last_seen)
+			last_seen = r->c.last_seen_ns;
 		v->pps = v->d.packets / dt;
 		v->ce_per_s = v->d.ce / dt;
 		v->cnp_per_s = v->d.cnp / dt;
@@ -399,6 +405,7 @@ static void rates_part(void *ctx, int part, size_t lo, size_t hi)
 			      detect_wrong_class(r, j->o, v->is_data, a->whole_run, &seen);
 	}
 	j->moved[part] = moved;
+	j->last_seen[part] = last_seen;
 	j->first[part] = lo;
 	j->n_fresh[part] = n_fresh;
 }
@@ -436,8 +443,12 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 	par_for(s->n_flows, ANALYSIS_PART_MIN, rates_part, &j);
 	/* Each part's fresh flows after the last part's: in order, as one loop has them. */
 	a->n_fresh = par_gather(a->fresh, sizeof(*a->fresh), j.first, j.n_fresh);
-	for (int part = 0; part < PAR_MAX; part++)
+	a->last_seen_ns = 0;
+	for (int part = 0; part < PAR_MAX; part++) {
 		moved += j.moved[part];
+		if (j.last_seen[part] > a->last_seen_ns)
+			a->last_seen_ns = j.last_seen[part];
+	}
 	*group_bps = moved * 8.0 / dt; /* whole bytes summed: the same in any order */
 	/* rids are unique, so as many flows each at its old rid are the same flows. */
 	a->same_flows = a->have_prev && a->n_prev == s->n_flows && !a->n_fresh;
@@ -600,7 +611,7 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	 * than that where they did not.
 	 */
 	if (a->whole_run) {
-		a->roce_quiet_s = d->every_packet ? quiet_at_end(s) : 0;
+		a->roce_quiet_s = 0; /* quiet_at_end(), once the rates have the last packet */
 	} else if (a->totals_delta[FP_CNT_ROCE] || !d->every_packet) {
 		a->roce_quiet_s = 0;
 	} else if (a->roce_seen && s->taken_ns > a->prev_taken_ns) {
@@ -615,6 +626,8 @@ int analysis_update(struct analysis *a, const struct snapshot *s, const struct s
 	a->n_entropy = 0;
 	err = compute_rates(a, s, o, dt, &group_bps);
 	if (!err) {
+		if (a->whole_run && d->every_packet)
+			a->roce_quiet_s = quiet_at_end(a, s);
 		write_fresh(a, s);
 		mark_elephants(a, o, group_bps);
 		analysis_balance_groups(a);

@@ -250,7 +250,8 @@ struct analysis {
 	 * a whole run, from its last RoCE packet to its end.
 	 */
 	double roce_quiet_s;
-	bool roce_seen; /* a refresh of this run counted RoCE packets */
+	bool roce_seen;	    /* a refresh of this run counted RoCE packets */
+	__u64 last_seen_ns; /* the latest last_seen_ns of this refresh's flows (0: none) */
 	struct collision *collisions;
 	size_t n_collisions, cap_collisions;
 	struct alert *alerts;

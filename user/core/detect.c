@@ -707,7 +707,7 @@ static int stopped_alert(struct analysis *a, const struct snapshot *s)
 
 	if (quiet < ROCE_STOPPED_S)
 		return 0;
-	last = snapshot_last_seen_ns(s);
+	last = a->last_seen_ns;
 	/* Counted from the refresh that last saw RoCE; the last packet may be older. */
 	if (last && s->taken_ns > last && (s->taken_ns - last) / 1e9 > quiet)
 		quiet = (s->taken_ns - last) / 1e9;

@@ -533,16 +533,6 @@ out:
 	return err;
 }
 
-__u64 snapshot_last_seen_ns(const struct snapshot *s)
-{
-	__u64 last = 0;
-
-	for (size_t i = 0; i < s->n_flows; i++)
-		if (s->flows[i].c.last_seen_ns > last)
-			last = s->flows[i].c.last_seen_ns;
-	return last;
-}
-
 double snapshot_span_s(const struct snapshot *s)
 {
 	__u64 first = 0, last = 0;

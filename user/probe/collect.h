@@ -165,8 +165,6 @@ void totals_sum(__u64 out[FP_CNT_MAX], const void *percpu, int ncpus, size_t str
 /* Sum from, another entry of into's flow, into into (both as flow_counters_read gives them). */
 void flow_counters_merge(struct flow_counters *into, const struct flow_counters *from);
 
-/* The latest packet of any flow in s (the flows' clock), 0 with none. */
-__u64 snapshot_last_seen_ns(const struct snapshot *s);
 /* The flows' own time span, their first packet to their last, in s; 0 with none. */
 double snapshot_span_s(const struct snapshot *s);
 
