@@ -171,6 +171,14 @@ double snapshot_span_s(const struct snapshot *s);
 /* Sort flows by bytes, largest first. */
 void snapshot_sort_by_bytes(struct snapshot *s);
 
+struct radix_ent;
+/*
+ * The order snapshot_sort_by_bytes() would put the flows in, the records
+ * left where they are: entry k's idx is the place of the k-th flow (held
+ * in s's scratch until the next sort or order). NULL: out of memory.
+ */
+const struct radix_ent *snapshot_order_by_bytes(struct snapshot *s);
+
 /*
  * Record x (at place i) comes before record y (at place j) in byte order:
  * more bytes, ties by key (snapshot_sort_by_bytes()'s order), then by place.

@@ -150,7 +150,7 @@ static void sort_words(const struct flow_record *run, struct radix_ent *e, struc
 
 struct gather_job {
 	const struct flow_record *in;
-	struct flow_record *out;
+	struct flow_record *out;	  /* NULL: the order only (snapshot_order_by_bytes()) */
 	struct radix_ent *sorted, *other; /* the sort's entries; room for a run's */
 	size_t n;
 	/* Part k gathers places bound[k] to bound[k + 1]: each a run's first. */
@@ -177,6 +177,8 @@ static void gather_part(void *ctx, int part, size_t k, size_t k_end)
 			if (end - i > 1)
 				sort_words(j->in, j->sorted + i, j->other + i, end - i, 0);
 		}
+		if (!j->out)
+			continue;
 		if (i + SORT_PREFETCH_AHEAD < hi) {
 			const char *ahead =
 			    (const char *)&j->in[sorted[i + SORT_PREFETCH_AHEAD].idx];
@@ -205,48 +207,68 @@ static void gather_bounds(struct gather_job *j, int parts)
 }
 
 /*
- * Largest first, ties by key: what qsort of the records gives, without
- * moving 336-byte records through every comparison. The bytes are radix
- * sorted beside each record's index, the records gathered in that order
- * into the spare buffer (which becomes the snapshot's, the old one the
- * spare), in parts on as many CPUs, each run of equal bytes sorted by key
- * as soon as it lands.
+ * The records' places by bytes, ties sorted by key, in s->sort_keys (room
+ * for 2n); with out, each record also gathered into it in that order, in
+ * parts on as many CPUs, each run of equal bytes sorted by key as soon as
+ * it lands. NULL: no room for the keys.
  */
-void snapshot_sort_by_bytes(struct snapshot *s)
+static const struct radix_ent *order_by_bytes(struct snapshot *s, struct flow_record *out)
 {
 	size_t n = s->n_flows;
-	struct radix_ent *ent, *sorted, *other;
-	struct flow_record *out, *in = s->flows;
+	struct radix_ent *ent, *sorted;
+	const struct flow_record *in = s->flows;
 
-	if (n < SORT_RADIX_MIN ||
-	    buf_grow((void **)&s->sort_keys, &s->sort_keys_cap, 2 * n, sizeof(*ent)) ||
-	    buf_grow((void **)&s->spare, &s->spare_cap, n, sizeof(*s->spare))) {
-		if (n > 1) /* qsort(NULL, 0, ...) is undefined */
-			qsort(s->flows, n, sizeof(*s->flows), cmp_bytes_desc);
-		return;
-	}
+	if (buf_grow((void **)&s->sort_keys, &s->sort_keys_cap, 2 * n + 2, sizeof(*ent)))
+		return NULL;
 	ent = s->sort_keys;
 	/* A record's place in the sort: ~bytes, so ascending is largest first. */
 	for (size_t i = 0; i < n; i++)
 		ent[i] = (struct radix_ent){.key = ~in[i].c.bytes, .idx = i};
 	sorted = radix_sort(ent, ent + n, n);
-	/* Room for sorting a run of ties: the half the sort did not end in. */
-	other = sorted == ent ? ent + n : ent;
-	out = s->spare;
 	{
-		struct gather_job j = {
-		    .in = in, .out = out, .sorted = sorted, .other = other, .n = n};
+		/* Room for sorting a run of ties: the half the sort did not end in. */
+		struct gather_job j = {.in = in,
+				       .out = out,
+				       .sorted = sorted,
+				       .other = sorted == ent ? ent + n : ent,
+				       .n = n};
 		int parts = par_parts(n, SORT_PART_MIN);
 
 		gather_bounds(&j, parts);
 		par_run(parts, parts, gather_part, &j);
 	}
-	if (!s->own_flows) {
-		/* The caller's array: the order goes back into it. */
-		memcpy(in, out, n * sizeof(*in));
+	return sorted;
+}
+
+const struct radix_ent *snapshot_order_by_bytes(struct snapshot *s)
+{
+	return order_by_bytes(s, NULL);
+}
+
+/*
+ * Largest first, ties by key: what qsort of the records gives, without
+ * moving 336-byte records through every comparison: order_by_bytes()
+ * gathers them into the spare buffer, which becomes the snapshot's, the
+ * old one the spare.
+ */
+void snapshot_sort_by_bytes(struct snapshot *s)
+{
+	size_t n = s->n_flows;
+	struct flow_record *in = s->flows;
+
+	if (n < SORT_RADIX_MIN ||
+	    buf_grow((void **)&s->spare, &s->spare_cap, n, sizeof(*s->spare)) ||
+	    !order_by_bytes(s, s->spare)) {
+		if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+			qsort(s->flows, n, sizeof(*s->flows), cmp_bytes_desc);
 		return;
 	}
-	s->flows = out;
+	if (!s->own_flows) {
+		/* The caller's array: the order goes back into it. */
+		memcpy(in, s->spare, n * sizeof(*in));
+		return;
+	}
+	s->flows = s->spare;
 	s->spare = in;
 	n = s->cap;
 	s->cap = s->spare_cap;

@@ -7,6 +7,7 @@
  * becomes the whole capture's, with rates over its span, as replay
  * reports it.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -14,6 +15,7 @@
 
 #include "top/ui.h"
 #include "util/buf.h"
+#include "util/radix.h"
 
 double wall_s(void)
 {
@@ -65,28 +67,34 @@ static int mark_flows(struct ui *u)
 {
 	const struct analysis *a = u->an;
 	int err = buf_grow((void **)&u->marks, &u->cap_marks, a->n_flows + 1, 1);
+	__u64 ce = 0, cnp = 0, rtx = 0;
 
 	if (err)
 		return err;
-	u->ce_per_s = u->cnp_per_s = u->rtx_per_s = 0;
 	memset(u->marks, 0, a->n_flows);
+	/* Whole counts summed, then rated as each flow is: the same in any order of the flows. */
 	for (size_t i = 0; i < a->n_flows; i++) {
-		u->ce_per_s += a->flows[i].ce_per_s;
-		u->cnp_per_s += a->flows[i].cnp_per_s;
-		u->rtx_per_s += a->flows[i].rtx_per_s;
+		ce += a->flows[i].d.ce;
+		cnp += a->flows[i].d.cnp;
+		rtx += a->flows[i].d.rtx;
 	}
+	u->ce_per_s = ce / a->interval_s;
+	u->cnp_per_s = cnp / a->interval_s;
+	u->rtx_per_s = rtx / a->interval_s;
 	mark_collisions(u);
 	return 0;
 }
 
-/* Prefer the record seen on an uplink, then the one that counted most. */
-static bool better_rep(const struct analysis *a, int cand, int cur)
+/* Prefer the record seen on an uplink, then the one that counted most, then the first by bytes. */
+static bool better_rep(const struct ui *u, int cand, int cur)
 {
-	const struct flow_view *c = &a->flows[cand], *o = &a->flows[cur];
+	const struct flow_view *c = &u->an->flows[cand], *o = &u->an->flows[cur];
 
 	if ((c->path >= 0) != (o->path >= 0))
 		return c->path >= 0;
-	return c->r->c.packets > o->r->c.packets;
+	if (c->r->c.packets != o->r->c.packets)
+		return c->r->c.packets > o->r->c.packets;
+	return u->rank[cand] < u->rank[cur];
 }
 
 /*
@@ -110,13 +118,38 @@ static int find_reps(struct ui *u)
 		u->nkeys[i] = flow_identity(&a->flows[i].r->key);
 		slot = kindex_slot(&u->rep_index, &u->nkeys[i], sizeof(u->nkeys[i]), u->nkeys,
 				   sizeof(*u->nkeys));
-		if (!*slot || better_rep(a, i, *slot - 1))
+		if (!*slot || better_rep(u, i, *slot - 1))
 			*slot = i + 1;
 	}
 	for (size_t i = 0; i < n; i++)
 		u->rep_of[i] = kindex_find(&u->rep_index, &u->nkeys[i], sizeof(u->nkeys[i]),
 					   u->nkeys, sizeof(*u->nkeys)) -
 			       1;
+	return 0;
+}
+
+/*
+ * The flows in byte order (ui.h: rank, by_rank), from their places in the
+ * snapshot: the order its sort would give them, without moving a record.
+ */
+static int rank_flows(struct ui *u)
+{
+	struct snapshot *s = &u->ss->snap;
+	size_t n = s->n_flows;
+	const struct radix_ent *e;
+	int err =
+	    buf_grow((void **)&u->rank, &u->cap_rank, n + 1, sizeof(*u->rank))
+		?: buf_grow((void **)&u->by_rank, &u->cap_by_rank, n + 1, sizeof(*u->by_rank));
+
+	if (err)
+		return err;
+	e = snapshot_order_by_bytes(s);
+	if (!e)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		u->by_rank[k] = (int)e[k].idx;
+		u->rank[e[k].idx] = (int)k;
+	}
 	return 0;
 }
 
@@ -145,7 +178,7 @@ int refresh_data(struct ui *u)
 		u->have_whole = true;
 		u->an = &u->whole;
 	}
-	err = mark_flows(u) ?: find_reps(u);
+	err = rank_flows(u) ?: mark_flows(u) ?: find_reps(u);
 	if (err)
 		return err;
 	u->last_refresh_s = now;
@@ -159,6 +192,8 @@ void ui_data_free(struct ui *u)
 	free(u->marks);
 	free(u->rep_of);
 	free(u->nkeys);
+	free(u->rank);
+	free(u->by_rank);
 	free(u->scratch);
 	free(u->sort_buf);
 	kindex_free(&u->rep_index);

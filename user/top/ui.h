@@ -234,6 +234,15 @@ struct ui {
 	struct flow_key *nkeys;
 	size_t cap_nkeys;
 	struct kindex rep_index;
+	/*
+	 * The flows in byte order, ties by key (snapshot_sort_by_bytes()'s):
+	 * by_rank[k] is the k-th flow, rank[i] flow i's place in that order.
+	 * The dashboard's refreshes leave the flows in the table's order
+	 * (session.unordered); where a view's rows or tie-breaks followed the
+	 * snapshot's order, they follow this one.
+	 */
+	int *rank, *by_rank;
+	size_t cap_rank, cap_by_rank;
 	void *scratch;	     /* for a view's build */
 	size_t cap_scratch;  /* in bytes, whatever the size of a view's elements */
 	void *sort_buf;	     /* table_sort()'s keys and the rows in their new order */

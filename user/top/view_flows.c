@@ -64,10 +64,11 @@ static int build(struct ui *u, struct vstate *vs)
 
 	if (err)
 		return err;
+	/* In byte order: the final tie-break's, which table_sort() keeps among equals. */
 	vs->n_rows = 0;
-	for (size_t i = 0; i < a->n_flows; i++)
-		if (flow_matches(u, i))
-			rows[vs->n_rows++] = i;
+	for (size_t k = 0; k < a->n_flows; k++)
+		if (flow_matches(u, u->by_rank[k]))
+			rows[vs->n_rows++] = u->by_rank[k];
 	return 0;
 }
 
@@ -156,8 +157,8 @@ static int cmp(const struct ui *u, int col, const void *x, const void *y)
 
 		return strcmp(owner_of(u, i, o, sizeof(o)), owner_of(u, j, w, sizeof(w)));
 	}
-	default: /* the tie-break: most bytes first, then as collected */
-		return cmp_num(q->r->c.bytes, p->r->c.bytes) ?: cmp_num(i, j);
+	default: /* the tie-break: most bytes first, then by key (ui.h: rank) */
+		return cmp_num(u->rank[i], u->rank[j]);
 	}
 }
 

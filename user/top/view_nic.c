@@ -224,19 +224,24 @@ static void pfc_line(struct ui *u, int y, const struct nic_netdev *nd, int prio,
 		  line);
 }
 
-/* Flows of this session matched to QP q, and one of their destination QPs. */
+/*
+ * Flows of this session matched to QP q, and the destination QP of the
+ * first of them in byte order (ui.h: rank), whatever the snapshot's order.
+ */
 static int qp_flows(const struct ui *u, int q, __u32 *dest_qp)
 {
 	const struct nic_picture *p = picture(u);
-	int n = 0;
+	int n = 0, first = -1;
 
 	for (size_t i = 0; i < p->n_flow_qp && i < u->ss->snap.n_flows; i++) {
 		if (p->flow_qp[i] != q)
 			continue;
-		if (!n && dest_qp)
-			*dest_qp = u->ss->snap.flows[i].key.dest_qp;
+		if (first < 0 || u->rank[i] < u->rank[first])
+			first = (int)i;
 		n++;
 	}
+	if (first >= 0 && dest_qp)
+		*dest_qp = u->ss->snap.flows[first].key.dest_qp;
 	return n;
 }
 

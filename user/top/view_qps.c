@@ -74,19 +74,20 @@ static int build(struct ui *u, struct vstate *vs)
 	 * Requesters' flows first, so that each takes its reverse into its
 	 * row: its ACKs, NAKs and CNPs, and a READ's responses (data, but the
 	 * responder's). Of two requesters each the other's reverse, the
-	 * larger flow leads, in any order of the flows.
+	 * larger flow leads, in any order of the flows. The flows in byte order
+	 * (ui.h: rank): where two rows want one reverse, the larger's takes it.
 	 */
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < n; k++) {
+			int i = u->by_rank[k];
 			const struct flow_view *v = &a->flows[i];
 			struct qp_row r = {.data = -1, .ack = -1};
 			int rev = v->reverse >= 0 ? u->rep_of[v->reverse] : -1;
 
-			if (u->rep_of[i] != (int)i || used[i] || (!pass && !v->is_request))
+			if (u->rep_of[i] != i || used[i] || (!pass && !v->is_request))
 				continue;
 			if (!pass && rev >= 0 && !used[rev] && a->flows[rev].is_request &&
-			    a->flows[rev].reverse >= 0 &&
-			    u->rep_of[a->flows[rev].reverse] == (int)i &&
+			    a->flows[rev].reverse >= 0 && u->rep_of[a->flows[rev].reverse] == i &&
 			    analysis_before(a, rev, i))
 				continue;
 			if (v->is_request) {
@@ -158,6 +159,12 @@ static double value(const struct ui *u, const struct qp_row *r, int col)
 	return 0;
 }
 
+/* Flow f's place in byte order (ui.h: rank); -1 (no flow) before every flow. */
+static int rank_of(const struct ui *u, int f)
+{
+	return f >= 0 ? u->rank[f] : -1;
+}
+
 /* A pair's traffic both ways: cmp's final tie-break, busiest first. */
 static double busy(const struct ui *u, const struct qp_row *r)
 {
@@ -179,7 +186,8 @@ static int order_rows(struct ui *u, struct vstate *vs)
 	if (!e)
 		return -ENOMEM;
 	for (size_t r = 0; r < n; r++) {
-		e[r].key = (__u64)(__u32)(rows[r].data + 1) << 32 | (__u32)(rows[r].ack + 1);
+		e[r].key = (__u64)(__u32)(rank_of(u, rows[r].data) + 1) << 32 |
+			   (__u32)(rank_of(u, rows[r].ack) + 1);
 		e[r].idx = r;
 	}
 	by = radix_sort(e, e + n, n);
@@ -260,9 +268,10 @@ static int cmp(const struct ui *u, int col, const void *px, const void *py)
 
 		return strcmp(pair_owner(u, x, o, sizeof(o)), pair_owner(u, y, w, sizeof(w)));
 	}
-	default: /* -1, the tie-break: busiest first, then by data flow, ACK flow */
-		return cmp_num(busy(u, y), busy(u, x)) ?: cmp_num(x->data, y->data)
-						      ?: cmp_num(x->ack, y->ack);
+	default: /* -1, the tie-break: busiest first, then by data flow, ACK flow, in byte order */
+		return cmp_num(busy(u, y), busy(u, x))
+			   ?: cmp_num(rank_of(u, x->data), rank_of(u, y->data))
+			   ?: cmp_num(rank_of(u, x->ack), rank_of(u, y->ack));
 	}
 }
 

@@ -54,17 +54,18 @@ static int build(struct ui *u, struct vstate *vs)
 	rows = vs->rows;
 	/*
 	 * A flow seen at several points counts once (refresh.c chose who
-	 * stands for it). The flows by VNI, bare ones (-1) first, each VNI's
-	 * in the order of the flows (a stable sort), so its sums add up the
-	 * same way every time: a radix sort, not qsort's comparisons, each
-	 * reading a flow far from the last at a million flows.
+	 * stands for it). The flows by VNI, bare ones first, each VNI's in
+	 * byte order (ui.h: rank), so its sums add up the same way every time,
+	 * whatever order the snapshot holds them in: a radix sort, not qsort's
+	 * comparisons, each reading a flow far from the last at a million flows.
 	 */
 	for (size_t i = 0; i < a->n_flows; i++) {
 		const struct flow_key *k = &a->flows[i].r->key;
+		__u64 vni = k->flags & FP_FLOW_VXLAN ? (__u64)k->vni + 1 : 0; /* 24 bits */
 
 		if (u->rep_of[i] != (int)i || !flow_matches(u, i))
 			continue;
-		e[n].key = radix_key_of_double(k->flags & FP_FLOW_VXLAN ? k->vni : -1.0);
+		e[n].key = vni << 32 | (__u32)u->rank[i];
 		e[n++].idx = i;
 	}
 	by = radix_sort(e, e + n, n);
