@@ -417,6 +417,15 @@ static int dashboard_sort_rows(const struct analysis *an, const char *lab, int t
 
 	by_cmp.sort_key = NULL;
 	by_cmp.cmp = flows_cmp;
+	/* The analysis is of a snapshot sorted by bytes: byte order is the flows' (top/ui.h). */
+	u.rank = malloc((an->n_flows + 1) * sizeof(*u.rank));
+	u.by_rank = malloc((an->n_flows + 1) * sizeof(*u.by_rank));
+	if (!u.rank || !u.by_rank) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < an->n_flows; i++)
+		u.rank[i] = u.by_rank[i] = (int)i;
 	err = view_flows.build(&u, &vs);
 	if (err)
 		goto out;
@@ -453,6 +462,8 @@ static int dashboard_sort_rows(const struct analysis *an, const char *lab, int t
 	snprintf(r, sizeof(r), "%.2fx", km / cm);
 	bench_row("userspace", fig, v, b, r, "-", "-");
 out:
+	free(u.rank);
+	free(u.by_rank);
 	free(orig);
 	free(by_key);
 	free(vs.rows);
