@@ -193,7 +193,9 @@ echo "--- the table's order: every view as over a snapshot sorted by bytes"
 # queue pairs each way, in three sizes, so the rows' order is mostly the
 # tie-break's, and the table's order is not the byte order (a Flows view
 # that takes its rows in the table's order fails here). FABPROBE_TEST_SORT
-# sorts from 2 rows by key and checks each row against the next.
+# sorts from 2 rows by key and checks each row against the next. The two
+# directions of a queue pair differ in size, so QPs rows of equal DATA
+# differ in ACK/CNP: the busier first (the tie-break order_rows() keeps).
 python3 -I - "$TMP/ties.pcap" "$(cd "$(dirname "$0")/../lib" && pwd)" <<'PY'
 import struct, sys
 sys.path.insert(0, sys.argv[2])
@@ -204,6 +206,7 @@ for q in range(120):
     src, dst = "10.1.0.%d" % (1 + q % 6), "10.2.0.%d" % (1 + q % 4)
     for psn in range(1 + q % 3):
         frames.append(inject.write_only(src, dst, 49152 + q, 0x100 + q, psn))
+    for psn in range(1 + q // 3 % 3):
         frames.append(inject.write_only(dst, src, 49152 + q, 0x200 + q, psn))
 with open(sys.argv[1], "wb") as out:
     out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
@@ -246,4 +249,18 @@ check "the screens hold flows' rows (not two empty views alike)" \
 	test "$(grep -c '^10\.[12]\.0\.[0-9] > 10\.[12]\.0\.[0-9] ' "$TMP/unordered.txt")" -ge 200
 check "every view, every sort: the same rows in the same order" \
 	diff "$TMP/sorted.txt" "$TMP/unordered.txt"
+check "QPs by DATA: rows of equal DATA busiest first (ACK/CNP not rising), and some tie" python3 -c '
+import re, sys
+text = open(sys.argv[1]).read().split("== view 3\n")[1].split("== view")[0]
+unit = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}
+rows = []
+for line in text.splitlines():
+    rates = re.findall(r"([0-9.]+) ([kMG]?)b/s", line)
+    if len(rates) >= 2:
+        rows.append(tuple(float(v) * unit[u] for v, u in rates[:2]))
+ties = [(a, b) for a, b in zip(rows, rows[1:]) if a[0] == b[0]]
+bad = [(a, b) for a, b in ties if b[1] > a[1]]
+for a, b in bad:
+    print("     ACK/CNP rises within DATA %g: %g then %g" % (a[0], a[1], b[1]))
+sys.exit(1 if bad or len(rows) < 20 or not any(a[1] != b[1] for a, b in ties) else 0)' "$TMP/unordered.txt"
 finish top-screen
