@@ -42,7 +42,6 @@
 #include "probe/probe.h"
 #include "render/report.h"
 #include "top/ui.h"
-#include "util/radix.h"
 #include "walk.skel.h"
 
 #define FILL_BATCH 8192
@@ -648,14 +647,7 @@ static int scale(__u32 n, int trials)
 		struct analysis an_u[REFRESHES] = {};
 		double u_ms[REFRESHES][16];
 		__u32 round = trials + 1;
-		int *rank = malloc(n * sizeof(*rank)), *by_rank = malloc(n * sizeof(*by_rank));
-
-		if (!rank || !by_rank) {
-			free(rank);
-			free(by_rank);
-			err = -ENOMEM;
-			goto out;
-		}
+		struct ui top = {}; /* the dashboard's byte order (ui_rank_flows()) */
 
 		bench_unpin();
 		for (t = 0; t <= trials && !err; t++) {
@@ -674,23 +666,16 @@ static int scale(__u32 n, int trials)
 				}
 				/* The dashboard's: unsorted, then the order by bytes
 				 * (top/refresh.c). */
-				if (!err && m == EVERY_CPU_RANKED) {
-					const struct radix_ent *e = snapshot_order_by_bytes(&s);
-
-					err = e ? 0 : -ENOMEM;
-					for (size_t k = 0; e && k < s.n_flows; k++) {
-						by_rank[k] = (int)e[k].idx;
-						rank[e[k].idx] = (int)k;
-					}
-				}
+				if (!err && m == EVERY_CPU_RANKED)
+					err = ui_rank_flows(&top, &s);
 				if (t)
 					u_ms[m][t - 1] = ms_since(t0);
 			}
 		}
 		par_set_parts(0);
 		bench_pin_last_cpu();
-		free(rank);
-		free(by_rank);
+		free(top.rank);
+		free(top.by_rank);
 		for (int m = 0; m < REFRESHES; m++)
 			analysis_free(&an_u[m]);
 		if (err)

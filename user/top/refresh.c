@@ -128,13 +128,8 @@ static int find_reps(struct ui *u)
 	return 0;
 }
 
-/*
- * The flows in byte order (ui.h: rank, by_rank), from their places in the
- * snapshot: the order its sort would give them, without moving a record.
- */
-static int rank_flows(struct ui *u)
+int ui_rank_flows(struct ui *u, struct snapshot *s)
 {
-	struct snapshot *s = &u->ss->snap;
 	size_t n = s->n_flows;
 	const struct radix_ent *e;
 	int err =
@@ -178,7 +173,7 @@ int refresh_data(struct ui *u)
 		u->have_whole = true;
 		u->an = &u->whole;
 	}
-	err = rank_flows(u) ?: mark_flows(u) ?: find_reps(u);
+	err = ui_rank_flows(u, &ss->snap) ?: mark_flows(u) ?: find_reps(u);
 	if (err)
 		return err;
 	u->last_refresh_s = now;

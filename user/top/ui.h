@@ -335,6 +335,11 @@ void filter_to_flows(struct ui *u, const char *text);
 
 /* refresh.c */
 int refresh_data(struct ui *u);
+/*
+ * The flows of s in byte order (rank, by_rank), from their places in the
+ * snapshot: the order its sort would give them, without moving a record.
+ */
+int ui_rank_flows(struct ui *u, struct snapshot *s);
 void ui_data_free(struct ui *u);
 double wall_s(void);
 double cpu_s(void);
