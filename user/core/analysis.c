@@ -375,6 +375,7 @@ static void rates_part(void *ctx, int part, size_t lo, size_t hi)
 			fresh[n_fresh++] = (__u32)i;
 		memset(v, 0, sizeof(*v));
 		v->r = r;
+		a->dest_qp[i] = r->key.dest_qp;
 		flow_delta_of(&now, &r->c);
 		v->d = now;
 		v->elephant = p && a->was_elephant[p - a->prev];
@@ -427,6 +428,9 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 
 	if (!err)
 		err = buf_grow((void **)&a->fresh, &a->cap_fresh, s->n_flows, sizeof(*a->fresh));
+	if (!err)
+		err = buf_grow((void **)&a->dest_qp, &a->cap_dest_qp, s->n_flows,
+			       sizeof(*a->dest_qp));
 	if (!err)
 		err = place_rids(a, s);
 	/* Grown records are zeroed: gen 0 is no refresh's, so none is found. */
@@ -706,6 +710,7 @@ void analysis_free(struct analysis *a)
 	free(a->rids);
 	free(a->pos_rid);
 	free(a->fresh);
+	free(a->dest_qp);
 	kindex_free(&a->prev_index);
 	analysis_joins_free(&a->joins);
 	memset(a, 0, sizeof(*a));

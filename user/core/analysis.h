@@ -173,6 +173,7 @@ struct entropy_group {
 
 struct join;
 struct join_ids;
+struct port_key;
 struct qp_group;
 
 /*
@@ -183,6 +184,9 @@ struct qp_group;
 struct analysis_joins {
 	struct join *host, *port;
 	size_t n_host, n_port, cap_host, cap_port;
+	/* Each join's key, by its index (a host join's: the hosts, at offset 0). */
+	struct port_key *host_keys, *port_keys;
+	size_t cap_host_keys, cap_port_keys;
 	struct kindex host_index, port_index;
 	struct join_ids *ids; /* each rid's joins */
 	size_t cap_ids;
@@ -287,6 +291,13 @@ struct analysis {
 	/* This refresh's flows not at the rid they had (new, or moved): their indices. */
 	__u32 *fresh;
 	size_t n_fresh, cap_fresh;
+	/*
+	 * Each flow's destination QP, by its place in this snapshot (the
+	 * rates loop's copy, from a line it reads anyway): the joins read it
+	 * for every flow, where the record itself is out of cache.
+	 */
+	__u32 *dest_qp;
+	size_t cap_dest_qp;
 	struct rid_state *rids;
 	size_t cap_rids, init_rids;
 	/*

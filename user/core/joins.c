@@ -62,33 +62,34 @@ static void hash_chunk(const struct analysis *a, const __u32 *flow, size_t i0, s
  * with the join of its reverse direction's key, rkey, if there is one yet.
  * A key that is its own reverse links to itself.
  */
-static void link_reverse(struct join *v, const struct kindex *x, __u32 e, const void *rkey,
-			 size_t klen)
+static void link_reverse(struct join *v, const struct port_key *keys, const struct kindex *x,
+			 __u32 e, const void *rkey, size_t klen)
 {
-	__u32 f = kindex_find(x, rkey, klen, v, sizeof(*v));
+	__u32 f = kindex_find(x, rkey, klen, keys, sizeof(*keys));
 
 	v[e].rev = (int)f - 1;
 	if (f)
 		v[f - 1].rev = e;
 }
 
-/* The join of key in v, made (and linked to its reverse) where absent. */
-static __u32 join_of(struct join *v, size_t *n, struct kindex *x, __u64 hash,
+/* The join of key in v (their keys: keys), made (and linked to its reverse) where absent. */
+static __u32 join_of(struct join *v, struct port_key *keys, size_t *n, struct kindex *x, __u64 hash,
 		     const struct port_key *key, size_t klen)
 {
-	__u32 *slot = kindex_slot_hashed(x, hash, key, klen, v, sizeof(*v));
+	__u32 *slot = kindex_slot_hashed(x, hash, key, klen, keys, sizeof(*keys));
 	struct port_key rkey;
 
 	if (*slot)
 		return *slot - 1;
-	v[*n] = (struct join){.k = *key, .rev = -1, .flow = -1};
+	v[*n] = (struct join){.rev = -1, .flow = -1};
+	keys[*n] = *key;
 	*slot = ++*n;
 	rkey = (struct port_key){.sport = key->sport};
 	memcpy(rkey.hosts.src, key->hosts.dst, 16);
 	memcpy(rkey.hosts.dst, key->hosts.src, 16);
 	rkey.hosts.vni = key->hosts.vni;
 	rkey.hosts.v6 = key->hosts.v6;
-	link_reverse(v, x, *n - 1, &rkey, klen);
+	link_reverse(v, keys, x, *n - 1, &rkey, klen);
 	return *n - 1;
 }
 
@@ -109,10 +110,10 @@ static void join_add(struct analysis *a, const __u32 *flow, size_t n)
 		for (size_t c = 0; c < m; c++) {
 			struct join_ids *id = &j->ids[analysis_rid(a, nth(flow, i0 + c))];
 
-			id->host = join_of(j->host, &j->n_host, &j->host_index, hh[c], &pk[c],
-					   sizeof(pk[c].hosts));
-			id->port = join_of(j->port, &j->n_port, &j->port_index, ph[c], &pk[c],
-					   sizeof(pk[c]));
+			id->host = join_of(j->host, j->host_keys, &j->n_host, &j->host_index, hh[c],
+					   &pk[c], sizeof(pk[c].hosts));
+			id->port = join_of(j->port, j->port_keys, &j->n_port, &j->port_index, ph[c],
+					   &pk[c], sizeof(pk[c]));
 		}
 	}
 }
@@ -128,9 +129,10 @@ static int join_reset(struct analysis *a)
 	int err;
 
 	j->n_host = j->n_port = 0;
-	err = buf_grow((void **)&j->host, &j->cap_host, room, sizeof(*j->host));
-	if (!err)
-		err = buf_grow((void **)&j->port, &j->cap_port, room, sizeof(*j->port));
+	err = buf_grow((void **)&j->host, &j->cap_host, room, sizeof(*j->host)) ?:
+	      buf_grow((void **)&j->port, &j->cap_port, room, sizeof(*j->port)) ?:
+	      buf_grow((void **)&j->host_keys, &j->cap_host_keys, room, sizeof(*j->host_keys)) ?:
+	      buf_grow((void **)&j->port_keys, &j->cap_port_keys, room, sizeof(*j->port_keys));
 	if (!err)
 		err = kindex_reset(&j->host_index, room);
 	if (!err)
@@ -142,7 +144,9 @@ static int join_reset(struct analysis *a)
 /*
  * Flows ahead of the counting loops, whose joins are far apart at a
  * million; only those of hosts host_lo to host_hi (a part's) have their
- * joins fetched. always_inline, as analysis.c's prefetch_prev() is.
+ * joins fetched, and their views' lines the counting reads: a part skips
+ * the others' flows, and the hardware's prefetcher loses the stride.
+ * always_inline, as analysis.c's prefetch_prev() is.
  */
 #define JOIN_AHEAD 16
 
@@ -160,6 +164,8 @@ static inline __attribute__((always_inline)) void prefetch_joins(const struct an
 			return; /* another part's */
 		__builtin_prefetch(&j->host[id->host]);
 		__builtin_prefetch(&j->port[id->port]);
+		__builtin_prefetch(&a->flows[i + JOIN_AHEAD / 2].d);
+		__builtin_prefetch(&a->flows[i + JOIN_AHEAD / 2].is_data);
 	}
 }
 
@@ -205,8 +211,7 @@ static int join_count_shared(struct analysis *a)
 		const struct join_ids *id = &j->ids[analysis_rid(a, i)];
 
 		if (on_shared_port(a, i))
-			e[n++] = (struct radix_ent){.key = (__u64)id->port << 32 |
-							   a->flows[i].r->key.dest_qp,
+			e[n++] = (struct radix_ent){.key = (__u64)id->port << 32 | a->dest_qp[i],
 						    .idx = (__u64)id->host};
 	}
 	sorted = radix_sort(e, e + n, n);
@@ -290,8 +295,7 @@ static void count_part(void *ctx, int part, size_t lo, size_t hi)
 		 * flow's one QP, so against p->flow's: records are read only
 		 * on ports with more than one flow.
 		 */
-		if (p->flow >= 0 && !p->many_qps &&
-		    a->flows[i].r->key.dest_qp != a->flows[p->flow].r->key.dest_qp)
+		if (p->flow >= 0 && !p->many_qps && a->dest_qp[i] != a->dest_qp[p->flow])
 			p->many_qps = crowded = true;
 		if (p->flow < 0 || analysis_before(a, i, (size_t)p->flow))
 			p->flow = i;
@@ -299,8 +303,8 @@ static void count_part(void *ctx, int part, size_t lo, size_t hi)
 			h->data_qps++;
 			h->data_sports++;
 			p->data_seen = true;
-			p->qp = a->flows[i].r->key.dest_qp;
-		} else if (data && a->flows[i].r->key.dest_qp != p->qp) {
+			p->qp = a->dest_qp[i];
+		} else if (data && a->dest_qp[i] != p->qp) {
 			p->qps_differ = shared = true;
 		}
 	}
@@ -409,9 +413,8 @@ static void pair_reverse_part(void *ctx, int part, size_t lo, size_t hi)
 			if (!p->many_qps && !j->port[rp].many_qps)
 				a->flows[i].reverse = j->port[rp].flow;
 			else
-				e[n++] = (struct radix_ent){.key = (__u64)id->port << 32 |
-								   a->flows[i].r->key.dest_qp,
-							    .idx = i};
+				e[n++] = (struct radix_ent){
+				    .key = (__u64)id->port << 32 | a->dest_qp[i], .idx = i};
 		} else if (rh >= 0 && j->host[rh].count == 1 &&
 			   !port_answered(a, j->host[rh].flow)) {
 			a->flows[i].reverse = j->host[rh].flow;
@@ -509,6 +512,8 @@ void analysis_joins_free(struct analysis_joins *j)
 	kindex_free(&j->port_index);
 	free(j->host);
 	free(j->port);
+	free(j->host_keys);
+	free(j->port_keys);
 	free(j->ids);
 	free(j->order);
 	free(j->firsts);

@@ -27,10 +27,15 @@ struct port_key {
 	__u16 pad;
 };
 
+/*
+ * A join's counts; its key is apart, at the same index of the joins' keys
+ * (analysis_joins.host_keys, .port_keys), which only the lookups of new
+ * flows read: the counting loops read the joins of every flow, a million
+ * of them far apart, and a join without its key is a third of the lines.
+ */
 struct join {
-	struct port_key k; /* at offset 0, for kindex */
-	int rev;	   /* the join of the reverse direction's key, -1: none yet */
-	int flow;	   /* largest flow with this key, -1: none this refresh */
+	int rev;  /* the join of the reverse direction's key, -1: none yet */
+	int flow; /* largest flow with this key, -1: none this refresh */
 	union {
 		int count; /* flows with these hosts (host join) */
 		int group; /* its first QP group (port join, crowded_pairs()) */
