@@ -208,6 +208,15 @@ for q in range(120):
         frames.append(inject.write_only(src, dst, 49152 + q, 0x100 + q, psn))
     for psn in range(1 + q // 3 % 3):
         frames.append(inject.write_only(dst, src, 49152 + q, 0x200 + q, psn))
+# Flows seen at two points (ERSPAN sessions 1 and 2), each copy the same
+# size, CE at the second switch: the record that stands for the flow is the
+# first of the two by byte order (refresh.c: better_rep()).
+for q in range(12):
+    src, dst = "10.3.0.%d" % (1 + q), "10.4.0.%d" % (1 + q % 3)
+    for psn in range(2):
+        for session, ecn in ((1, 2), (2, 3)):
+            frames.append(inject.erspan2(inject.write_only(src, dst, 50000 + q, 0x300 + q, psn, ecn=ecn),
+                                         session, 2 * psn + session, "192.0.2.1", "192.0.2.9"))
 with open(sys.argv[1], "wb") as out:
     out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
     for n, f in enumerate(frames):
@@ -263,4 +272,67 @@ bad = [(a, b) for a, b in ties if b[1] > a[1]]
 for a, b in bad:
     print("     ACK/CNP rises within DATA %g: %g then %g" % (a[0], a[1], b[1]))
 sys.exit(1 if bad or len(rows) < 20 or not any(a[1] != b[1] for a, b in ties) else 0)' "$TMP/unordered.txt"
+echo "--- the NIC view's Enter: the destination QP of a local QP's first flow in byte order"
+# A local QP's flows are its outgoing one (to the remote QP) and its
+# incoming one (to the local QP); Enter filters Flows by the destination QP
+# of the first of them in byte order (view_nic.c: qp_flows()), whatever
+# order the table holds them in. The recorded tree with ten more connected
+# QPs, each with a flow either way of one size (a tie), on the port whose
+# address the flows use; each QP's filter must be the one it is over a
+# snapshot sorted by bytes.
+cp -r "$NIC_TREE" "$TMP/tree"
+python3 -I - "$TMP/tree/rdma-res-qp.json" <<'PY'
+import json, sys
+qps = json.load(open(sys.argv[1]))
+for k in range(10):
+    qps.append({"ifindex": 0, "ifname": "mlx5_0", "port": 1, "lqpn": 600 + k, "rqpn": 700 + k,
+                "type": "RC", "state": "RTS", "rq-psn": 1, "sq-psn": 1, "pdn": 3, "pid": 42000,
+                "comm": "ties"})
+json.dump(qps, open(sys.argv[1], "w"))
+PY
+"$FABPROBE" nic --nic-root "$TMP/tree" --json >"$TMP/tree.json" 2>/dev/null
+python3 -I - "$TMP/tree.json" "$TMP/nic.pcap" "$(cd "$(dirname "$0")/../lib" && pwd)" <<'PY'
+import json, struct, sys
+sys.path.insert(0, sys.argv[3])
+import inject
+
+local, far = "10.0.1.2", "10.0.9.1"  # mlx5_0's address in the tree; the far end
+frames = []
+for q in json.load(open(sys.argv[1]))["qps"]:
+    if q["predicted_sport"]:
+        for psn in range(2):
+            frames.append(inject.write_only(local, far, q["predicted_sport"], q["rqpn"], psn))
+            frames.append(inject.write_only(far, local, q["predicted_sport"], q["lqpn"], psn))
+with open(sys.argv[2], "wb") as out:
+    out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for n, f in enumerate(frames):
+        out.write(struct.pack("<IIII", 1700000000, n, len(f), len(f)) + f)
+PY
+
+# enter_qps NAME ENV...: Enter on each QP row with flows, its filter in $TMP/NAME.qps.
+enter_qps() {
+	local name=$1 q
+	shift
+	FABPROBE="env $* $FABPROBE" start 200 60 --pcap "$TMP/nic.pcap" --nic-root "$TMP/tree" \
+		--speed 0 --view nic
+	check "$name: the capture read" wait_screen "end of capture" 10
+	# The rows: two ports, two PFC lines, then the QPs, in the tree's
+	# order; those with flows are 17, 4660 (rows 6, 7), and the ten added
+	# (rows 12 to 21). Back on the view, the selection starts at the top.
+	for row in 6 7 $(seq 12 21); do
+		keys 6 g $(printf 'j %.0s' $(seq "$row"))
+		q=$(selected | awk '{print $2}')
+		keys Enter
+		echo "$q $(screen | sed -n 3p | grep -oE 'filter: qp=[0-9]+')"
+	done >"$TMP/$name.qps"
+	check "$name: q exits 0" eq "$(quit_rc)" 0
+}
+
+enter_qps unordered
+enter_qps sorted FABPROBE_TEST_TOP_SORTED=1
+check "Enter on twelve QPs: each a filter by a QP" \
+	eq "$(grep -cE '^[0-9]+ filter: qp=[0-9]+$' "$TMP/unordered.qps")" 12
+check "... each the QP it is over a snapshot sorted by bytes" \
+	diff "$TMP/sorted.qps" "$TMP/unordered.qps"
+
 finish top-screen
