@@ -2116,6 +2116,31 @@ static void expect_same_analysis(const struct analysis *one, const struct analys
 	assert_memory_equal(one->entropy, parts->entropy, one->n_entropy * sizeof(*one->entropy));
 }
 
+/* Each path's flows, packets, bytes, rate and elephants are its flows' summed. */
+static void expect_path_sums(const struct analysis *a)
+{
+	for (int p = 0; p < a->n_paths; p++) {
+		__u64 flows = 0, packets = 0, bytes = 0, moved = 0, elephants = 0;
+
+		for (size_t i = 0; i < a->n_flows; i++) {
+			const struct flow_view *v = &a->flows[i];
+
+			if (v->path != p)
+				continue;
+			flows++;
+			packets += v->r->c.packets;
+			bytes += v->r->c.bytes;
+			moved += v->d.bytes;
+			elephants += v->elephant;
+		}
+		assert_int_equal(a->paths[p].flows, flows);
+		assert_int_equal(a->paths[p].packets, packets);
+		assert_int_equal(a->paths[p].bytes, bytes);
+		assert_true(a->paths[p].bps == moved * 8.0 / a->interval_s);
+		assert_int_equal(a->paths[p].elephants, elephants);
+	}
+}
+
 static size_t reversed(const struct analysis *a)
 {
 	size_t n = 0;
@@ -2151,6 +2176,8 @@ static void test_parts_answer_as_one_loop(void **state)
 		assert_int_equal(analysis_update(&parts, &s, &fx.ro, &fx.ao, round ? 0 : 1.0), 0);
 		par_set_parts(0);
 		expect_same_analysis(&one, &parts);
+		expect_path_sums(&one);
+		assert_true(one.n_paths >= 2 && one.paths[1].flows > 0);
 		assert_int_equal(one.last_seen_ns, 5000 + round);
 		/* A rid two parts' flows have is found: the places serve. */
 		assert_int_equal(one.by_pos, round == 3);

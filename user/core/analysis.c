@@ -331,6 +331,12 @@ static int place_rids(struct analysis *a, const struct snapshot *s)
 	}
 }
 
+/* A path's flows, summed by one part of a loop. */
+struct path_sums {
+	__u64 flows, packets, bytes;
+	__u64 moved; /* bytes since the last refresh: a sum of rates, in any order */
+};
+
 struct rates_job {
 	struct analysis *a;
 	const struct snapshot *s;
@@ -338,10 +344,12 @@ struct rates_job {
 	double dt;
 	/*
 	 * Each part's: its flows' bytes moved, their latest last packet, its
-	 * fresh flows (a->fresh from first).
+	 * fresh flows (a->fresh from first), and each path's flows summed
+	 * (from the record's lines the loop reads anyway).
 	 */
 	__u64 moved[PAR_MAX], last_seen[PAR_MAX];
 	size_t first[PAR_MAX], n_fresh[PAR_MAX];
+	struct path_sums sum[PAR_MAX][AN_MAX_PATHS];
 };
 
 /*
@@ -397,6 +405,14 @@ static void rates_part(void *ctx, int part, size_t lo, size_t hi)
 		v->rtx_per_s = v->d.rtx / dt;
 		v->ce_fraction = r->c.packets ? (double)flow_ce(&r->c) / r->c.packets : 0;
 		v->path = analysis_path_of(a, flow_point_id(&r->key));
+		if (v->path >= 0) {
+			struct path_sums *ps = &j->sum[part][v->path];
+
+			ps->flows++;
+			ps->packets += r->c.packets;
+			ps->bytes += r->c.bytes;
+			ps->moved += v->d.bytes;
+		}
 		v->reverse = -1;
 		v->predicted_path = -1;
 		v->is_data = carries(&r->c, data_ops);
@@ -454,6 +470,20 @@ static int compute_rates(struct analysis *a, const struct snapshot *s,
 			a->last_seen_ns = j.last_seen[part];
 	}
 	*group_bps = moved * 8.0 / dt; /* whole bytes summed: the same in any order */
+	for (int path = 0; path < a->n_paths; path++) {
+		struct path_view *p = &a->paths[path];
+
+		moved = 0;
+		for (int part = 0; part < PAR_MAX; part++) {
+			const struct path_sums *sum = &j.sum[part][path];
+
+			p->flows += sum->flows;
+			p->packets += sum->packets;
+			p->bytes += sum->bytes;
+			moved += sum->moved;
+		}
+		p->bps = moved * 8.0 / dt;
+	}
 	/* rids are unique, so as many flows each at its old rid are the same flows. */
 	a->same_flows = a->have_prev && a->n_prev == s->n_flows && !a->n_fresh;
 	return 0;
@@ -505,15 +535,10 @@ static double shown_threshold(const struct analysis *a, const struct analysis_op
 }
 
 /* Each path's flows summed by one part of mark_elephants()'s pass. */
-struct path_sums {
-	__u64 flows, elephants, packets, bytes;
-	__u64 moved; /* bytes since the last refresh: a sum of rates, in any order */
-};
-
 struct elephants_job {
 	struct analysis *a;
 	const struct analysis_opts *o;
-	struct path_sums sum[PAR_MAX][AN_MAX_PATHS];
+	__u64 elephants[PAR_MAX][AN_MAX_PATHS]; /* each part's, by path */
 };
 
 static void elephants_part(void *ctx, int part, size_t lo, size_t hi)
@@ -524,7 +549,6 @@ static void elephants_part(void *ctx, int part, size_t lo, size_t hi)
 	for (size_t i = lo; i < hi; i++) {
 		struct flow_view *v = &a->flows[i];
 		double thr = elephant_threshold(a, j->o, v->path);
-		struct path_sums *p;
 
 		if (thr <= 0 || !v->is_data)
 			v->elephant = false;
@@ -532,18 +556,12 @@ static void elephants_part(void *ctx, int part, size_t lo, size_t hi)
 			v->elephant =
 			    v->bps >= thr || (v->elephant && v->bps >= ELEPHANT_HOLD * thr);
 		a->was_elephant[analysis_rid(a, i)] = v->elephant;
-		if (v->path < 0)
-			continue;
-		p = &j->sum[part][v->path];
-		p->flows++;
-		p->elephants += v->elephant;
-		p->packets += v->r->c.packets;
-		p->bytes += v->r->c.bytes;
-		p->moved += v->d.bytes;
+		if (v->path >= 0)
+			j->elephants[part][v->path] += v->elephant;
 	}
 }
 
-/* Elephants by this refresh's threshold, and each path's flows summed: one pass. */
+/* Elephants by this refresh's threshold, and each path's counted (its flows: compute_rates()). */
 static void mark_elephants(struct analysis *a, const struct analysis_opts *o, double group_bps)
 {
 	struct elephants_job j = {.a = a, .o = o};
@@ -553,21 +571,9 @@ static void mark_elephants(struct analysis *a, const struct analysis_opts *o, do
 	a->elephant_bps = shown_threshold(a, o);
 
 	par_for(a->n_flows, ANALYSIS_PART_MIN, elephants_part, &j);
-	for (int path = 0; path < a->n_paths; path++) {
-		struct path_view *p = &a->paths[path];
-		__u64 moved = 0;
-
-		for (int part = 0; part < PAR_MAX; part++) {
-			const struct path_sums *sum = &j.sum[part][path];
-
-			p->flows += sum->flows;
-			p->elephants += sum->elephants;
-			p->packets += sum->packets;
-			p->bytes += sum->bytes;
-			moved += sum->moved;
-		}
-		p->bps = moved * 8.0 / a->interval_s;
-	}
+	for (int path = 0; path < a->n_paths; path++)
+		for (int part = 0; part < PAR_MAX; part++)
+			a->paths[path].elephants += j.elephants[part][path];
 }
 
 /* prev[], written as it was read (compute_rates(), write_fresh()), indexed: the next gen. */
