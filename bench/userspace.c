@@ -403,6 +403,29 @@ static int flows_cmp(const struct ui *u, int col, const void *x, const void *y)
  * them by the view's sort_key; the baseline is the same view without it,
  * qsort_r of the rows by the same comparison. Both must give one order.
  */
+/*
+ * The dashboard's byte order of n flows (ui.h: rank, by_rank), allocated:
+ * the flows' own order, or a shuffle of it (Fisher-Yates, a fixed seed).
+ */
+static int byte_order(struct ui *u, size_t n, bool shuffled)
+{
+	u->rank = malloc((n + 1) * sizeof(*u->rank));
+	u->by_rank = malloc((n + 1) * sizeof(*u->by_rank));
+	if (!u->rank || !u->by_rank)
+		return -ENOMEM;
+	srand(1);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = shuffled ? (size_t)rand() % (i + 1) : i; /* inside out */
+
+		if (j < i)
+			u->by_rank[i] = u->by_rank[j];
+		u->by_rank[j] = (int)i;
+	}
+	for (size_t k = 0; k < n; k++)
+		u->rank[u->by_rank[k]] = (int)k;
+	return 0;
+}
+
 static int dashboard_sort_rows(const struct analysis *an, const char *lab, int trials)
 {
 	struct view by_cmp = view_flows;
@@ -418,15 +441,7 @@ static int dashboard_sort_rows(const struct analysis *an, const char *lab, int t
 	by_cmp.sort_key = NULL;
 	by_cmp.cmp = flows_cmp;
 	/* The analysis is of a snapshot sorted by bytes: byte order is the flows' (top/ui.h). */
-	u.rank = malloc((an->n_flows + 1) * sizeof(*u.rank));
-	u.by_rank = malloc((an->n_flows + 1) * sizeof(*u.by_rank));
-	if (!u.rank || !u.by_rank) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < an->n_flows; i++)
-		u.rank[i] = u.by_rank[i] = (int)i;
-	err = view_flows.build(&u, &vs);
+	err = byte_order(&u, an->n_flows, false) ?: view_flows.build(&u, &vs);
 	if (err)
 		goto out;
 	bytes = vs.n_rows * sizeof(int);
@@ -487,23 +502,10 @@ static int dashboard_qps_rows(const struct analysis *an, const char *lab, int tr
 	char fig[96], v[64], vs_txt[64];
 	int err = 0;
 
-	u.rank = malloc((n + 1) * sizeof(*u.rank));
-	u.by_rank = malloc((n + 1) * sizeof(*u.by_rank));
 	u.rep_of = malloc((n + 1) * sizeof(*u.rep_of));
-	if (!u.rank || !u.by_rank || !u.rep_of) {
-		err = -ENOMEM;
-		goto out;
-	}
-	srand(1);
-	for (size_t i = 0; i < n; i++) {
-		size_t j = (size_t)rand() % (i + 1); /* Fisher-Yates, inside out */
-
-		u.by_rank[i] = u.by_rank[j];
-		u.by_rank[j] = (int)i;
+	err = u.rep_of ? byte_order(&u, n, true) : -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++)
 		u.rep_of[i] = (int)i;
-	}
-	for (size_t k = 0; k < n; k++)
-		u.rank[u.by_rank[k]] = (int)k;
 	for (int t = 0; t < trials && !err; t++) {
 		__u64 t0 = bench_now_ns();
 
