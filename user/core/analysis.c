@@ -534,7 +534,7 @@ static double shown_threshold(const struct analysis *a, const struct analysis_op
 	return thr ? thr : elephant_threshold(a, o, -1);
 }
 
-/* Each path's flows summed by one part of mark_elephants()'s pass. */
+/* mark_elephants()'s pass: each part counts its paths' elephants apart. */
 struct elephants_job {
 	struct analysis *a;
 	const struct analysis_opts *o;
