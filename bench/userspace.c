@@ -398,12 +398,6 @@ static int flows_cmp(const struct ui *u, int col, const void *x, const void *y)
 }
 
 /*
- * The dashboard's sort of its Flows view, as a refresh does it: the rows in
- * the analysis' order (by bytes), sorted by RATE. table_sort() radix-sorts
- * them by the view's sort_key; the baseline is the same view without it,
- * qsort_r of the rows by the same comparison. Both must give one order.
- */
-/*
  * The dashboard's byte order of n flows (ui.h: rank, by_rank), allocated:
  * the flows' own order, or a shuffle of it (Fisher-Yates, a fixed seed).
  */
@@ -426,6 +420,12 @@ static int byte_order(struct ui *u, size_t n, bool shuffled)
 	return 0;
 }
 
+/*
+ * The dashboard's sort of its Flows view, as a refresh does it: the rows in
+ * the analysis' order (by bytes), sorted by RATE. table_sort() radix-sorts
+ * them by the view's sort_key; the baseline is the same view without it,
+ * qsort_r of the rows by the same comparison. Both must give one order.
+ */
 static int dashboard_sort_rows(const struct analysis *an, const char *lab, int trials)
 {
 	struct view by_cmp = view_flows;

@@ -292,8 +292,8 @@ static void count_part(void *ctx, int part, size_t lo, size_t hi)
 			h->flow = i; /* the largest flow; the largest data flow if any */
 		/*
 		 * A second destination QP shows first against every earlier
-		 * flow's one QP, so against p->flow's: records are read only
-		 * on ports with more than one flow.
+		 * flow's one QP, so against p->flow's: a port's first flow
+		 * has nothing to compare.
 		 */
 		if (p->flow >= 0 && !p->many_qps && a->dest_qp[i] != a->dest_qp[p->flow])
 			p->many_qps = crowded = true;
