@@ -109,6 +109,11 @@ def congestion(tmp, e1, e2, mouse):
     ce = sum(in2[key(s)]["ecn"]["ce"] for s in run["sent"] if key(s) in in2)
     expect(arrived == sent - dropped, f"leaf2: {arrived} requests arrived, sent {sent} - dropped {dropped}")
     expect(ce == marked and ce > 0, f"leaf2: {ce} CE marks seen, emulator marked {marked}")
+    for s in run["sent"]:
+        f = in2.get(key(s))
+        if f and f["packets"]:
+            expect(abs(f["ce_fraction"] - f["ecn"]["ce"] / f["packets"]) <= 5e-5 + 1e-9,
+                   f"leaf2 {key(s)}: ce_fraction {f['ce_fraction']}, {f['ecn']['ce']} CE of {f['packets']}")
     expect(dropped > 0, "the emulator dropped nothing: no retransmits to check")
     rtx = sum(s["retransmits"] for s in run["sent"])
     expect(rtx > 0 and sum(out1[key(s)]["retransmits"] for s in run["sent"] if key(s) in out1) == rtx,

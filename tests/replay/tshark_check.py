@@ -72,6 +72,12 @@ def check(fabprobe, capture):
         # The shared captures hold no loss (their README): nothing may look resent.
         if g["retransmits"] or g["psn_gaps"]:
             errors.append(f"{key} retransmits {g['retransmits']} psn_gaps {g['psn_gaps']} in a lossless capture")
+        # A whole run's rates are over its interval_s (printed to 1 ms, pps to 0.1).
+        iv = report["interval_s"]
+        if abs(g["pps"] * iv - g["packets"]) > g["pps"] * 0.0005 + 0.05 * iv + 1e-9:
+            errors.append(f"{key} pps {g['pps']}: not its {g['packets']} packets over {iv} s")
+        if abs(g["ce_fraction"] - g["ecn"]["ce"] / g["packets"]) > 5e-5 + 1e-9:
+            errors.append(f"{key} ce_fraction {g['ce_fraction']}: not {g['ecn']['ce']} CE / {g['packets']}")
         if set(g["opcodes"]) != e["opcodes"]:
             errors.append(f"{key} opcodes: fabprobe {sorted(g['opcodes'])} tshark {sorted(e['opcodes'])}")
     totals = report["totals"]

@@ -399,11 +399,6 @@ static void rates_part(void *ctx, int part, size_t lo, size_t hi)
 		/* In a line the loop reads anyway: no pass of its own over the records. */
 		if (r->c.last_seen_ns > last_seen)
 			last_seen = r->c.last_seen_ns;
-		v->pps = v->d.packets / dt;
-		v->ce_per_s = v->d.ce / dt;
-		v->cnp_per_s = v->d.cnp / dt;
-		v->rtx_per_s = v->d.rtx / dt;
-		v->ce_fraction = r->c.packets ? (double)flow_ce(&r->c) / r->c.packets : 0;
 		v->path = analysis_path_of(a, flow_point_id(&r->key));
 		if (v->path >= 0) {
 			struct path_sums *ps = &j->sum[part][v->path];

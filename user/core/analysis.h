@@ -110,11 +110,15 @@ struct flow_delta {
 	};
 };
 
+/*
+ * A flow as this refresh sees it: 128 bytes, two cache lines, written
+ * for every flow on every refresh. Rates other than bps are worked out
+ * where they are read (analysis_per_s(), flow_ce_fraction()).
+ */
 struct flow_view {
 	const struct flow_record *r;
 	struct flow_delta d;
-	double bps, pps, ce_per_s, cnp_per_s, rtx_per_s;
-	double ce_fraction; /* CE marks / packets over the flow's life */
+	double bps;
 	int path;	    /* index into analysis.paths, -1 when not on an uplink */
 	int reverse;	    /* index of the opposite direction's flow, -1 unknown */
 	int predicted_path; /* hash model's choice, -1 when not predicted */
@@ -346,6 +350,12 @@ const char *severity_name(enum severity s);
 static inline __u32 analysis_rid(const struct analysis *a, size_t i)
 {
 	return a->pos_rid[i];
+}
+
+/* n counted over this refresh's interval (a view's delta), per second; 0 before any refresh. */
+static inline double analysis_per_s(const struct analysis *a, __u64 n)
+{
+	return a->interval_s > 0 ? n / a->interval_s : 0;
 }
 
 /*

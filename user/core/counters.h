@@ -88,6 +88,12 @@ static inline __u64 flow_ce(const struct flow_counters *c)
 	return c->ecn[3] > c->inner_ecn[3] ? c->ecn[3] : c->inner_ecn[3];
 }
 
+/* CE marks per packet over a flow's life (0 before its first packet). */
+static inline double flow_ce_fraction(const struct flow_counters *c)
+{
+	return c->packets ? (double)flow_ce(c) / c->packets : 0;
+}
+
 /*
  * A flow's cumulative value of one counter. Inline: a refresh takes every
  * counter of every flow twice (analysis.c), and a loop over i with the

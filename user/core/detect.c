@@ -478,7 +478,7 @@ static int loss_alerts(struct analysis *a, const struct flow_findings *f)
 		    fmt_count(c1, sizeof(c1), v->d.rtx, "packet"),
 		    rev && rev->d.naks ? " after " : "",
 		    rev && rev->d.naks ? fmt_count(c2, sizeof(c2), rev->d.naks, "NAK") : "",
-		    window(a), v->rtx_per_s);
+		    window(a), analysis_per_s(a, v->d.rtx));
 		say(al->message, "%s %s packets (go-back-N): loss on the path or in the receiver",
 		    fmt_count(c1, sizeof(c1), f->rtx.count, "flow"),
 		    f->rtx.count == 1 ? "resends" : "resend");

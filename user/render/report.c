@@ -172,8 +172,8 @@ static void json_flow(struct json *j, const struct report *rep, const struct flo
 	report_json_mirror(j, k);
 	if (v) {
 		json_kv_double(j, "bps", v->bps, 0);
-		json_kv_double(j, "pps", v->pps, 1);
-		json_kv_double(j, "ce_fraction", v->ce_fraction, 4);
+		json_kv_double(j, "pps", analysis_per_s(rep->an, v->d.packets), 1);
+		json_kv_double(j, "ce_fraction", flow_ce_fraction(c), 4);
 		json_kv_bool(j, "elephant", v->elephant);
 		json_key(j, "predicted_path");
 		if (v->predicted_path >= 0)

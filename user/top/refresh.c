@@ -78,9 +78,9 @@ static int mark_flows(struct ui *u)
 		cnp += a->flows[i].d.cnp;
 		rtx += a->flows[i].d.rtx;
 	}
-	u->ce_per_s = ce / a->interval_s;
-	u->cnp_per_s = cnp / a->interval_s;
-	u->rtx_per_s = rtx / a->interval_s;
+	u->ce_per_s = analysis_per_s(a, ce);
+	u->cnp_per_s = analysis_per_s(a, cnp);
+	u->rtx_per_s = analysis_per_s(a, rtx);
 	mark_collisions(u);
 	return 0;
 }

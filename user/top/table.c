@@ -436,11 +436,6 @@ int endpoints_cols(const struct flow_key *k)
 	return fmt_cols(endpoints(buf, sizeof(buf), k, false, 1000));
 }
 
-double per_s(const struct analysis *a, __u64 n)
-{
-	return a->interval_s > 0 ? n / a->interval_s : 0;
-}
-
 double flow_age_s(const struct ui *u, const struct flow_view *v)
 {
 	__u64 now = u->ss->snap.taken_ns, first = v->r->c.first_seen_ns;

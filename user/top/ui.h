@@ -312,7 +312,6 @@ const char *path_name(const struct analysis *a, int path);
 const char *vni_text(char *buf, size_t len, const struct flow_key *k);
 const char *endpoints(char *buf, size_t len, const struct flow_key *k, bool swap, int width);
 int endpoints_cols(const struct flow_key *k);
-double per_s(const struct analysis *a, __u64 n);
 double flow_age_s(const struct ui *u, const struct flow_view *v);
 void flags_text(char *buf, const struct ui *u, int f);
 enum role rate_cell(char *buf, size_t len, double per_s);

@@ -92,7 +92,7 @@ static void counter_lines(struct lines *l, int f)
 		    t[0])
 		 : "");
 	line(l, 0, A_NORMAL, "rate        %s  %s  (%s)", fmt_si(t[1], sizeof(t[1]), v->bps, "b/s"),
-	     fmt_si(t[2], sizeof(t[2]), v->pps, "pps"), win);
+	     fmt_si(t[2], sizeof(t[2]), analysis_per_s(a, v->d.packets), "pps"), win);
 	if (v->r->samples)
 		line(
 		    l, 0, A_NORMAL,
@@ -108,9 +108,10 @@ static void counter_lines(struct lines *l, int f)
 	     (unsigned long long)flow_ce(c), (unsigned long long)c->cnp, rtx, gaps,
 	     (unsigned long long)c->fecn, (unsigned long long)c->becn);
 	line(l, 0, A_NORMAL, "per second  CE %s  CNP %s  rtx %s  NAK %s  (%s)",
-	     rate_text(t[4], 16, v->ce_per_s), rate_text(t[5], 16, v->cnp_per_s),
-	     sampled ? "-" : rate_text(t[6], 16, v->rtx_per_s),
-	     rate_text(t[7], 16, per_s(a, v->d.naks + v->d.rnr_naks)), win);
+	     rate_text(t[4], 16, analysis_per_s(a, v->d.ce)),
+	     rate_text(t[5], 16, analysis_per_s(a, v->d.cnp)),
+	     sampled ? "-" : rate_text(t[6], 16, analysis_per_s(a, v->d.rtx)),
+	     rate_text(t[7], 16, analysis_per_s(a, v->d.naks + v->d.rnr_naks)), win);
 	ecn_line(l, "ECN", c->ecn);
 	if (v->r->key.flags & FP_FLOW_VXLAN)
 		ecn_line(l, "inner ECN", c->inner_ecn);
@@ -132,7 +133,7 @@ static void counter_lines(struct lines *l, int f)
 		     r->r->key.dest_qp, path_name(a, r->path),
 		     fmt_si(t[0], sizeof(t[0]), r->bps, "b/s"), (unsigned long long)r->r->c.acks,
 		     (unsigned long long)r->r->c.naks, (unsigned long long)r->r->c.cnp,
-		     rate_text(t[1], 16, r->cnp_per_s));
+		     rate_text(t[1], 16, analysis_per_s(a, r->d.cnp)));
 	} else {
 		line(l, 0, ui_attr(u, R_DIM), "reverse     not seen");
 	}

@@ -109,16 +109,16 @@ static bool sort_key(const struct ui *u, int col, const void *row, double *key)
 		*key = -p->bps;
 		break;
 	case FL_PPS:
-		*key = -p->pps;
+		*key = -analysis_per_s(u->an, p->d.packets);
 		break;
 	case FL_CE:
-		*key = -p->ce_fraction;
+		*key = -flow_ce_fraction(&p->r->c);
 		break;
 	case FL_CNP:
-		*key = -p->cnp_per_s;
+		*key = -analysis_per_s(u->an, p->d.cnp);
 		break;
 	case FL_RTX:
-		*key = -p->rtx_per_s;
+		*key = -analysis_per_s(u->an, p->d.rtx);
 		break;
 	case FL_NAK:
 		*key = -naks(p);
@@ -223,7 +223,7 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 		*role = v->elephant ? R_ELEPH : R_NORMAL;
 		break;
 	case FL_PPS:
-		rate_text(buf, len, v->pps);
+		rate_text(buf, len, analysis_per_s(a, v->d.packets));
 		break;
 	case FL_BYTES:
 		fmt_si(buf, len, c->bytes, "B");
@@ -236,9 +236,9 @@ static void cell(const struct ui *u, const void *row, int col, int width, char *
 	case FL_RTX:
 	case FL_NAK: {
 		*role = rate_cell(buf, len,
-				  col == FL_CNP	  ? v->cnp_per_s
-				  : col == FL_RTX ? v->rtx_per_s
-						  : per_s(a, naks(v)));
+				  analysis_per_s(a, col == FL_CNP   ? v->d.cnp
+						    : col == FL_RTX ? v->d.rtx
+								    : naks(v)));
 		break;
 	}
 	case FL_DSCP:

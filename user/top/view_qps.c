@@ -147,13 +147,13 @@ static double value(const struct ui *u, const struct qp_row *r, int col)
 	case QC_ACK:
 		return k ? k->bps : 0;
 	case QC_CE:
-		return pl ? pl->ce_fraction : 0;
+		return pl ? flow_ce_fraction(&pl->r->c) : 0;
 	case QC_CNP:
-		return (d ? d->cnp_per_s : 0) + (k ? k->cnp_per_s : 0);
+		return analysis_per_s(u->an, (d ? d->d.cnp : 0) + (k ? k->d.cnp : 0));
 	case QC_RTX:
-		return d ? d->rtx_per_s : 0;
+		return d ? analysis_per_s(u->an, d->d.rtx) : 0;
 	case QC_NAK:
-		return k ? per_s(u->an, k->d.naks + k->d.rnr_naks) : 0;
+		return k ? analysis_per_s(u->an, k->d.naks + k->d.rnr_naks) : 0;
 	case QC_FLAGS:
 		return pl ? pl->elephant * 4 + (u->marks[payload(u, r)] & MARK_COLLISION) * 2 : 0;
 	}

@@ -87,10 +87,10 @@ static int build(struct ui *u, struct vstate *vs)
 		r->v[VC_QPS] += v->is_data;
 		r->v[VC_ELEPH] += v->elephant;
 		r->v[VC_RATE] += v->bps;
-		r->v[VC_PPS] += v->pps;
-		r->v[VC_CE] += v->ce_per_s;
-		r->v[VC_CNP] += v->cnp_per_s;
-		r->v[VC_RTX] += v->rtx_per_s;
+		r->v[VC_PPS] += analysis_per_s(a, v->d.packets);
+		r->v[VC_CE] += analysis_per_s(a, v->d.ce);
+		r->v[VC_CNP] += analysis_per_s(a, v->d.cnp);
+		r->v[VC_RTX] += analysis_per_s(a, v->d.rtx);
 	}
 	return 0;
 }
