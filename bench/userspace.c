@@ -399,9 +399,10 @@ static int flows_cmp(const struct ui *u, int col, const void *x, const void *y)
 
 /*
  * The dashboard's byte order of n flows (ui.h: rank, by_rank), allocated:
- * the flows' own order, or a shuffle of it (Fisher-Yates, a fixed seed).
+ * a shuffle of the flows' order (Fisher-Yates, a fixed seed), as an
+ * unsorted snapshot's flows are in byte order.
  */
-static int byte_order(struct ui *u, size_t n, bool shuffled)
+static int byte_order(struct ui *u, size_t n)
 {
 	u->rank = malloc((n + 1) * sizeof(*u->rank));
 	u->by_rank = malloc((n + 1) * sizeof(*u->by_rank));
@@ -409,7 +410,7 @@ static int byte_order(struct ui *u, size_t n, bool shuffled)
 		return -ENOMEM;
 	srand(1);
 	for (size_t i = 0; i < n; i++) {
-		size_t j = shuffled ? (size_t)rand() % (i + 1) : i; /* inside out */
+		size_t j = (size_t)rand() % (i + 1); /* inside out */
 
 		if (j < i)
 			u->by_rank[i] = u->by_rank[j];
@@ -422,9 +423,11 @@ static int byte_order(struct ui *u, size_t n, bool shuffled)
 
 /*
  * The dashboard's sort of its Flows view, as a refresh does it: the rows in
- * the analysis' order (by bytes), sorted by RATE. table_sort() radix-sorts
- * them by the view's sort_key; the baseline is the same view without it,
- * qsort_r of the rows by the same comparison. Both must give one order.
+ * byte order, sorted by RATE. The dashboard's snapshot is unsorted (top/ui.h:
+ * rank), so its rows visit the flows out of their order: here a shuffle of
+ * them. table_sort() radix-sorts them by the view's sort_key; the baseline
+ * is the same view without it, qsort_r of the rows by the same comparison.
+ * Both must give one order.
  */
 static int dashboard_sort_rows(const struct analysis *an, const char *lab, int trials)
 {
@@ -440,8 +443,7 @@ static int dashboard_sort_rows(const struct analysis *an, const char *lab, int t
 
 	by_cmp.sort_key = NULL;
 	by_cmp.cmp = flows_cmp;
-	/* The analysis is of a snapshot sorted by bytes: byte order is the flows' (top/ui.h). */
-	err = byte_order(&u, an->n_flows, false) ?: view_flows.build(&u, &vs);
+	err = byte_order(&u, an->n_flows) ?: view_flows.build(&u, &vs);
 	if (err)
 		goto out;
 	bytes = vs.n_rows * sizeof(int);
@@ -503,7 +505,7 @@ static int dashboard_qps_rows(const struct analysis *an, const char *lab, int tr
 	int err = 0;
 
 	u.rep_of = malloc((n + 1) * sizeof(*u.rep_of));
-	err = u.rep_of ? byte_order(&u, n, true) : -ENOMEM;
+	err = u.rep_of ? byte_order(&u, n) : -ENOMEM;
 	for (size_t i = 0; i < n && !err; i++)
 		u.rep_of[i] = (int)i;
 	for (int t = 0; t < trials && !err; t++) {
