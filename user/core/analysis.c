@@ -18,6 +18,7 @@
 #include "util/format.h"
 #include "probe/par.h"
 #include "util/kindex.h"
+#include "util/prefetch.h"
 #include "core/collisions.h"
 #include "core/detect.h"
 #include "core/joins.h"
@@ -115,19 +116,14 @@ const char *severity_name(enum severity s)
 static inline __attribute__((always_inline)) void prefetch_prev(const struct analysis *a,
 								const struct snapshot *s, size_t i)
 {
-	const char *p;
 	__u32 rid;
 
 	if (i >= s->n_flows)
 		return;
 	rid = analysis_rid(a, i);
-	if (rid >= a->init_prev)
-		return;
 	/* Every line of the record (200 bytes: four lines, or five across a boundary). */
-	p = (const char *)&a->prev[rid];
-	for (size_t off = 0; off < sizeof(a->prev[0]); off += 64)
-		__builtin_prefetch(p + off);
-	__builtin_prefetch(p + sizeof(a->prev[0]) - 1);
+	if (rid < a->init_prev)
+		prefetch_lines(&a->prev[rid], sizeof(a->prev[0]));
 }
 
 /* prev[] by key, each flow's rid + 1, from nothing: room for as many flows again. */

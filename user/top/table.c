@@ -14,6 +14,7 @@
 #include "util/buf.h"
 #include "util/format.h"
 #include "util/log.h"
+#include "util/prefetch.h"
 #include "util/radix.h"
 
 /* ---- layout ------------------------------------------------------------- */
@@ -245,14 +246,8 @@ static inline void prefetch_row(const struct ui *u, const struct view *v, const 
 {
 	int f = v->flow_of ? v->flow_of(u, row) : -1;
 
-	if (f >= 0) {
-		const char *p = (const char *)&u->an->flows[f];
-
-		/* Each of its lines: two, or three across a boundary. */
-		for (size_t off = 0; off < sizeof(struct flow_view); off += 64)
-			__builtin_prefetch(p + off);
-		__builtin_prefetch(p + sizeof(struct flow_view) - 1);
-	}
+	if (f >= 0)
+		prefetch_lines(&u->an->flows[f], sizeof(struct flow_view));
 }
 
 /*

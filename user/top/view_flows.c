@@ -72,7 +72,7 @@ static int build(struct ui *u, struct vstate *vs)
 	return 0;
 }
 
-static double naks(const struct flow_view *v)
+static __u64 naks(const struct flow_view *v)
 {
 	return v->d.naks + v->d.rnr_naks;
 }
@@ -121,7 +121,7 @@ static bool sort_key(const struct ui *u, int col, const void *row, double *key)
 		*key = -analysis_per_s(u->an, p->d.rtx);
 		break;
 	case FL_NAK:
-		*key = -naks(p);
+		*key = -(double)naks(p);
 		break;
 	case FL_DSCP:
 		*key = p->r->c.dscp;
