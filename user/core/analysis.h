@@ -129,6 +129,7 @@ struct flow_view {
 	/* Outside the traffic-class plan (detect_wrong_class()); an interval's: only if it sent. */
 	bool off_plan;
 };
+_Static_assert(sizeof(struct flow_view) == 128, "a view is two cache lines (docs/design.md)");
 
 struct path_view {
 	char name[FP_NAME_LEN];
