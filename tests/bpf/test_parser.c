@@ -2541,6 +2541,43 @@ static void test_slot_second_bucket(void **state)
 }
 
 /*
+ * Every one of the 20 flows of test_slot_second_bucket also in fp_flows4:
+ * each entry found in its slot, first bucket or second, wherever it
+ * falls among the entries collect looks up together (SLOT_AHEAD), and
+ * summed into that slot's record.
+ */
+static void test_slot_second_bucket_every_flow_twice(void **state)
+{
+	struct flow_counters extra = {.ecn = {2}, .last_seen_ns = TS(99)};
+	int fd, copies = 0;
+
+	(void)state;
+	slot_collisions(FX_FLOWS, 0xffffffffULL, COLLIDE_FLOWS);
+	fd = bpf_map__fd(g_probe.skel->maps.fp_flows4);
+	for (__u32 b = 0; b < g_probe.slot_buckets; b++)
+		for (int i = 0; i < FP_SLOT_WAYS; i++)
+			if (g_probe.slots[b].tag[i] & 1) {
+				const struct flow_key4 *k = &g_probe.slots[b].slot[i].key;
+
+				/* Each copy its own bytes: summed into its own flow's record. */
+				extra.bytes = 1000 + k->dest_qp;
+				assert_int_equal(bpf_map_update_elem(fd, k, &extra, BPF_NOEXIST),
+						 0);
+				copies++;
+			}
+	assert_int_equal(copies, COLLIDE_FLOWS);
+	assert_int_equal(collect_snapshot(&g_probe, &g_snap), 0);
+	assert_int_equal(g_snap.n_flows, COLLIDE_FLOWS);
+	assert_int_equal(g_snap.merged, COLLIDE_FLOWS);
+	for (size_t i = 0; i < g_snap.n_flows; i++) {
+		assert_int_equal(g_snap.flows[i].c.packets, 4 + 2);
+		assert_int_equal(g_snap.flows[i].c.bytes,
+				 4 * SEND64 + 1000 + g_snap.flows[i].key.dest_qp);
+		assert_int_equal(g_snap.flows[i].c.last_seen_ns, TS(99));
+	}
+}
+
+/*
  * A claim under way (a slot busy: another CPU writing its key) in a new
  * flow's buckets sends the flow to fp_flows4: that claim may be for the
  * same flow. With none under way, the next new flow claims bucket 0's
@@ -3365,6 +3402,8 @@ int main(void)
 	fx_add("", "slot_collisions_one_tag_20_flows_read_on_two_cpus",
 	       test_slot_collisions_two_cpus, NULL);
 	fx_add("", "slot_second_bucket_20_flows_one_first_bucket", test_slot_second_bucket, NULL);
+	fx_add("", "slot_second_bucket_every_flow_twice", test_slot_second_bucket_every_flow_twice,
+	       NULL);
 	fx_add("", "slot_claim_under_way_sends_new_flow_to_fp_flows4", test_slot_claim_under_way,
 	       NULL);
 	fx_add("", "fp_flows4_fed_while_walked_10000_flows", test_fed_while_walked, NULL);

@@ -14,6 +14,7 @@
 #include "probe/par.h"
 #include "fabprobe.skel.h"
 #include "util/log.h"
+#include "util/prefetch.h"
 #include "util/stop.h"
 #include "probe/probe.h"
 #include "probe/table_read.h"
@@ -78,6 +79,8 @@ void flow_counters_merge(struct flow_counters *into, const struct flow_counters 
 }
 
 #define SNAP_NO_RECORD UINT32_MAX
+/* fp_flows4's entries whose slot table buckets are asked for at once, ahead of their lookups. */
+#define SLOT_AHEAD 16
 /* A hash table's record before table_rids() gives it its rid. */
 #define SNAP_NO_RID UINT32_MAX
 
@@ -85,30 +88,54 @@ void flow_counters_merge(struct flow_counters *into, const struct flow_counters 
 static __u32 bucket_record(const struct snapshot *s, __u32 b, __u64 tag, const struct flow_key *key)
 {
 	for (size_t i = (size_t)b * FP_SLOT_WAYS; i < ((size_t)b + 1) * FP_SLOT_WAYS; i++) {
-		__u32 rec = s->slot_rec[i];
+		__u32 rec;
 
-		if (s->slot_tag[i] == tag && rec != SNAP_NO_RECORD &&
-		    !memcmp(&s->flows[rec].key, key, sizeof(*key)))
+		/* The tag first: a slot's record number is another line, read only on a match. */
+		if (s->slot_tag[i] != tag)
+			continue;
+		rec = s->slot_rec[i];
+		if (rec != SNAP_NO_RECORD && !memcmp(&s->flows[rec].key, key, sizeof(*key)))
 			return rec;
 	}
 	return SNAP_NO_RECORD;
 }
 
+/* Where an fp_flows4 entry's flow may sit in the slot table: its tag and its two buckets. */
+struct slot_probe {
+	__u64 tag;
+	__u32 b, b2;
+};
+
 /*
- * The record of the slot holding the flow of k4 in this read, or
+ * The probe of k4, its buckets' tags asked for: one line each, far apart
+ * in memory at a million flows, where each would be a wait of its own.
+ */
+static void slot_probe_of(const struct probe *p, const struct snapshot *s,
+			  const struct flow_key4 *k4, struct slot_probe *sp)
+{
+	const size_t tags = FP_SLOT_WAYS * sizeof(*s->slot_tag);
+
+	sp->tag = fp_slot_tag(fp_key4_hash(k4), p->slot_tag_mask);
+	sp->b = fp_slot_bucket_of(sp->tag, p->slot_buckets);
+	sp->b2 = fp_slot_bucket2_of(sp->tag, p->slot_buckets);
+	prefetch_lines(&s->slot_tag[(size_t)sp->b * FP_SLOT_WAYS], tags);
+	if (sp->b2 != sp->b)
+		prefetch_lines(&s->slot_tag[(size_t)sp->b2 * FP_SLOT_WAYS], tags);
+}
+
+/*
+ * The record of the slot holding the flow of sp in this read, or
  * SNAP_NO_RECORD: in its first bucket or its second. Only a slot that had
  * the flow's tag can hold it: the tags of a bucket are one line, where
  * each record compared is a miss.
  */
-static __u32 slot_record(const struct probe *p, const struct snapshot *s,
-			 const struct flow_key4 *k4, const struct flow_key *key)
+static __u32 slot_record(const struct snapshot *s, const struct slot_probe *sp,
+			 const struct flow_key *key)
 {
-	__u64 tag = fp_slot_tag(fp_key4_hash(k4), p->slot_tag_mask);
-	__u32 b = fp_slot_bucket_of(tag, p->slot_buckets);
-	__u32 b2 = fp_slot_bucket2_of(tag, p->slot_buckets);
-	__u32 rec = bucket_record(s, b, tag, key);
+	__u32 rec = bucket_record(s, sp->b, sp->tag, key);
 
-	return rec == SNAP_NO_RECORD && b2 != b ? bucket_record(s, b2, tag, key) : rec;
+	return rec == SNAP_NO_RECORD && sp->b2 != sp->b ? bucket_record(s, sp->b2, sp->tag, key)
+							: rec;
 }
 
 /* Another entry of record rec's flow, as the map holds it: summed into the record. */
@@ -155,24 +182,32 @@ static struct flow_record *new_record(struct snapshot *s, const struct flow_coun
 static int add_flows(const struct probe *p, struct snapshot *s, const void *keys, size_t key_size,
 		     const struct flow_counters *values, size_t n)
 {
+	bool in_slots = p && p->slots && key_size == sizeof(struct flow_key4);
+	struct slot_probe sp[SLOT_AHEAD];
 	int err = grow_flows(s, s->n_flows + n);
 
 	if (err)
 		return err;
-	for (size_t i = 0; i < n; i++) {
-		const void *k = (const char *)keys + i * key_size;
-		struct flow_key key;
-		__u32 rec;
+	for (size_t i = 0; i < n; i += SLOT_AHEAD) {
+		size_t m = n - i < SLOT_AHEAD ? n - i : SLOT_AHEAD;
 
-		if (key_size == sizeof(struct flow_key4))
-			fp_key_from4(&key, k);
-		else
-			memcpy(&key, k, sizeof(key));
-		rec = p && p->slots ? slot_record(p, s, k, &key) : SNAP_NO_RECORD;
-		if (rec == SNAP_NO_RECORD)
-			new_record(s, &values[i], SNAP_NO_RID, &key);
-		else
-			merge_entry(s, rec, &values[i]);
+		for (size_t j = 0; in_slots && j < m; j++)
+			slot_probe_of(p, s, (const struct flow_key4 *)keys + i + j, &sp[j]);
+		for (size_t j = 0; j < m; j++) {
+			const void *k = (const char *)keys + (i + j) * key_size;
+			struct flow_key key;
+			__u32 rec;
+
+			if (key_size == sizeof(struct flow_key4))
+				fp_key_from4(&key, k);
+			else
+				memcpy(&key, k, sizeof(key));
+			rec = in_slots ? slot_record(s, &sp[j], &key) : SNAP_NO_RECORD;
+			if (rec == SNAP_NO_RECORD)
+				new_record(s, &values[i + j], SNAP_NO_RID, &key);
+			else
+				merge_entry(s, rec, &values[i + j]);
+		}
 	}
 	return 0;
 }
