@@ -399,8 +399,9 @@ static int flows_cmp(const struct ui *u, int col, const void *x, const void *y)
 
 /*
  * The dashboard's byte order of n flows (ui.h: rank, by_rank), allocated:
- * a shuffle of the flows' order (Fisher-Yates, a fixed seed), as an
- * unsorted snapshot's flows are in byte order.
+ * a shuffle of the flows' order (Fisher-Yates, a fixed seed): the
+ * dashboard's snapshot is unsorted, so its byte order visits the flows out
+ * of their order.
  */
 static int byte_order(struct ui *u, size_t n)
 {
