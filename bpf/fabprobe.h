@@ -429,7 +429,7 @@ struct psn_track {
 /*
  * Counters of one flow: one copy shared by every CPU, so that a flow costs
  * the same on a 2-CPU host and a 128-CPU collector. BPF adds atomically
- * (core.h), but in a slot its CPU owns (live: plainly, FP_SLOT_OWNER_MASK).
+ * (core.h), but in a slot its CPU owns (live: plainly, fp_slot_tag()).
  * The map keeps no packets: every packet counts in exactly one
  * of ecn[], and userspace sums them (collect.c); its place holds the CNPs'
  * DSCPs.

@@ -282,18 +282,6 @@ static int read_slots(const struct probe *p, struct snapshot *s)
 	return 0;
 }
 
-/* Slot i's tag (slot i: way i % FP_SLOT_WAYS of bucket i / FP_SLOT_WAYS). */
-static __u64 *slot_tag(const struct probe *p, __u32 i)
-{
-	return &p->slots[i / FP_SLOT_WAYS].tag[i % FP_SLOT_WAYS];
-}
-
-/* Slot i itself: its key and counters. */
-static struct flow_slot *slot_of(const struct probe *p, __u32 i)
-{
-	return &p->slots[i / FP_SLOT_WAYS].slot[i % FP_SLOT_WAYS];
-}
-
 static int cmp_slot_entry(const void *a, const void *b)
 {
 	const struct slot_entry *x = a, *y = b;
@@ -311,7 +299,8 @@ static bool carry_holds(const struct probe *p, const struct snapshot *s, const s
 	__u64 tag = c->slot < s->slot_rec_n ? s->slot_tag[c->slot] : 0;
 
 	return (tag & 1) && fp_slot_id(tag) == c->id &&
-	       slot_of(p, c->slot)->c.first_seen_ns == c->first_seen_ns;
+	       p->slots[c->slot / FP_SLOT_WAYS].slot[c->slot % FP_SLOT_WAYS].c.first_seen_ns ==
+		   c->first_seen_ns;
 }
 
 /*
@@ -353,7 +342,9 @@ static int carry_entries(const struct probe *p, struct snapshot *s)
 			memset(&c, 0, sizeof(c));
 			c.slot = e->slot;
 			c.id = fp_slot_id(s->slot_tag[c.slot]);
-			c.first_seen_ns = slot_of(p, c.slot)->c.first_seen_ns;
+			c.first_seen_ns = p->slots[c.slot / FP_SLOT_WAYS]
+					      .slot[c.slot % FP_SLOT_WAYS]
+					      .c.first_seen_ns;
 		}
 		if (c.entry.c.packets && (!e || e->e.c.packets < c.entry.c.packets ||
 					  e->e.c.first_seen_ns != c.entry.c.first_seen_ns))
@@ -398,6 +389,12 @@ struct slot_age {
 	__u64 tag; /* what it held when retired; 0: not retired here */
 	__u32 slot;
 };
+
+/* Slot i's tag (slot i: way i % FP_SLOT_WAYS of bucket i / FP_SLOT_WAYS). */
+static __u64 *slot_tag(const struct probe *p, __u32 i)
+{
+	return &p->slots[i / FP_SLOT_WAYS].tag[i % FP_SLOT_WAYS];
+}
 
 static int cmp_age(const void *a, const void *b)
 {
@@ -485,7 +482,8 @@ static void slots_reclaim(struct probe *p, struct snapshot *s, size_t lru_first,
 	for (size_t i = 0; i < n; i++) {
 		if (!age[i].tag)
 			continue;
-		memset(slot_of(p, age[i].slot), 0, sizeof(struct flow_slot));
+		memset(&p->slots[age[i].slot / FP_SLOT_WAYS].slot[age[i].slot % FP_SLOT_WAYS], 0,
+		       sizeof(struct flow_slot));
 		__atomic_store_n(slot_tag(p, age[i].slot), FP_SLOT_FREE, __ATOMIC_RELEASE);
 		p->reclaim.slots_freed++;
 	}
