@@ -275,13 +275,9 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
  * packets come in on one CPU's queue, so the cache line stays there and
  * the add is uncontended), its bitmaps an atomic or of a bit not yet set,
  * and its per-packet fields plain stores of the last packet's values.
- * shared is false where no other CPU writes the counters: a new flow's
- * first value on the stack (where the verifier will not let an atomic
- * address at a variable offset: a constant there), and live, a slot this
- * CPU owns (flows.h, slot_account()). A locked add costs 5 to 7 ns here,
- * two or three of them a RoCE packet (BENCHMARKS.md, part 33). A program
- * runs to its end on its CPU before another starts there (softirq and
- * BH-disabled tc, as for per-CPU maps), so plain adds lose nothing.
+ * shared is false only for a new flow's first value on the stack, which no
+ * other CPU sees (and which the verifier will not let an atomic address at
+ * a variable offset); it is a constant wherever these are inlined.
  */
 #define fp_add(shared, field, v)                                                                   \
 	do {                                                                                       \

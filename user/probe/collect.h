@@ -70,31 +70,6 @@ struct table_rid {
 
 struct table_read;
 
-/* Counters as flow_counters_read() gives them, and the CNPs' DSCPs (flow_record's). */
-struct slot_sum {
-	__u64 cnp_dscp_mask;
-	struct flow_counters c;
-};
-
-/* An fp_flows4 entry of a slot's flow, as this read found it. */
-struct slot_entry {
-	__u32 slot;
-	struct slot_sum e;
-};
-
-/*
- * A slot's flow's fp_flows4 entry at the last read, and the entries of it
- * evicted since the slot was claimed, summed: the flow's counts never step
- * back while its slot holds it (collect.c, carry_entries()).
- */
-struct slot_carry {
-	__u32 slot;
-	__u64 id;	       /* the slot's tag's fp_slot_id() */
-	__u64 first_seen_ns;   /* the slot's own: its claim's */
-	struct slot_sum entry; /* packets 0: none */
-	struct slot_sum gone;
-};
-
 struct snapshot {
 	__u64 totals[SNAP_CNT_MAX];
 	struct flow_record *flows;
@@ -153,15 +128,6 @@ struct snapshot {
 	 */
 	struct table_read *tables;
 	void *totals_values;
-	/*
-	 * Slots' flows with an fp_flows4 entry too (collect.c, carry_entries()):
-	 * this read's entries, then what each slot's entries have summed, by
-	 * slot, kept from read to read.
-	 */
-	struct slot_entry *entries;
-	size_t n_entries, cap_entries;
-	struct slot_carry *carry;
-	size_t n_carry;
 };
 
 /* Read every map into s (its buffers are reused between calls). */
