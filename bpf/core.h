@@ -275,9 +275,13 @@ static __always_inline int fp_parse(struct cursor *c, struct fp_pkt *p)
  * packets come in on one CPU's queue, so the cache line stays there and
  * the add is uncontended), its bitmaps an atomic or of a bit not yet set,
  * and its per-packet fields plain stores of the last packet's values.
- * shared is false only for a new flow's first value on the stack, which no
- * other CPU sees (and which the verifier will not let an atomic address at
- * a variable offset); it is a constant wherever these are inlined.
+ * shared is false where no other CPU writes the counters: a new flow's
+ * first value on the stack (where the verifier will not let an atomic
+ * address at a variable offset: a constant there), and live, a slot this
+ * CPU owns (flows.h, slot_account()). A locked add costs 5 to 7 ns here,
+ * two or three of them a RoCE packet (BENCHMARKS.md, part 33). A program
+ * runs to its end on its CPU before another starts there (softirq and
+ * BH-disabled tc, as for per-CPU maps), so plain adds lose nothing.
  */
 #define fp_add(shared, field, v)                                                                   \
 	do {                                                                                       \
@@ -384,10 +388,10 @@ static __always_inline bool read_retried(const struct fp_pkt *p, const struct ps
  * of the highest the previous request allowed (one more, or the PSNs a
  * READ request reserves for its responses).
  */
-static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs, bool shared)
+static __always_inline void track_psn(struct fp_pkt *p, struct flow_counters *fs,
+				      struct psn_track *pt, bool shared)
 {
 	bool read = (p->opcode & FP_OP_MASK) == FP_OP_READ_REQ;
-	struct psn_track *pt = &fs->psn;
 	__u32 reserve = 1;
 	bool fresh;
 
@@ -428,10 +432,8 @@ static __always_inline bool is_read_response(__u8 opcode)
  * here: the PSNs between two READs' responses are other requests'.
  */
 static __always_inline void track_read_response(const struct fp_pkt *p, struct flow_counters *fs,
-						bool shared)
+						struct psn_track *pt, bool shared)
 {
-	struct psn_track *pt = &fs->psn;
-
 	if (pt->resp_seen && !psn_after(p->psn, pt->resp_psn)) {
 		fp_add(shared, fs->retransmits, 1);
 		return;
@@ -457,9 +459,15 @@ static __always_inline void track_ack(const struct fp_pkt *p, struct psn_track *
 	}
 }
 
-/* One packet into a flow's counters: the map's entry (shared), or a new flow's first value. */
-static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters *fs, __u64 now,
-					 bool shared)
+/*
+ * One packet into a flow's counters: the map's entry (shared), or a new
+ * flow's first value. pt: the flow's PSN state, fs's own but where another
+ * CPU owns the flow's slot (flows.h, slot_account()): a flow's PSNs are
+ * tracked in one place, whichever CPU its packets come in on, and only its
+ * counts are split.
+ */
+static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters *fs,
+					 struct psn_track *pt, __u64 now, bool shared)
 {
 	fp_add(shared, fs->bytes, p->len);
 	fp_add(shared, fs->ecn[p->ecn & 3], 1);
@@ -496,7 +504,7 @@ static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters 
 		switch (p->syndrome & FP_AETH_CLASS_MASK) {
 		case FP_AETH_CLASS_ACK:
 			fp_add(shared, fs->acks, 1);
-			track_ack(p, &fs->psn);
+			track_ack(p, pt);
 			break;
 		case FP_AETH_CLASS_RNR:
 			fp_add(shared, fs->rnr_naks, 1);
@@ -507,9 +515,9 @@ static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters 
 			break;
 		}
 	} else if (is_request(p->opcode)) {
-		track_psn(p, fs, shared);
+		track_psn(p, fs, pt, shared);
 	} else if (is_read_response(p->opcode)) {
-		track_read_response(p, fs, shared);
+		track_read_response(p, fs, pt, shared);
 	}
 }
 

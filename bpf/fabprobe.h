@@ -429,7 +429,8 @@ struct psn_track {
 /*
  * Counters of one flow: one copy shared by every CPU, so that a flow costs
  * the same on a 2-CPU host and a 128-CPU collector. BPF adds atomically
- * (core.h). The map keeps no packets: every packet counts in exactly one
+ * (core.h), but in a slot its CPU owns (live: plainly, FP_SLOT_OWNER_MASK).
+ * The map keeps no packets: every packet counts in exactly one
  * of ecn[], and userspace sums them (collect.c); its place holds the CNPs'
  * DSCPs.
  */
@@ -539,6 +540,32 @@ struct fp_slot_bucket {
 	__u64 claims;
 	struct flow_slot slot[FP_SLOT_WAYS];
 };
+
+/*
+ * A published tag's bits 1-12 name the slot's owner: the CPU that claimed
+ * it, plus one. Live, only the owner counts in the slot, with plain adds
+ * (a flow's packets come in on one CPU's queue); a packet of its flow on
+ * another CPU counts in fp_flows4, atomically, and userspace sums the two
+ * (collect.c). 0: no owner, every CPU adds atomically (replay, whose
+ * workers may share a CPU and preempt each other; a CPU past the bits).
+ * The flow's identity is the tag without them (fp_slot_id()); its buckets
+ * come from the whole tag.
+ */
+#define FP_SLOT_OWNER_SHIFT 1
+#define FP_SLOT_OWNER_BITS  12
+#define FP_SLOT_OWNER_MASK  (((1ULL << FP_SLOT_OWNER_BITS) - 1) << FP_SLOT_OWNER_SHIFT)
+
+/* A tag as a flow's identity: without the owner. */
+static inline __attribute__((always_inline)) __u64 fp_slot_id(__u64 tag)
+{
+	return tag & ~FP_SLOT_OWNER_MASK;
+}
+
+/* The owner bits of CPU cpu (0: past what they hold, no owner). */
+static inline __attribute__((always_inline)) __u64 fp_slot_owner_of(__u32 cpu)
+{
+	return cpu + 1 < (1U << FP_SLOT_OWNER_BITS) ? (__u64)(cpu + 1) << FP_SLOT_OWNER_SHIFT : 0;
+}
 
 /* The tag of the flow whose key hashes to h; tag_mask is all ones but in tests. */
 static inline __attribute__((always_inline)) __u64 fp_slot_tag(__u64 h, __u64 tag_mask)

@@ -21,8 +21,9 @@
  * whatever entry the table has. Sampling needs the entry itself (its
  * samples count), so it takes the second way only.
  */
-static __always_inline struct flow_counters *
-insert_flow(void *map, const void *key, struct fp_pkt *p, struct fp_totals *t, __u64 now)
+static __always_inline struct flow_counters *insert_flow(void *map, const void *key,
+							 struct fp_pkt *p, struct fp_totals *t,
+							 __u64 now, struct psn_track *pt)
 {
 	struct flow_counters *fs, first;
 	bool mine;
@@ -30,7 +31,7 @@ insert_flow(void *map, const void *key, struct fp_pkt *p, struct fp_totals *t, _
 	if (!sample_per_flow) {
 		__builtin_memset(&first, 0, sizeof(first));
 		first.first_seen_ns = now;
-		count_packet(p, &first, now, false);
+		count_packet(p, &first, pt ?: &first.psn, now, false);
 		if (!bpf_map_update_elem(map, key, &first, BPF_NOEXIST)) {
 			t->cnt[FP_CNT_FLOW_NEW]++;
 			return NULL;
@@ -47,24 +48,27 @@ insert_flow(void *map, const void *key, struct fp_pkt *p, struct fp_totals *t, _
 		t->cnt[FP_CNT_FLOW_NEW]++;
 		fs->first_seen_ns = now;
 	}
-	count_packet(p, fs, now, true);
+	count_packet(p, fs, pt ?: &fs->psn, now, true);
 	return fs;
 }
 
 /*
  * Count the packet in its flow's entry of map (fp_flows4 or fp_flows6, a
  * constant at each inlined call, so the verifier inlines the lookups).
- * Returns the entry for sampling; NULL when sampling is off and the flow
- * was new, or when the table could not take it.
+ * pt: the flow's PSN state where the entry does not keep it (the slot of
+ * the flow that another CPU owns), else NULL. Returns the entry for
+ * sampling; NULL when sampling is off and the flow was new, or when the
+ * table could not take it.
  */
-static __always_inline struct flow_counters *
-flow_account(void *map, const void *key, struct fp_pkt *p, struct fp_totals *t, __u64 now)
+static __always_inline struct flow_counters *flow_account(void *map, const void *key,
+							  struct fp_pkt *p, struct fp_totals *t,
+							  __u64 now, struct psn_track *pt)
 {
 	struct flow_counters *fs = bpf_map_lookup_elem(map, key);
 
 	if (!fs)
-		return insert_flow(map, key, p, t, now);
-	count_packet(p, fs, now, true);
+		return insert_flow(map, key, p, t, now, pt);
+	count_packet(p, fs, pt ?: &fs->psn, now, true);
 	return fs;
 }
 
@@ -77,14 +81,16 @@ static __always_inline bool key4_equal(const struct flow_key4 *a, const struct f
 }
 
 /*
- * Bucket bk's slot holding k4's flow (tag: its tag), or NULL. The tag is
- * looked for in every way, past free ones (userspace frees slots), and a
- * tag found with another key (two keys, one hash) is passed over: two
- * flows never share counters. *vacant gets the first free way (left as it
- * is if none), *busy whether a claim is under way in the bucket.
+ * Bucket bk's slot holding k4's flow (id: its tag's fp_slot_id()), or
+ * NULL; *owner gets the slot's owner bits. The tag is looked for in every
+ * way, past free ones (userspace frees slots), and a tag found with
+ * another key (two keys, one hash) is passed over: two flows never share
+ * counters. *vacant gets the first free way (left as it is if none),
+ * *busy whether a claim is under way in the bucket.
  */
-static __always_inline struct flow_counters *
-slot_find(struct fp_slot_bucket *bk, const struct flow_key4 *k4, __u64 tag, int *vacant, bool *busy)
+static __always_inline struct flow_counters *slot_find(struct fp_slot_bucket *bk,
+						       const struct flow_key4 *k4, __u64 id,
+						       int *vacant, bool *busy, __u64 *owner)
 {
 	int i;
 
@@ -94,10 +100,12 @@ slot_find(struct fp_slot_bucket *bk, const struct flow_key4 *k4, __u64 tag, int 
 	for (i = 0; i < FP_SLOT_WAYS; i++) {
 		__u64 have = *(volatile __u64 *)&bk->tag[i];
 
-		if (have == tag) {
+		if (fp_slot_id(have) == id) {
 			asm volatile("" ::: "memory");
-			if (key4_equal(&bk->slot[i].key, k4))
+			if (key4_equal(&bk->slot[i].key, k4)) {
+				*owner = have & FP_SLOT_OWNER_MASK;
 				return &bk->slot[i].c;
+			}
 		} else if (have == FP_SLOT_FREE && *vacant < 0) {
 			*vacant = i;
 		} else if (have == FP_SLOT_BUSY) {
@@ -108,24 +116,25 @@ slot_find(struct fp_slot_bucket *bk, const struct flow_key4 *k4, __u64 tag, int 
 }
 
 /*
- * A slot for a new flow, whose first bucket is bk1 (bk2 its second, NULL
- * when they are one): its own if another CPU published one meanwhile, else
- * the first free one of bk1, then of bk2, or NULL (the flow takes
- * fp_flows4). The scans start after reading bk1's claim word, and a claim
- * is made only from scans that saw none under way in either bucket: the
- * slot is marked busy (only one CPU can take it from free), then the claim
- * word taken from the value read (else the slot is given back), then the
- * key and first time written and the tag published last. On the CPUs BPF
+ * A slot for a new flow (id: its tag's fp_slot_id()), whose first bucket
+ * is bk1 (bk2 its second, NULL when they are one): its own if another CPU
+ * published one meanwhile, else the first free one of bk1, then of bk2,
+ * claimed with owner bits me, or NULL (the flow takes fp_flows4). *owner
+ * gets the slot's owner bits. The scans start after reading bk1's claim
+ * word, and a claim is made only from scans that saw none under way in
+ * either bucket: the slot is marked busy (only one CPU can take it from
+ * free), then the claim word taken from the value read (else the slot is
+ * given back), then the key and first time written and the tag (with its
+ * owner) published last. On the CPUs BPF
  * runs on here (x86, where stores are seen in order and the locked
  * compare-and-swap orders all), a program that reads the tag reads the key
  * after it; and of two claims for one flow, the later one's scans either
  * began before the earlier one took the word (its swap fails) or saw the
  * earlier one's slot, busy or published.
  */
-static __always_inline struct flow_counters *slot_claim(struct fp_slot_bucket *bk1,
-							struct fp_slot_bucket *bk2,
-							const struct flow_key4 *k4, __u64 tag,
-							struct fp_totals *t, __u64 now)
+static __always_inline struct flow_counters *
+slot_claim(struct fp_slot_bucket *bk1, struct fp_slot_bucket *bk2, const struct flow_key4 *k4,
+	   __u64 id, __u64 me, struct fp_totals *t, __u64 now, __u64 *owner)
 {
 	__u64 seen = *(volatile __u64 *)&bk1->claims;
 	struct fp_slot_bucket *bk = bk1;
@@ -135,9 +144,9 @@ static __always_inline struct flow_counters *slot_claim(struct fp_slot_bucket *b
 	struct flow_slot *s;
 
 	asm volatile("" ::: "memory");
-	fs = slot_find(bk1, k4, tag, &i, &busy);
+	fs = slot_find(bk1, k4, id, &i, &busy, owner);
 	if (!fs && bk2)
-		fs = slot_find(bk2, k4, tag, &i2, &busy);
+		fs = slot_find(bk2, k4, id, &i2, &busy, owner);
 	if (fs || busy)
 		return fs;
 	if (i < 0) {
@@ -157,8 +166,9 @@ static __always_inline struct flow_counters *slot_claim(struct fp_slot_bucket *b
 	__builtin_memcpy(&s->key, k4, sizeof(*k4));
 	s->c.first_seen_ns = now;
 	asm volatile("" ::: "memory");
-	*(volatile __u64 *)&bk->tag[i] = tag;
+	*(volatile __u64 *)&bk->tag[i] = id | me;
 	t->cnt[FP_CNT_FLOW_NEW]++;
+	*owner = me;
 	return &s->c;
 }
 
@@ -166,41 +176,51 @@ static __always_inline struct flow_counters *slot_claim(struct fp_slot_bucket *b
  * An IPv4 flow: its slot in either of its buckets if it has one, else its
  * fp_flows4 entry, else a slot claimed for it, else a new fp_flows4 entry
  * (without a slot table, slot_buckets 0, the verifier prunes all but
- * fp_flows4). A flow counted in fp_flows4 while another CPU claimed a slot
- * for it (it lost, or saw the claim under way) is summed by userspace
- * (collect.c). The second bucket is scanned only when the first does not
- * hold the flow: most flows' packets touch one line of tags.
+ * fp_flows4). A slot another CPU owns is not this packet's to add to: it
+ * counts in the flow's fp_flows4 entry, while its PSNs are tracked in the
+ * slot still (plain stores, as every CPU's are in a shared entry), so that
+ * a flow whose packets move between CPUs has one PSN tracker. A flow counted in fp_flows4 and in a
+ * slot (another CPU owns the slot, or claimed it while this one counted in fp_flows4) is summed by
+ * userspace (collect.c). The second bucket is scanned only when the first does not hold the flow:
+ * most flows' packets touch one line of tags.
  */
 static __always_inline struct flow_counters *
 slot_account(const struct flow_key4 *k4, struct fp_pkt *p, struct fp_totals *t, __u64 now)
 {
-	__u64 tag = fp_slot_tag(fp_key4_hash(k4), slot_tag_mask);
+	__u64 tag = fp_slot_tag(fp_key4_hash(k4), slot_tag_mask), id = fp_slot_id(tag);
 	__u32 b = fp_slot_bucket_of(tag, slot_buckets), b2;
 	struct fp_slot_bucket *bk, *bk2 = NULL;
 	struct flow_counters *fs = NULL;
+	__u64 owner = 0, me = 0;
 	bool busy = false;
 	int vacant = -1;
 
 	bk = slot_buckets ? bpf_map_lookup_elem(&fp_slots, &b) : NULL;
 	if (!bk)
-		return flow_account(&fp_flows4, k4, p, t, now);
-	fs = slot_find(bk, k4, tag, &vacant, &busy);
+		return flow_account(&fp_flows4, k4, p, t, now, NULL);
+	fs = slot_find(bk, k4, id, &vacant, &busy, &owner);
 	if (!fs) {
 		b2 = fp_slot_bucket2_of(tag, slot_buckets);
 		if (b2 != b)
 			bk2 = bpf_map_lookup_elem(&fp_slots, &b2);
 		if (bk2)
-			fs = slot_find(bk2, k4, tag, &vacant, &busy);
+			fs = slot_find(bk2, k4, id, &vacant, &busy, &owner);
 	}
+	if (!replay_mode)
+		me = fp_slot_owner_of(bpf_get_smp_processor_id());
 	if (!fs) {
 		fs = bpf_map_lookup_elem(&fp_flows4, k4);
 		/* No free slot seen: none looked for again (a full table's inserts). */
 		if (!fs && vacant >= 0 && !busy)
-			fs = slot_claim(bk, bk2, k4, tag, t, now);
+			fs = slot_claim(bk, bk2, k4, id, me, t, now, &owner);
 		if (!fs)
-			return insert_flow(&fp_flows4, k4, p, t, now);
+			return insert_flow(&fp_flows4, k4, p, t, now, NULL);
 	}
-	count_packet(p, fs, now, true);
+	/* Its counts in the entry, its PSNs tracked in the slot. */
+	if (owner && owner != me)
+		return flow_account(&fp_flows4, k4, p, t, now, &fs->psn);
+	/* Plain adds in this CPU's own slot; atomic ones in a shared entry. */
+	count_packet(p, fs, &fs->psn, now, !owner);
 	return fs;
 }
 
@@ -213,7 +233,7 @@ static __always_inline struct flow_counters *account_flow(struct fp_pkt *p, stru
 							  __u64 now)
 {
 	if (p->key.flags & FP_FLOW_ANY_IPV6)
-		return flow_account(&fp_flows6, &p->key, p, t, now);
+		return flow_account(&fp_flows6, &p->key, p, t, now, NULL);
 	fp_key4_from(&p->key4, &p->key);
 	return slot_account(&p->key4, p, t, now);
 }

@@ -3271,13 +3271,14 @@ static void test_flow_tables_by_family(void **state)
 }
 
 /*
- * One flow's packets on two CPUs at once: the flow table holds one entry
- * for all CPUs (two when both CPUs' first packets meet), so every add must
- * be atomic or the counts come up short: in replay, and live (the
- * program's live build: the clock it reads, and no replay metadata).
- * Each thread runs a VXLAN WRITE (outer CE, inner ECT(0)) and an ACK
- * SHARED_REPEAT times, pinned to its own CPU where there are two (live:
- * skipped where there are not).
+ * One flow's packets on two CPUs at once. In replay the flow table holds
+ * one entry for all CPUs (two when both CPUs' first packets meet), so
+ * every add must be atomic or the counts come up short. Live, a slot is
+ * its claimer's, which adds plainly, and the other CPU's packets count in
+ * an fp_flows4 entry: were they added to the slot too, counts would be
+ * lost. Each thread runs a VXLAN WRITE (outer CE, inner ECT(0)) and an
+ * ACK SHARED_REPEAT times, pinned to its own CPU where there are two
+ * (live: skipped where there are not).
  */
 #define SHARED_REPEAT 200000
 
@@ -3285,16 +3286,24 @@ struct shared_run {
 	int prog_fd, cpu;
 	const struct frame *f[2];
 	int err;
+	bool pinned; /* on its CPU when it began */
 };
+
+/* Pin this thread to cpu: true if it runs there now. */
+static bool pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return !pthread_setaffinity_np(pthread_self(), sizeof(set), &set) && sched_getcpu() == cpu;
+}
 
 static void *shared_worker(void *arg)
 {
 	struct shared_run *r = arg;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(r->cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set); /* best effort */
+	r->pinned = pin_to(r->cpu); /* best effort: in replay one CPU counts right too */
 	for (int i = 0; i < 2 && !r->err; i++) {
 		const struct frame *f = r->f[i];
 		struct fp_replay_meta meta = {
@@ -3326,6 +3335,7 @@ static void test_shared_flow_two_cpus(void **state)
 	struct shared_run run[2];
 	struct probe lp = {};
 	struct probe *p = &g_probe;
+	__u32 owned = 0;
 	pthread_t th[2];
 	const __u64 n = 2ULL * SHARED_REPEAT;
 
@@ -3359,6 +3369,14 @@ static void test_shared_flow_two_cpus(void **state)
 	 */
 	assert_int_equal(g_snap.totals[FP_CNT_FLOW_NEW], 2 + g_snap.merged);
 	assert_int_equal(slot_entries(p), 2);
+	/* Live, on two CPUs: each flow a slot its first CPU owns, and the other's entry. */
+	for (__u32 b = 0; b < p->slot_buckets; b++)
+		for (int i = 0; i < FP_SLOT_WAYS; i++)
+			owned +=
+			    (p->slots[b].tag[i] & 1) && (p->slots[b].tag[i] & FP_SLOT_OWNER_MASK);
+	assert_int_equal(owned, live ? 2 : 0);
+	if (live && run[0].pinned && run[1].pinned)
+		assert_int_equal(g_snap.merged, 2);
 	assert_int_equal(snapshot_evictions(&g_snap), 0);
 	assert_int_equal(g_snap.n_flows, 2);
 	for (size_t i = 0; i < g_snap.n_flows; i++) {
@@ -3379,6 +3397,159 @@ static void test_shared_flow_two_cpus(void **state)
 		snapshot_free(&g_snap);
 		probe_destroy(&lp);
 	}
+}
+
+/* n runs of frame f on this thread, live (no replay metadata). */
+static void run_live(const struct probe *p, const struct frame *f, int n)
+{
+	for (int i = 0; i < n; i++)
+		assert_int_equal(probe_run_frame(p, f->data, f->len, fr_wire_len(f), 0, 0), 0);
+}
+
+/* The one flow's packets in snapshot s, after a read. */
+static __u64 flow_packets(struct probe *p, struct snapshot *s)
+{
+	assert_int_equal(collect_snapshot(p, s), 0);
+	assert_int_equal(s->n_flows, 1);
+	return s->flows[0].c.packets;
+}
+
+/*
+ * A slot's flow whose packets reach another CPU: that CPU counts them in
+ * an fp_flows4 entry of the flow, which the LRU may evict alone (here: a
+ * delete). The flow's counts never step back: what the entry had at the
+ * last read stays summed in, and a new entry's packets add to it, also
+ * one made again with more packets than the old one had. Once the slot is
+ * freed (as slots_reclaim() frees it) and claimed again, what was summed
+ * in is the old claim's, and goes.
+ */
+static void test_slot_entry_evicted_alone(void **state)
+{
+	struct probe_opts opts = fixture_opts(NULL, FX_FLOWS, PROBE_HOOK_XDP, 0);
+	const struct frame *f;
+	struct snapshot s = {};
+	struct flow_key4 k4;
+	struct probe p = {};
+	cpu_set_t was;
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0 || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    sched_getaffinity(0, sizeof(was), &was) || !pin_to(0))
+		skip();
+	opts.replay = false;
+	assert_int_equal(probe_load(&p, &opts), 0);
+	fd = bpf_map__fd(p.skel->maps.fp_flows4);
+	build(&g_fx, b_send_only, NULL);
+	f = &g_fx.frames[0];
+	run_live(&p, f, 3); /* CPU 0 claims the slot */
+	assert_true(pin_to(1));
+	run_live(&p, f, 5);
+	assert_int_equal(flow_packets(&p, &s), 8);
+	assert_int_equal(s.merged, 1);
+	fp_key4_from(&k4, &s.flows[0].key);
+
+	/* Evicted alone: its 5 stay. */
+	assert_int_equal(bpf_map_delete_elem(fd, &k4), 0);
+	assert_int_equal(flow_packets(&p, &s), 8);
+	assert_int_equal(flow_packets(&p, &s), 8);
+	run_live(&p, f, 2); /* a new entry */
+	assert_int_equal(flow_packets(&p, &s), 10);
+
+	/* Evicted and made again between two reads, with more packets than the 2, later. */
+	assert_int_equal(bpf_map_delete_elem(fd, &k4), 0);
+	usleep(30 * 1000); /* past a few ticks of the live clock: another first time */
+	run_live(&p, f, 4);
+	assert_int_equal(flow_packets(&p, &s), 14);
+	assert_true(pin_to(0));
+	run_live(&p, f, 1);
+	assert_int_equal(flow_packets(&p, &s), 15);
+	assert_int_equal(s.flows[0].c.bytes, 15 * fr_wire_len(f));
+
+	/*
+	 * The slot freed and the entry evicted, then the flow claims a slot
+	 * again (the same one: its bucket's first free): a new flow.
+	 */
+	for (__u32 b = 0; b < p.slot_buckets; b++)
+		for (int i = 0; i < FP_SLOT_WAYS; i++)
+			if (p.slots[b].tag[i] & 1) {
+				memset(&p.slots[b].slot[i], 0, sizeof(p.slots[b].slot[i]));
+				__atomic_store_n(&p.slots[b].tag[i], FP_SLOT_FREE,
+						 __ATOMIC_RELEASE);
+			}
+	assert_int_equal(bpf_map_delete_elem(fd, &k4), 0);
+	usleep(30 * 1000);
+	run_live(&p, f, 2);
+	assert_int_equal(flow_packets(&p, &s), 2);
+	assert_true(pin_to(1));
+	run_live(&p, f, 3);
+	assert_int_equal(flow_packets(&p, &s), 5);
+	assert_int_equal(s.merged, 1);
+	snapshot_free(&s);
+	probe_destroy(&p);
+	sched_setaffinity(0, sizeof(was), &was);
+}
+
+/*
+ * A flow's requests and a READ's responses, one packet on each CPU in
+ * turn, live: each slot is its first CPU's, and the other CPU counts in
+ * the flow's fp_flows4 entry, but the PSNs are tracked in the slot for
+ * both, so retransmits and gaps are what one tracker sees of the whole
+ * flow. Requests 10-13, 12 again, a gap to 20, 15 again, a gap to 30:
+ * 2 retransmits, 2 gaps. Responses 100, 101, 101 again, 102, 101 again:
+ * 2 retransmits. The PSN state is the slot's, also where the entry saw
+ * the flow's last packet.
+ */
+static const __u32 alt_psns[] = {10, 11, 12, 12, 13, 20, 21, 15, 22, 23, 30, 31, ~0U};
+
+static void b_psns_and_responses(struct fx *fx)
+{
+	static const __u32 resp[] = {100, 101, 101, 102, 101};
+
+	b_psns(fx);
+	for (size_t i = 0; i < sizeof(resp) / sizeof(resp[0]); i++)
+		read_resp(fx, RC_READ_RESP_ONLY, resp[i]);
+}
+
+static void test_slot_psns_two_cpus(void **state)
+{
+	struct probe_opts opts = fixture_opts(NULL, FX_FLOWS, PROBE_HOOK_XDP, 0);
+	struct snapshot s = {};
+	struct probe p = {};
+	cpu_set_t was;
+
+	(void)state;
+	if (geteuid() != 0 || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    sched_getaffinity(0, sizeof(was), &was))
+		skip();
+	opts.replay = false;
+	assert_int_equal(probe_load(&p, &opts), 0);
+	build(&g_fx, b_psns_and_responses, alt_psns);
+	for (int i = 0; i < g_fx.n; i++) {
+		assert_true(pin_to(i % 2));
+		/* The last request, on CPU 1, a few ticks later: the entry saw it last. */
+		if (i == 11)
+			usleep(30 * 1000);
+		run_live(&p, &g_fx.frames[i], 1);
+	}
+	assert_int_equal(collect_snapshot(&p, &s), 0);
+	assert_int_equal(s.n_flows, 2);
+	assert_int_equal(s.merged, 2);
+	for (size_t i = 0; i < s.n_flows; i++) {
+		const struct flow_counters *c = &s.flows[i].c;
+		bool requests = c->packets == 12;
+
+		assert_int_equal(c->packets, requests ? 12 : 5);
+		assert_int_equal(c->retransmits, 2);
+		assert_int_equal(c->psn_gaps, requests ? 2 : 0);
+		if (requests)
+			assert_int_equal(c->psn.max_psn, 31);
+		else
+			assert_int_equal(c->psn.resp_psn, 102);
+	}
+	snapshot_free(&s);
+	probe_destroy(&p);
+	sched_setaffinity(0, sizeof(was), &was);
 }
 
 /* ---- main ------------------------------------------------------------------- */
@@ -3445,5 +3616,7 @@ int main(void)
 	fx_add("", "replay_batch_refused", test_replay_batch_refused, NULL);
 	fx_add("", "shared_flow_two_cpus", test_shared_flow_two_cpus, &(const bool){false});
 	fx_add("", "shared_flow_two_cpus_live", test_shared_flow_two_cpus, &(const bool){true});
+	fx_add("", "slot_entry_evicted_alone_counts_kept", test_slot_entry_evicted_alone, NULL);
+	fx_add("", "slot_psns_two_cpus_live", test_slot_psns_two_cpus, NULL);
 	return fx_run_all("test_parser");
 }

@@ -67,9 +67,12 @@ void flow_counters_merge(struct flow_counters *into, const struct flow_counters 
 	into->samples = into->samples + from->samples > 255 ? 255 : into->samples + from->samples;
 	if (from->last_seen_ns <= into->last_seen_ns)
 		return;
-	/* The last packet's fields and the PSN state, from the entry that saw it. */
+	/*
+	 * The last packet's fields, from the entry that saw it. The PSN state
+	 * stays into's, the slot's: the program tracks a slot's flow's PSNs
+	 * there, on every CPU (flows.h, slot_account()).
+	 */
 	into->last_seen_ns = from->last_seen_ns;
-	into->psn = from->psn;
 	into->vlan = from->vlan;
 	into->dscp = from->dscp;
 	into->pcp = from->pcp;
@@ -84,14 +87,14 @@ void flow_counters_merge(struct flow_counters *into, const struct flow_counters 
 /* A hash table's record before table_rids() gives it its rid. */
 #define SNAP_NO_RID UINT32_MAX
 
-/* The record of bucket b's slot holding the flow of key (tag: its tag), or SNAP_NO_RECORD. */
-static __u32 bucket_record(const struct snapshot *s, __u32 b, __u64 tag, const struct flow_key *key)
+/* The record of bucket b's slot holding key's flow (id: its tag's fp_slot_id()), or none. */
+static __u32 bucket_record(const struct snapshot *s, __u32 b, __u64 id, const struct flow_key *key)
 {
 	for (size_t i = (size_t)b * FP_SLOT_WAYS; i < ((size_t)b + 1) * FP_SLOT_WAYS; i++) {
 		__u32 rec;
 
 		/* The tag first: a slot's record number is another line, read only on a match. */
-		if (s->slot_tag[i] != tag)
+		if (fp_slot_id(s->slot_tag[i]) != id)
 			continue;
 		rec = s->slot_rec[i];
 		if (rec != SNAP_NO_RECORD && !memcmp(&s->flows[rec].key, key, sizeof(*key)))
@@ -100,9 +103,9 @@ static __u32 bucket_record(const struct snapshot *s, __u32 b, __u64 tag, const s
 	return SNAP_NO_RECORD;
 }
 
-/* Where an fp_flows4 entry's flow may sit in the slot table: its tag and its two buckets. */
+/* Where an fp_flows4 entry's flow may sit in the slot table: its identity and two buckets. */
 struct slot_probe {
-	__u64 tag;
+	__u64 id;
 	__u32 b, b2;
 };
 
@@ -114,10 +117,11 @@ static void slot_probe_of(const struct probe *p, const struct snapshot *s,
 			  const struct flow_key4 *k4, struct slot_probe *sp)
 {
 	const size_t tags = FP_SLOT_WAYS * sizeof(*s->slot_tag);
+	__u64 tag = fp_slot_tag(fp_key4_hash(k4), p->slot_tag_mask);
 
-	sp->tag = fp_slot_tag(fp_key4_hash(k4), p->slot_tag_mask);
-	sp->b = fp_slot_bucket_of(sp->tag, p->slot_buckets);
-	sp->b2 = fp_slot_bucket2_of(sp->tag, p->slot_buckets);
+	sp->id = fp_slot_id(tag);
+	sp->b = fp_slot_bucket_of(tag, p->slot_buckets);
+	sp->b2 = fp_slot_bucket2_of(tag, p->slot_buckets);
 	prefetch_lines(&s->slot_tag[(size_t)sp->b * FP_SLOT_WAYS], tags);
 	if (sp->b2 != sp->b)
 		prefetch_lines(&s->slot_tag[(size_t)sp->b2 * FP_SLOT_WAYS], tags);
@@ -132,20 +136,26 @@ static void slot_probe_of(const struct probe *p, const struct snapshot *s,
 static __u32 slot_record(const struct snapshot *s, const struct slot_probe *sp,
 			 const struct flow_key *key)
 {
-	__u32 rec = bucket_record(s, sp->b, sp->tag, key);
+	__u32 rec = bucket_record(s, sp->b, sp->id, key);
 
-	return rec == SNAP_NO_RECORD && sp->b2 != sp->b ? bucket_record(s, sp->b2, sp->tag, key)
+	return rec == SNAP_NO_RECORD && sp->b2 != sp->b ? bucket_record(s, sp->b2, sp->id, key)
 							: rec;
 }
 
-/* Another entry of record rec's flow, as the map holds it: summed into the record. */
-static void merge_entry(struct snapshot *s, __u32 rec, const struct flow_counters *map)
+/* add summed into *mask and *c, a record's or another sum's. */
+static void slot_sum_add(__u64 *mask, struct flow_counters *c, const struct slot_sum *add)
 {
-	struct flow_counters c;
+	*mask |= add->cnp_dscp_mask;
+	flow_counters_merge(c, &add->c);
+}
 
-	s->flows[rec].cnp_dscp_mask |= map->cnp_dscp_mask;
-	flow_counters_read(&c, map);
-	flow_counters_merge(&s->flows[rec].c, &c);
+/* Another entry of record rec's flow, as the map holds it: summed into the record; *e gets it. */
+static void merge_entry(struct snapshot *s, __u32 rec, const struct flow_counters *map,
+			struct slot_sum *e)
+{
+	e->cnp_dscp_mask = map->cnp_dscp_mask;
+	flow_counters_read(&e->c, map);
+	slot_sum_add(&s->flows[rec].cnp_dscp_mask, &s->flows[rec].c, e);
 	s->merged++;
 }
 
@@ -203,10 +213,17 @@ static int add_flows(const struct probe *p, struct snapshot *s, const void *keys
 			else
 				memcpy(&key, k, sizeof(key));
 			rec = in_slots ? slot_record(s, &sp[j], &key) : SNAP_NO_RECORD;
-			if (rec == SNAP_NO_RECORD)
+			if (rec == SNAP_NO_RECORD) {
 				new_record(s, &values[i + j], SNAP_NO_RID, &key);
-			else
-				merge_entry(s, rec, &values[i + j]);
+				continue;
+			}
+			/* A slot's flow: its entry noted for carry_entries(). */
+			err = buf_grow((void **)&s->entries, &s->cap_entries, s->n_entries + 1,
+				       sizeof(*s->entries));
+			if (err)
+				return err;
+			s->entries[s->n_entries].slot = s->flows[rec].rid;
+			merge_entry(s, rec, &values[i + j], &s->entries[s->n_entries++].e);
 		}
 	}
 	return 0;
@@ -251,17 +268,114 @@ static int read_slots(const struct probe *p, struct snapshot *s)
 				continue;
 			fp_key_from4(&key, &bk->slot[i].key);
 			for (int j = 0; j < i && rec[i] == SNAP_NO_RECORD; j++)
-				if (tags[j] == tags[i] && rec[j] != SNAP_NO_RECORD &&
+				if (fp_slot_id(tags[j]) == fp_slot_id(tags[i]) &&
+				    rec[j] != SNAP_NO_RECORD &&
 				    !memcmp(&s->flows[rec[j]].key, &key, sizeof(key)))
 					rec[i] = rec[j];
 			if (rec[i] == SNAP_NO_RECORD) {
 				rec[i] = s->n_flows;
 				new_record(s, &bk->slot[i].c, b * FP_SLOT_WAYS + i, &key);
 			} else {
-				merge_entry(s, rec[i], &bk->slot[i].c);
+				struct slot_sum e;
+
+				merge_entry(s, rec[i], &bk->slot[i].c, &e);
 			}
 		}
 	}
+	return 0;
+}
+
+/* Slot i's tag (slot i: way i % FP_SLOT_WAYS of bucket i / FP_SLOT_WAYS). */
+static __u64 *slot_tag(const struct probe *p, __u32 i)
+{
+	return &p->slots[i / FP_SLOT_WAYS].tag[i % FP_SLOT_WAYS];
+}
+
+/* Slot i itself: its key and counters. */
+static struct flow_slot *slot_of(const struct probe *p, __u32 i)
+{
+	return &p->slots[i / FP_SLOT_WAYS].slot[i % FP_SLOT_WAYS];
+}
+
+static int cmp_slot_entry(const void *a, const void *b)
+{
+	const struct slot_entry *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/*
+ * Does slot c.slot hold, in this read, the flow and the claim it held when
+ * c was made? (Not a slot of this table at all: a snapshot read before
+ * from another probe's.)
+ */
+static bool carry_holds(const struct probe *p, const struct snapshot *s, const struct slot_carry *c)
+{
+	__u64 tag = c->slot < s->slot_rec_n ? s->slot_tag[c->slot] : 0;
+
+	return (tag & 1) && fp_slot_id(tag) == c->id &&
+	       slot_of(p, c->slot)->c.first_seen_ns == c->first_seen_ns;
+}
+
+/*
+ * A slot's flow counted in fp_flows4 too (another CPU owns its slot, or
+ * two CPUs' first packets met) is summed from two entries, and the LRU
+ * may evict the fp_flows4 one alone: the flow's counts would step back,
+ * which the analysis takes for a flow evicted and back, its whole count
+ * in one interval. So what such an entry had at the last read it was seen
+ * in is summed into the record from then on (gone), for as long as the
+ * slot holds the flow from the same claim; what it counted after that
+ * read is lost with it, as an eviction counts it. An entry with fewer
+ * packets or another first time than the last read's is another one, made
+ * again since. Slot order: the carries stay sorted, the entries are sorted.
+ */
+static int carry_entries(const struct probe *p, struct snapshot *s)
+{
+	size_t i = 0, k = 0, n = 0;
+	struct slot_carry *out;
+
+	if (!s->n_carry && !s->n_entries)
+		return 0;
+	out = malloc((s->n_carry + s->n_entries) * sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	qsort(s->entries, s->n_entries, sizeof(*s->entries), cmp_slot_entry);
+	while (i < s->n_carry || k < s->n_entries) {
+		const struct slot_entry *e = NULL;
+		struct slot_carry c;
+
+		if (i < s->n_carry &&
+		    (k == s->n_entries || s->carry[i].slot <= s->entries[k].slot)) {
+			c = s->carry[i++];
+			if (!carry_holds(p, s, &c))
+				continue;
+			if (k < s->n_entries && s->entries[k].slot == c.slot)
+				e = &s->entries[k++];
+		} else {
+			e = &s->entries[k++];
+			memset(&c, 0, sizeof(c));
+			c.slot = e->slot;
+			c.id = fp_slot_id(s->slot_tag[c.slot]);
+			c.first_seen_ns = slot_of(p, c.slot)->c.first_seen_ns;
+		}
+		if (c.entry.c.packets && (!e || e->e.c.packets < c.entry.c.packets ||
+					  e->e.c.first_seen_ns != c.entry.c.first_seen_ns))
+			slot_sum_add(&c.gone.cnp_dscp_mask, &c.gone.c, &c.entry);
+		if (e)
+			c.entry = e->e;
+		else
+			memset(&c.entry, 0, sizeof(c.entry));
+		if (c.gone.c.packets) {
+			struct flow_record *r = &s->flows[s->slot_rec[c.slot]];
+
+			slot_sum_add(&r->cnp_dscp_mask, &r->c, &c.gone);
+		}
+		if (c.gone.c.packets || c.entry.c.packets)
+			out[n++] = c;
+	}
+	free(s->carry);
+	s->carry = out;
+	s->n_carry = n;
 	return 0;
 }
 
@@ -287,12 +401,6 @@ struct slot_age {
 	__u64 tag; /* what it held when retired; 0: not retired here */
 	__u32 slot;
 };
-
-/* Slot i's tag (slot i: way i % FP_SLOT_WAYS of bucket i / FP_SLOT_WAYS). */
-static __u64 *slot_tag(const struct probe *p, __u32 i)
-{
-	return &p->slots[i / FP_SLOT_WAYS].tag[i % FP_SLOT_WAYS];
-}
 
 static int cmp_age(const void *a, const void *b)
 {
@@ -380,8 +488,7 @@ static void slots_reclaim(struct probe *p, struct snapshot *s, size_t lru_first,
 	for (size_t i = 0; i < n; i++) {
 		if (!age[i].tag)
 			continue;
-		memset(&p->slots[age[i].slot / FP_SLOT_WAYS].slot[age[i].slot % FP_SLOT_WAYS], 0,
-		       sizeof(struct flow_slot));
+		memset(slot_of(p, age[i].slot), 0, sizeof(struct flow_slot));
 		__atomic_store_n(slot_tag(p, age[i].slot), FP_SLOT_FREE, __ATOMIC_RELEASE);
 		p->reclaim.slots_freed++;
 	}
@@ -535,6 +642,7 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 
 	s->n_flows = 0;
 	s->merged = 0;
+	s->n_entries = 0;
 	s->n_rids = 0;
 	s->mirror_unseen = true;
 	err = batch_buffers(s, p->ncpus);
@@ -553,7 +661,7 @@ static int read_flows(struct probe *p, struct snapshot *s, enum read_mode mode, 
 	par_run(n_slots >= COLLECT_PAR_MIN_SLOTS ? par_parts(2, 1) : 1, 2, read_part, &job);
 	t[0].feed = NULL;
 	table_feed_destroy(&feed);
-	err = job.slots_err ?: job.fed_err ?: t[0].err;
+	err = job.slots_err ?: job.fed_err ?: t[0].err ?: carry_entries(p, s);
 	*lru_first = job.slot_flows;
 	*lru_n = err ? 0 : s->n_flows - *lru_first;
 	if (!err)
@@ -647,6 +755,8 @@ void snapshot_free(struct snapshot *s)
 	free(s->totals_values);
 	free(s->slot_rec);
 	free(s->slot_tag);
+	free(s->entries);
+	free(s->carry);
 	free(s->trid);
 	kindex_free(&s->trid_index);
 	memset(s, 0, sizeof(*s));

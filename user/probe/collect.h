@@ -70,6 +70,31 @@ struct table_rid {
 
 struct table_read;
 
+/* Counters as flow_counters_read() gives them, and the CNPs' DSCPs (flow_record's). */
+struct slot_sum {
+	__u64 cnp_dscp_mask;
+	struct flow_counters c;
+};
+
+/* An fp_flows4 entry of a slot's flow, as this read found it. */
+struct slot_entry {
+	__u32 slot;
+	struct slot_sum e;
+};
+
+/*
+ * A slot's flow's fp_flows4 entry at the last read, and the entries of it
+ * evicted since the slot was claimed, summed: the flow's counts never step
+ * back while its slot holds it (collect.c, carry_entries()).
+ */
+struct slot_carry {
+	__u32 slot;
+	__u64 id;	       /* the slot's tag's fp_slot_id() */
+	__u64 first_seen_ns;   /* the slot's own: its claim's */
+	struct slot_sum entry; /* packets 0: none */
+	struct slot_sum gone;
+};
+
 struct snapshot {
 	__u64 totals[SNAP_CNT_MAX];
 	struct flow_record *flows;
@@ -128,6 +153,15 @@ struct snapshot {
 	 */
 	struct table_read *tables;
 	void *totals_values;
+	/*
+	 * Slots' flows with an fp_flows4 entry too (collect.c, carry_entries()):
+	 * this read's entries, then what each slot's entries have summed, by
+	 * slot, kept from read to read.
+	 */
+	struct slot_entry *entries;
+	size_t n_entries, cap_entries;
+	struct slot_carry *carry;
+	size_t n_carry;
 };
 
 /* Read every map into s (its buffers are reused between calls). */
@@ -162,7 +196,11 @@ static inline __u64 flow_dscps(const struct flow_record *r)
 void flow_counters_read(struct flow_counters *out, const struct flow_counters *map);
 void totals_sum(__u64 out[FP_CNT_MAX], const void *percpu, int ncpus, size_t stride);
 
-/* Sum from, another entry of into's flow, into into (both as flow_counters_read gives them). */
+/*
+ * Sum from, another entry of into's flow, into into (both as
+ * flow_counters_read gives them). into is the flow's slot's (or a sum of
+ * entries): its PSN state stays.
+ */
 void flow_counters_merge(struct flow_counters *into, const struct flow_counters *from);
 
 /* The flows' own time span, their first packet to their last, in s; 0 with none. */
