@@ -4,7 +4,7 @@
  * in one run: the before/after of a change to bpf/, on a VM whose speed
  * drifts by more than the change costs.
  *
- *   abcost [-r repeat] [-t trials] EMPTY.bpf.o NAME=OBJ.bpf.o NAME=OBJ.bpf.o ...
+ *   abcost [-r repeat] [-t trials] [-f] EMPTY.bpf.o NAME=OBJ.bpf.o NAME=OBJ.bpf.o ...
  *
  * Each object's xdp.frags program is loaded as it was compiled (maps at
  * their default sizes, load-time settings at their defaults), in live mode
@@ -16,6 +16,10 @@
  * every build after the first, the median of its paired difference from
  * the first
  * with a 90% bootstrap interval: drift hits both sides of a pair alike.
+ * -f: each frame's flow is first seen on CPU 0 (one run of every build
+ * there), then timed on the last CPU as always: a flow whose packets come
+ * in on a CPU other than the one that claimed its slot (live, the slot's
+ * owner; flows.h, slot_account()). Needs two CPUs.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -176,14 +180,21 @@ int main(int argc, char **argv)
 	static double cost[MAX_BUILDS][MAX_TRIALS];
 	struct build builds[MAX_BUILDS];
 	int repeat = 300000, trials = 21, n = 0, empty, opt;
+	bool foreign = false;
 
-	while ((opt = getopt(argc, argv, "r:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:t:f")) != -1) {
 		if (opt == 'r')
 			repeat = atoi(optarg);
 		else if (opt == 't')
 			trials = atoi(optarg);
+		else if (opt == 'f')
+			foreign = true;
 		else
 			goto usage;
+	}
+	if (foreign && sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		fprintf(stderr, "abcost: -f needs two online CPUs\n");
+		return 2;
 	}
 	if (argc - optind < 2 || argc - optind - 1 > MAX_BUILDS || trials < 3 ||
 	    trials > MAX_TRIALS || repeat < 1)
@@ -226,6 +237,16 @@ int main(int argc, char **argv)
 		f->dscp = 26;
 		f->ecn = 2;
 		len = bench_frame_build(frame, f);
+		if (foreign) {
+			if (bench_pin(0)) {
+				fprintf(stderr, "abcost: cannot run on CPU 0: %s\n",
+					strerror(errno));
+				return 1;
+			}
+			for (int b = 0; b < n; b++)
+				test_run(builds[b].fd, frame, len, 1);
+			bench_pin_last_cpu();
+		}
 		for (int t = 0; t < trials; t++) {
 			double before = test_run(empty, frame, len, repeat), after;
 			double run[MAX_BUILDS];
@@ -257,12 +278,12 @@ int main(int argc, char **argv)
 		printf("\n");
 		fflush(stdout);
 	}
-	printf("\nns over the empty XDP_PASS program; %d trials of %d runs; differences: median "
+	printf("\nns over the empty XDP_PASS program; %d trials of %d runs%s; differences: median "
 	       "of the paired trials [90%% bootstrap interval]\n",
-	       trials, repeat);
+	       trials, repeat, foreign ? ", each flow first seen on CPU 0" : "");
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s [-r repeat] [-t trials] EMPTY.bpf.o NAME=OBJ.bpf.o ...\n",
+	fprintf(stderr, "usage: %s [-r repeat] [-t trials] [-f] EMPTY.bpf.o NAME=OBJ.bpf.o ...\n",
 		argv[0]);
 	return 2;
 }

@@ -33,15 +33,22 @@ static inline double bench_median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Run on CPU cpu alone from now on: 0 if it does. */
+static inline int bench_pin(long cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
 /* Keep one benchmark on one CPU: the last one, away from most housekeeping. */
 static inline void bench_pin_last_cpu(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(n > 1 ? n - 1 : 0, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	bench_pin(n > 1 ? n - 1 : 0);
 }
 
 /* Undo bench_pin_last_cpu(): every online CPU (for threads started after). */

@@ -8,7 +8,7 @@
 #include <bpf/bpf_helpers.h>
 
 SEC("xdp.frags")
-int bench_empty(struct xdp_md *ctx)
+int bench_empty(struct xdp_md *ctx __attribute__((unused)))
 {
 	return XDP_PASS;
 }
