@@ -216,9 +216,15 @@ slot_account(const struct flow_key4 *k4, struct fp_pkt *p, struct fp_totals *t, 
 		if (!fs)
 			return insert_flow(&fp_flows4, k4, p, t, now, NULL);
 	}
-	/* Its counts in the entry, its PSNs tracked in the slot. */
-	if (owner && owner != me)
-		return flow_account(&fp_flows4, k4, p, t, now, &fs->psn);
+	/*
+	 * Its counts in the entry, its PSNs tracked in the slot, and its
+	 * samples counted there too: a flow's first few packets, however many
+	 * CPUs they reach.
+	 */
+	if (owner && owner != me) {
+		flow_account(&fp_flows4, k4, p, t, now, &fs->psn);
+		return fs;
+	}
 	/* Plain adds in this CPU's own slot; atomic ones in a shared entry. */
 	count_packet(p, fs, &fs->psn, now, !owner);
 	return fs;

@@ -3415,6 +3415,27 @@ static __u64 flow_packets(struct probe *p, struct snapshot *s)
 }
 
 /*
+ * The live build (no replay metadata) of opts loaded into p, this thread on
+ * CPU 0 and *was its affinity before; the test skipped where that cannot
+ * be (not root, one CPU). live_done() undoes it.
+ */
+static void live_two_cpus(struct probe *p, struct probe_opts *opts, cpu_set_t *was)
+{
+	if (geteuid() != 0 || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    sched_getaffinity(0, sizeof(*was), was) || !pin_to(0))
+		skip();
+	opts->replay = false;
+	assert_int_equal(probe_load(p, opts), 0);
+}
+
+static void live_done(struct probe *p, struct snapshot *s, const cpu_set_t *was)
+{
+	snapshot_free(s);
+	probe_destroy(p);
+	sched_setaffinity(0, sizeof(*was), was);
+}
+
+/*
  * A slot's flow whose packets reach another CPU: that CPU counts them in
  * an fp_flows4 entry of the flow, which the LRU may evict alone (here: a
  * delete). The flow's counts never step back: what the entry had at the
@@ -3434,11 +3455,7 @@ static void test_slot_entry_evicted_alone(void **state)
 	int fd;
 
 	(void)state;
-	if (geteuid() != 0 || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
-	    sched_getaffinity(0, sizeof(was), &was) || !pin_to(0))
-		skip();
-	opts.replay = false;
-	assert_int_equal(probe_load(&p, &opts), 0);
+	live_two_cpus(&p, &opts, &was);
 	fd = bpf_map__fd(p.skel->maps.fp_flows4);
 	build(&g_fx, b_send_only, NULL);
 	f = &g_fx.frames[0];
@@ -3485,9 +3502,7 @@ static void test_slot_entry_evicted_alone(void **state)
 	run_live(&p, f, 3);
 	assert_int_equal(flow_packets(&p, &s), 5);
 	assert_int_equal(s.merged, 1);
-	snapshot_free(&s);
-	probe_destroy(&p);
-	sched_setaffinity(0, sizeof(was), &was);
+	live_done(&p, &s, &was);
 }
 
 /*
@@ -3519,11 +3534,7 @@ static void test_slot_psns_two_cpus(void **state)
 	cpu_set_t was;
 
 	(void)state;
-	if (geteuid() != 0 || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
-	    sched_getaffinity(0, sizeof(was), &was))
-		skip();
-	opts.replay = false;
-	assert_int_equal(probe_load(&p, &opts), 0);
+	live_two_cpus(&p, &opts, &was);
 	build(&g_fx, b_psns_and_responses, alt_psns);
 	for (int i = 0; i < g_fx.n; i++) {
 		assert_true(pin_to(i % 2));
@@ -3547,9 +3558,35 @@ static void test_slot_psns_two_cpus(void **state)
 		else
 			assert_int_equal(c->psn.resp_psn, 102);
 	}
-	snapshot_free(&s);
-	probe_destroy(&p);
-	sched_setaffinity(0, sizeof(was), &was);
+	live_done(&p, &s, &was);
+}
+
+/*
+ * capture's samples, live: a flow's first sample_per_flow packets, however
+ * many CPUs its packets reach. 3 packets on CPU 0 (which claims the slot),
+ * then 3 on CPU 1 (counted in an fp_flows4 entry): 2 samples, not 2 more
+ * for the entry.
+ */
+static void test_slot_samples_two_cpus(void **state)
+{
+	struct probe_opts opts = fixture_opts(NULL, FX_FLOWS, PROBE_HOOK_XDP, 0);
+	struct snapshot s = {};
+	struct probe p = {};
+	cpu_set_t was;
+
+	(void)state;
+	opts.sample_per_flow = 2;
+	opts.sample_max_per_cpu = 100;
+	live_two_cpus(&p, &opts, &was);
+	build(&g_fx, b_send_only, NULL);
+	run_live(&p, &g_fx.frames[0], 3);
+	assert_true(pin_to(1));
+	run_live(&p, &g_fx.frames[0], 3);
+	assert_int_equal(flow_packets(&p, &s), 6);
+	assert_int_equal(s.merged, 1);
+	assert_int_equal(s.flows[0].c.samples, 2);
+	assert_int_equal(s.totals[FP_CNT_SAMPLES], 2);
+	live_done(&p, &s, &was);
 }
 
 /* ---- main ------------------------------------------------------------------- */
@@ -3618,5 +3655,6 @@ int main(void)
 	fx_add("", "shared_flow_two_cpus_live", test_shared_flow_two_cpus, &(const bool){true});
 	fx_add("", "slot_entry_evicted_alone_counts_kept", test_slot_entry_evicted_alone, NULL);
 	fx_add("", "slot_psns_two_cpus_live", test_slot_psns_two_cpus, NULL);
+	fx_add("", "slot_samples_two_cpus_live", test_slot_samples_two_cpus, NULL);
 	return fx_run_all("test_parser");
 }
