@@ -461,14 +461,16 @@ static __always_inline void track_ack(const struct fp_pkt *p, struct psn_track *
 
 /*
  * One packet into a flow's counters: the map's entry (shared), or a new
- * flow's first value. pt: the flow's PSN state, fs's own but where another
- * CPU owns the flow's slot (flows.h, slot_account()): a flow's PSNs are
- * tracked in one place, whichever CPU its packets come in on, and only its
- * counts are split.
+ * flow's first value. pt: the flow's PSN state where fs does not keep it
+ * (another CPU owns the flow's slot: flows.h, slot_account()), else NULL:
+ * a flow's PSNs are tracked in one place, whichever CPU its packets come
+ * in on, and only its counts are split.
  */
 static __always_inline void count_packet(struct fp_pkt *p, struct flow_counters *fs,
 					 struct psn_track *pt, __u64 now, bool shared)
 {
+	if (!pt)
+		pt = &fs->psn;
 	fp_add(shared, fs->bytes, p->len);
 	fp_add(shared, fs->ecn[p->ecn & 3], 1);
 	if (p->encap & FP_ENCAP_VXLAN)

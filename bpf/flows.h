@@ -31,7 +31,7 @@ static __always_inline struct flow_counters *insert_flow(void *map, const void *
 	if (!sample_per_flow) {
 		__builtin_memset(&first, 0, sizeof(first));
 		first.first_seen_ns = now;
-		count_packet(p, &first, pt ?: &first.psn, now, false);
+		count_packet(p, &first, pt, now, false);
 		if (!bpf_map_update_elem(map, key, &first, BPF_NOEXIST)) {
 			t->cnt[FP_CNT_FLOW_NEW]++;
 			return NULL;
@@ -48,7 +48,7 @@ static __always_inline struct flow_counters *insert_flow(void *map, const void *
 		t->cnt[FP_CNT_FLOW_NEW]++;
 		fs->first_seen_ns = now;
 	}
-	count_packet(p, fs, pt ?: &fs->psn, now, true);
+	count_packet(p, fs, pt, now, true);
 	return fs;
 }
 
@@ -68,7 +68,7 @@ static __always_inline struct flow_counters *flow_account(void *map, const void 
 
 	if (!fs)
 		return insert_flow(map, key, p, t, now, pt);
-	count_packet(p, fs, pt ?: &fs->psn, now, true);
+	count_packet(p, fs, pt, now, true);
 	return fs;
 }
 
@@ -179,10 +179,11 @@ slot_claim(struct fp_slot_bucket *bk1, struct fp_slot_bucket *bk2, const struct 
  * fp_flows4). A slot another CPU owns is not this packet's to add to: it
  * counts in the flow's fp_flows4 entry, while its PSNs are tracked in the
  * slot still (plain stores, as every CPU's are in a shared entry), so that
- * a flow whose packets move between CPUs has one PSN tracker. A flow counted in fp_flows4 and in a
- * slot (another CPU owns the slot, or claimed it while this one counted in fp_flows4) is summed by
- * userspace (collect.c). The second bucket is scanned only when the first does not hold the flow:
- * most flows' packets touch one line of tags.
+ * a flow whose packets move between CPUs has one PSN tracker. A flow
+ * counted in fp_flows4 and in a slot (another CPU owns the slot, or
+ * claimed it while this one counted in fp_flows4) is summed by userspace
+ * (collect.c). The second bucket is scanned only when the first does not
+ * hold the flow: most flows' packets touch one line of tags.
  */
 static __always_inline struct flow_counters *
 slot_account(const struct flow_key4 *k4, struct fp_pkt *p, struct fp_totals *t, __u64 now)
@@ -226,7 +227,7 @@ slot_account(const struct flow_key4 *k4, struct fp_pkt *p, struct fp_totals *t, 
 		return fs;
 	}
 	/* Plain adds in this CPU's own slot; atomic ones in a shared entry. */
-	count_packet(p, fs, &fs->psn, now, !owner);
+	count_packet(p, fs, NULL, now, !owner);
 	return fs;
 }
 
