@@ -33,6 +33,16 @@ static inline double bench_median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Least of n values: a floor, the best the host allowed. */
+static inline double bench_min(const double *v, int n)
+{
+	double m = v[0];
+
+	for (int i = 1; i < n; i++)
+		m = v[i] < m ? v[i] : m;
+	return m;
+}
+
 /* Run on CPU cpu alone from now on: 0 if it does. */
 static inline int bench_pin(long cpu)
 {
