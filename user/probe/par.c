@@ -100,7 +100,13 @@ struct par_worker {
 static struct {
 	pthread_mutex_t taken;
 	struct par_worker w[PAR_MAX - 1];
-} pool = {.taken = PTHREAD_MUTEX_INITIALIZER};
+} pool = {
+    .taken = PTHREAD_MUTEX_INITIALIZER,
+    /* Each worker's lock and condition made once, here: a post after a
+     * failed thread start must not make them again. */
+    .w = {[0 ... PAR_MAX - 2] = {.lock = PTHREAD_MUTEX_INITIALIZER,
+				 .cond = PTHREAD_COND_INITIALIZER}},
+};
 
 static void *par_worker_main(void *arg)
 {
@@ -127,8 +133,6 @@ static void *par_worker_main(void *arg)
 static bool par_worker_post(struct par_worker *w, struct par_part *job, const cpu_set_t *set)
 {
 	if (!w->made) {
-		pthread_mutex_init(&w->lock, NULL);
-		pthread_cond_init(&w->cond, NULL);
 		w->made = par_thread_make(&w->thread, par_worker_main, w, set);
 		if (!w->made)
 			return false;
