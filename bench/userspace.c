@@ -352,9 +352,9 @@ out:
  * records into memory already faulted in. Beside it, one load per cache
  * line of the slot table, the least a read in place of every slot costs.
  * A floor is the fastest of FLOOR_PASSES: on the VM of BENCHMARKS.md the
- * first passes over memory new to the process are 10 to 60 times slower
- * than the rest (part 35), no page fault in them, so a median of three
- * was a cold pass's time.
+ * first passes of a process over memory it has not used for a while are
+ * 10 to 100 times slower than the rest, with no page fault in them (part
+ * 35), so a median of three was a cold pass's time.
  */
 #define FLOOR_PASSES 6
 

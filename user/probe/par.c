@@ -102,8 +102,10 @@ static struct {
 	struct par_worker w[PAR_MAX - 1];
 } pool = {
     .taken = PTHREAD_MUTEX_INITIALIZER,
-    /* Each worker's lock and condition made once, here: a post after a
-     * failed thread start must not make them again. */
+    /*
+     * Each worker's lock and condition made once, here: a post after a
+     * failed thread start must not make them again.
+     */
     .w = {[0 ... PAR_MAX - 2] = {.lock = PTHREAD_MUTEX_INITIALIZER,
 				 .cond = PTHREAD_COND_INITIALIZER}},
 };
