@@ -35,6 +35,8 @@ ifeq ($(SANITIZE),thread)
 SAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 endif
 
+# The builds make test and make demo start use every CPU.
+NPROC   := $(shell nproc 2>/dev/null || echo 1)
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # The objects that show the version are built again when it changes: a
 # stamp holds it, rewritten only then (else --version and a bundle's
@@ -76,8 +78,9 @@ TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB  := $(filter-out user/cmd/main.c,$(USER_SRCS))
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+FUZZ_LIB  := $(patsubst user/%.c,$(BUILD)/fuzz/obj/%.o,$(filter-out user/cmd/main.c,$(USER_SRCS)))
+# The sources instrumented once (fuzzer-no-link), each harness linked with libFuzzer's main.
+FUZZ_CFLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser -I$(BUILD) -DFABPROBE_VERSION='"$(VERSION)"'
 
 .PHONY: all deps test demo install clean tests-build lab fuzz-build bench
@@ -117,9 +120,15 @@ $(BUILD)/tests/other_xdp.bpf.o: tests/bpf/other_xdp.bpf.c | $(BUILD)/tests
 tests-build: $(BUILD)/fabprobe $(UNIT_BINS) $(BPFT_BINS) $(TOOL_BINS) $(BUILD)/tests/other_xdp.bpf.o
 
 # libFuzzer harnesses, each linked with the userspace sources (ASan + UBSan).
+$(BUILD)/fuzz/obj/%.o: user/%.c $(USER_HDRS) $(BPF_HDRS) $(SKEL)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(patsubst $(BUILD)/obj/%,$(BUILD)/fuzz/obj/%,$(VERSION_OBJS)): $(VERSION_STAMP)
+
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(USER_HDRS) $(BPF_HDRS) $(SKEL)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) $< $(FUZZ_LIB) -o $@ $(LDLIBS)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) -o $@ $(LDLIBS)
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -130,11 +139,11 @@ deps:
 	@scripts/install-deps.sh
 
 test: deps
-	$(MAKE) tests-build lab
+	$(MAKE) -j$(NPROC) tests-build lab
 	tests/run.sh
 
 demo: deps
-	$(MAKE) all lab
+	$(MAKE) -j$(NPROC) all lab
 	scripts/demo.sh
 
 # Timing lives here, never in `make test` (BENCHMARKS.md).

@@ -14,7 +14,7 @@ work=$(mktemp -d /tmp/fp-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
 
-make -s fuzz-build BUILD="$build" >/dev/null || {
+make -s -j"$(nproc)" fuzz-build BUILD="$build" >/dev/null || {
 	echo "fuzz: build failed"
 	exit 1
 }

@@ -5,14 +5,19 @@
 # TOP_TMUX_SHOW=1 prints every screen maybe_show is given.
 
 tmx() { tmux -L "$SOCK" "$@"; }
-# tmx_gone: kill the server and wait until its socket is gone. A client
+# tmx_gone: kill the server and wait until it no longer answers. A client
 # that connects while the old server exits gets "server exited
 # unexpectedly" (23 of 200 quick kill-server/new-session pairs here).
+# tmux 3.3 leaves its socket file behind, so the wait is for "no server
+# running" (nothing listens there), and the file goes after.
 tmx_gone() {
 	local sock="${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK" _
 	tmx kill-server >/dev/null 2>&1
 	for _ in $(seq 100); do
-		[ -S "$sock" ] || return 0
+		if [ ! -S "$sock" ] || [[ $(tmx list-sessions 2>&1) == "no server running"* ]]; then
+			rm -f "$sock"
+			return 0
+		fi
 		sleep 0.05
 	done
 }

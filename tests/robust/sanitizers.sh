@@ -12,7 +12,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:exitcode=86
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 pass=0 fail=0
 
-make -s BUILD=$san SANITIZE=1 ${WERROR:+WERROR=$WERROR} tests-build >/dev/null || {
+make -s -j"$(nproc)" BUILD=$san SANITIZE=1 ${WERROR:+WERROR=$WERROR} tests-build >/dev/null || {
 	echo "sanitizers: build failed"
 	exit 1
 }
@@ -68,6 +68,7 @@ dashboard() {
 		sleep 0.1
 	done
 	tmux -L "$sock" kill-server >/dev/null 2>&1
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock" # tmux 3.3 leaves it behind
 	rc=$(cat "$dir/top.rc" 2>/dev/null)
 	cat "$dir/top.err"
 	rm -rf "$dir"
@@ -81,7 +82,7 @@ run top-dashboard-sort dashboard long \
 # The replay workers (probe/runpool.c) under ThreadSanitizer: no data race
 # while three threads run the frames of many flows, of captures and sFlow.
 tsan=build/tsan
-if make -s BUILD=$tsan SANITIZE=thread ${WERROR:+WERROR=$WERROR} $tsan/fabprobe >/dev/null; then
+if make -s -j"$(nproc)" BUILD=$tsan SANITIZE=thread ${WERROR:+WERROR=$WERROR} $tsan/fabprobe >/dev/null; then
 	export TSAN_OPTIONS=halt_on_error=1:exitcode=66
 	run tsan-replay $tsan/fabprobe replay --json --threads 3 "$PCAPS"/nccl_nccl_node0.pcap
 	run tsan-replay-path $tsan/fabprobe replay --threads 3 --path a="$PCAPS"/nccl_ring2_node0.pcap \
