@@ -19,8 +19,7 @@ sender=
 . "$(dirname "$0")/../integration/tmux.bash"
 cleanup() {
 	[ -n "$sender" ] && kill "$sender" 2>/dev/null
-	tmx kill-server >/dev/null 2>&1
-	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
+	tmx_gone
 	rm -rf "$TMP"
 }
 trap cleanup EXIT

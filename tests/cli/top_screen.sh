@@ -14,8 +14,7 @@ SESSION=screen
 . "$(dirname "$0")/../lib/check.sh"
 . "$(dirname "$0")/../integration/tmux.bash"
 cleanup() {
-	tmx kill-server >/dev/null 2>&1
-	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
+	tmx_gone
 	rm -rf "$TMP"
 }
 trap cleanup EXIT

@@ -10,10 +10,7 @@ NS=${FPZ_LIFE_NS:-fpz-life}
 PASS=0 FAIL=0
 TMP=$(mktemp -d /tmp/fpz-life.XXXXXX)
 cleanup() {
-	if [ -n "${SOCK:-}" ]; then
-		tmux -L "$SOCK" kill-server >/dev/null 2>&1
-		rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
-	fi
+	[ -n "${SOCK:-}" ] && tmx_gone
 	kill -INT "$probe" 2>/dev/null
 	wait 2>/dev/null
 	ip netns del "$NS" 2>/dev/null

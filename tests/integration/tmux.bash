@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared by the dashboard tests (top_tmux.sh, top_pcap.sh, top_nic.sh): drive
+# Shared by the dashboard tests (top_*.sh, lifecycle.sh, sanitizers.sh): drive
 # `fabprobe top` in a tmux server of the test's own ($SOCK, session
 # $SESSION) and look at the screen. Source it after setting both.
 # TOP_TMUX_SHOW=1 prints every screen maybe_show is given.

@@ -16,7 +16,7 @@ SOCK=fpt-nic-$$
 SESSION=nic
 . "$(dirname "$0")/tmux.bash"
 . "$(dirname "$0")/nic.bash"
-trap 'tmx kill-server >/dev/null 2>&1; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$TMP"' EXIT
+trap 'tmx_gone; rm -rf "$TMP"' EXIT
 T=$TMP/mlx5
 
 port_row() { screen | grep -E "^mlx5_0/1 ens1f0np0 "; }

@@ -17,7 +17,7 @@ TMP=$(mktemp -d /tmp/fp-top-pcap-XXXXXX)
 SOCK=fpt-pcap-$$
 SESSION=pcap
 . "$(dirname "$0")/tmux.bash"
-trap 'tmx kill-server >/dev/null 2>&1; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$TMP"' EXIT
+trap 'tmx_gone; rm -rf "$TMP"' EXIT
 flow_rows() { screen | grep -E '^[0-9a-f.:]+ > [0-9a-f.:]+ '; }
 
 

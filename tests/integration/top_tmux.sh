@@ -15,7 +15,7 @@ lab_init fpt-
 SOCK=fpt-top-$$
 SESSION=top
 . "$(dirname "$0")/tmux.bash"
-trap 'tmx kill-server >/dev/null 2>&1; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; lab_cleanup' EXIT
+trap 'tmx_gone; lab_cleanup' EXIT
 
 H1RE=${H1//./\\.}
 H3RE=${H3//./\\.}

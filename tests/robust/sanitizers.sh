@@ -45,8 +45,11 @@ run sflow-captures python3 tests/sflow/captures.py $san/fabprobe $san/tools
 # FABPROBE_TEST_SORT, which sorts by key from 2 rows (not 1024) and
 # aborts where the order is not the comparison's.
 # dashboard many|long KEY...: mkpcap.py's capture of that kind, the keys, q.
+SOCK=fp-san-$$
+SESSION=san
+. tests/integration/tmux.bash
 dashboard() {
-	local kind=$1 dir pcap sock=fp-san-$$ rc
+	local kind=$1 dir pcap rc
 	shift
 	dir=$(mktemp -d /tmp/fp-san-top-XXXXXX)
 	pcap=$dir/$kind.pcap
@@ -55,20 +58,19 @@ dashboard() {
 	else
 		python3 tests/ipfix/mkpcap.py "$kind" "$pcap" || return 1
 	fi
-	tmux -L "$sock" new-session -d -s san -x 160 -y 50 \
+	tmx new-session -d -s "$SESSION" -x 160 -y 50 \
 		"env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS FABPROBE_TEST_SORT=1 \
 		$san/fabprobe top --pcap $pcap --speed 0 2>$dir/top.err; echo \$? >$dir/top.rc"
 	sleep 1
 	for key in "$@" q; do
 		sleep 0.2
-		tmux -L "$sock" send-keys -t san "$key" 2>/dev/null
+		tmx send-keys -t "$SESSION" "$key" 2>/dev/null
 	done
 	for _ in $(seq 100); do
 		[ -s "$dir/top.rc" ] && break
 		sleep 0.1
 	done
-	tmux -L "$sock" kill-server >/dev/null 2>&1
-	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock" # tmux 3.3 leaves it behind
+	tmx_gone
 	rc=$(cat "$dir/top.rc" 2>/dev/null)
 	cat "$dir/top.err"
 	rm -rf "$dir"
