@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * render/bundle.c: what goes in comes out of the real tar, byte for byte,
- * members added from memory and rendered through a scratch file alike; the
- * scratch file is in the bundle's directory, and a finished bundle leaves
- * nothing else beside it; an unfinished one, even from a run killed by
- * SIGKILL, leaves nothing at all, and --force replaces a bundle only once
- * the new one is whole.
+ * members added from memory and rendered alike, a small rendered member
+ * rendered once and a big one twice, never through a file; a writer that
+ * gives another length the second time fails the bundle; a finished
+ * bundle leaves nothing else beside it; an unfinished one, even from a run
+ * killed by SIGKILL, leaves nothing at all, and --force replaces a bundle
+ * only once the new one is whole.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,19 +24,31 @@
 
 #include "render/bundle.h"
 
-/* Longer than a chunk of the copy (64 KiB) and not a whole number of tar blocks. */
-#define BIG_LEN (3 * 65536 + 4321)
+/* Past what a first pass keeps, and not a whole number of tar blocks. */
+#define BIG_LEN ((size_t)BUNDLE_KEEP + 4321)
 
 static unsigned char byte_at(size_t i)
 {
 	return (unsigned char)(i * 2654435761u >> 13);
 }
 
-static void render_big(FILE *out, const void *arg)
+static int renders; /* calls of the writers below */
+
+/* *arg bytes of byte_at(). */
+static void render_bytes(FILE *out, const void *arg)
 {
-	(void)arg;
-	for (size_t i = 0; i < BIG_LEN; i++)
-		fputc(byte_at(i), out);
+	size_t len = *(const size_t *)arg;
+	unsigned char chunk[4096];
+
+	renders++;
+	for (size_t at = 0; at < len;) {
+		size_t n = len - at < sizeof(chunk) ? len - at : sizeof(chunk);
+
+		for (size_t i = 0; i < n; i++)
+			chunk[i] = byte_at(at + i);
+		fwrite(chunk, 1, n, out);
+		at += n;
+	}
 }
 
 static void render_none(FILE *out, const void *arg)
@@ -49,25 +62,23 @@ static void render_text(FILE *out, const void *arg)
 	fputs(arg, out);
 }
 
-/*
- * Where the file a member renders into lives: its /proc/self/fd link, an
- * unnamed file shown as "DIR/#INODE (deleted)".
- */
-static char scratch_dir[4096];
+/* What a member renders into has no file descriptor: no file beside the bundle, nor in /tmp. */
+static int render_fd;
 
 static void render_where(FILE *out, const void *arg)
 {
-	char link[64], *slash;
-	ssize_t n;
-
 	(void)arg;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fileno(out));
-	n = readlink(link, scratch_dir, sizeof(scratch_dir) - 1);
-	scratch_dir[n > 0 ? n : 0] = '\0';
-	slash = strrchr(scratch_dir, '/');
-	if (slash)
-		*slash = '\0';
+	render_fd = fileno(out);
 	fputs("x", out);
+}
+
+/* A writer that is not repeatable: *arg more bytes at each call. */
+static void render_growing(FILE *out, const void *arg)
+{
+	size_t len = BIG_LEN + renders++ * *(const long *)arg;
+
+	render_bytes(out, &len);
+	renders--; /* render_bytes counted it too */
 }
 
 /* The whole of a file, its length in *len. */
@@ -110,36 +121,43 @@ static void test_members_round_trip(void **state)
 	    "to_need_the_prefix_field/np_ecn_marked_roce_packets";
 	char tmpl[] = "/tmp/fp-bundle-XXXXXX", path[256], cmd[512], file[512];
 	char *dir = mkdtemp(tmpl);
+	size_t len, kept_len = BUNDLE_KEEP, big_len = BIG_LEN;
 	unsigned char *got;
 	struct bundle b;
-	size_t len;
 
 	(void)state;
 	assert_non_null(dir);
 	snprintf(path, sizeof(path), "%s/out.tar.gz", dir);
 	assert_int_equal(bundle_open(&b, path, false), 0);
-	assert_int_equal(bundle_add_rendered(&b, "big.bin", render_big, NULL), 0);
+	/* The biggest member a pass keeps, rendered once; one byte more, twice. */
+	renders = 0;
+	assert_int_equal(bundle_add_rendered(&b, "kept.bin", render_bytes, &kept_len), 0);
+	assert_int_equal(renders, 1);
+	assert_int_equal(bundle_add_rendered(&b, "big.bin", render_bytes, &big_len), 0);
+	assert_int_equal(renders, 3);
 	assert_int_equal(bundle_add_rendered(&b, "empty.txt", render_none, NULL), 0);
 	assert_int_equal(bundle_add_rendered(&b, "text.txt", render_text, "one line\n"), 0);
-	/* On the destination's filesystem, not in /tmp's. */
+	render_fd = 0;
 	assert_int_equal(bundle_add_rendered(&b, "where.txt", render_where, NULL), 0);
-	assert_string_equal(scratch_dir, dir);
+	assert_int_equal(render_fd, -1);
 	assert_int_equal(bundle_add(&b, long_name, "42\n", 3), 0);
 	/* Nothing under any name until the archive is whole. */
 	assert_int_equal(entries(dir), 0);
 	assert_int_equal(bundle_commit(&b), 0);
-	/* The bundle alone: no partial file, no scratch file left behind. */
+	/* The bundle alone: no partial file left behind. */
 	assert_int_equal(entries(dir), 1);
 
 	snprintf(cmd, sizeof(cmd), "tar -xzf %s -C %s", path, dir);
 	assert_int_equal(system(cmd), 0);
-	snprintf(file, sizeof(file), "%s/big.bin", dir);
-	got = slurp(file, &len);
-	assert_int_equal(len, BIG_LEN);
-	for (size_t i = 0; i < len; i++)
-		if (got[i] != byte_at(i))
-			fail_msg("big.bin differs at byte %zu", i);
-	free(got);
+	for (int k = 0; k < 2; k++) {
+		snprintf(file, sizeof(file), "%s/%s", dir, k ? "big.bin" : "kept.bin");
+		got = slurp(file, &len);
+		assert_int_equal(len, k ? big_len : kept_len);
+		for (size_t i = 0; i < len; i++)
+			if (got[i] != byte_at(i))
+				fail_msg("%s differs at byte %zu", file, i);
+		free(got);
+	}
 	snprintf(file, sizeof(file), "%s/empty.txt", dir);
 	free(slurp(file, &len));
 	assert_int_equal(len, 0);
@@ -158,7 +176,7 @@ static void test_members_round_trip(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-/* A bundle without a directory in its name: its scratch files go to the current one. */
+/* A bundle without a directory in its name: it is written in the current one. */
 static void test_relative_path(void **state)
 {
 	char tmpl[] = "/tmp/fp-bundle-XXXXXX", cwd[4096], cmd[512];
@@ -170,14 +188,43 @@ static void test_relative_path(void **state)
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(dir), 0);
 	assert_int_equal(bundle_open(&b, "out.tar.gz", false), 0);
-	assert_int_equal(bundle_add_rendered(&b, "where.txt", render_where, NULL), 0);
-	assert_string_equal(scratch_dir, dir);
+	assert_int_equal(bundle_add_rendered(&b, "where.txt", render_text, "x"), 0);
 	assert_int_equal(bundle_commit(&b), 0);
 	assert_int_equal(entries("."), 1);
 	/* An existing bundle is not overwritten unless asked. */
 	assert_int_equal(bundle_open(&b, "out.tar.gz", false), -EEXIST);
 	assert_int_equal(system("tar -tzf out.tar.gz | grep -qx where.txt"), 0);
 	assert_int_equal(chdir(cwd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * A big member whose writer gives another length the second time, longer
+ * or shorter: its header would be wrong, so the member fails, and so does
+ * the rest of the bundle, which leaves nothing behind.
+ */
+static void test_render_not_repeatable(void **state)
+{
+	char tmpl[] = "/tmp/fp-bundle-XXXXXX", path[256], cmd[512];
+	char *dir = mkdtemp(tmpl);
+	static const long steps[] = {1, -1, -4321};
+	struct bundle b;
+
+	(void)state;
+	assert_non_null(dir);
+	snprintf(path, sizeof(path), "%s/out.tar.gz", dir);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		assert_int_equal(bundle_open(&b, path, false), 0);
+		assert_int_equal(bundle_add(&b, "a.txt", "a\n", 2), 0);
+		renders = 0;
+		assert_int_equal(bundle_add_rendered(&b, "big.bin", render_growing, &steps[i]),
+				 -EIO);
+		assert_int_equal(renders, 2);
+		assert_int_equal(bundle_add(&b, "b.txt", "b\n", 2), -EIO);
+		bundle_abort(&b);
+		assert_int_equal(entries(dir), 0);
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
 }
@@ -291,9 +338,8 @@ static void test_what_force_replaces(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_members_round_trip),
-	    cmocka_unit_test(test_relative_path),
-	    cmocka_unit_test(test_killed_and_forced),
+	    cmocka_unit_test(test_members_round_trip),	  cmocka_unit_test(test_relative_path),
+	    cmocka_unit_test(test_render_not_repeatable), cmocka_unit_test(test_killed_and_forced),
 	    cmocka_unit_test(test_what_force_replaces),
 	};
 

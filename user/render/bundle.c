@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "render/bundle.h"
+#include "util/buf.h"
 #include "util/log.h"
 
 #define TAR_BLOCK 512
@@ -238,76 +239,103 @@ int bundle_add(struct bundle *b, const char *name, const void *data, size_t len)
 }
 
 /*
- * A scratch file for a member, unnamed, in the bundle's directory (the
- * destination has room for what goes into the bundle, where /tmp may be
- * small or in memory); /tmp's if that filesystem cannot make one.
+ * A member rendered twice when it is big (bundle.h). A tar header gives
+ * its member's length before the data: the first pass only measures,
+ * keeping the bytes while they are at most BUNDLE_KEEP; a bigger member
+ * is rendered again, after its header, into the gzip stream. The second
+ * render costs about what writing the member to a file and reading it
+ * back would, without needing the room for it on disk.
  */
-static FILE *scratch_open(const struct bundle *b)
-{
-	int fd = open(b->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	FILE *f;
+#define RENDER_BUF (64u << 10) /* stdio's buffer for a pass: fewer, bigger writes */
 
-	if (fd < 0)
-		return tmpfile();
-	f = fdopen(fd, "w+");
-	if (!f)
-		close(fd);
-	return f;
+struct pass {
+	struct bundle *b; /* the second pass's archive; NULL for the first */
+	char *keep;	  /* the first pass's bytes, while they fit */
+	size_t len, cap;  /* bytes rendered; keep's size */
+	size_t want;	  /* the second pass: the length the header gave */
+	bool over;	  /* the first pass: more than BUNDLE_KEEP, none kept */
+};
+
+static ssize_t pass_write(void *cookie, const char *data, size_t n)
+{
+	struct pass *p = cookie;
+	size_t at = p->len;
+
+	p->len += n;
+	if (p->b) {
+		/* Past the header's length, nothing: the tar would lose its framing. */
+		if (at >= p->want || p->b->failed)
+			return n;
+		return write_all(p->b, data, n < p->want - at ? n : p->want - at) ? -1 : (ssize_t)n;
+	}
+	if (p->over)
+		return n;
+	if (p->len > BUNDLE_KEEP) {
+		free(p->keep);
+		p->keep = NULL;
+		p->over = true;
+		return n;
+	}
+	if (buf_grow((void **)&p->keep, &p->cap, p->len, 1)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(p->keep + at, data, n);
+	return n;
 }
 
-/* The scratch file's len bytes into the bundle, a chunk at a time. */
-static int copy_scratch(struct bundle *b, FILE *f, size_t len)
+/* One pass of render into p; 0 or -errno. */
+static int render_pass(struct pass *p, void (*render)(FILE *out, const void *arg), const void *arg)
 {
-	char chunk[64 << 10];
-	size_t left = len;
+	static const cookie_io_functions_t io = {.write = pass_write};
+	FILE *f = fopencookie(p, "w", io);
+	int err;
 
-	rewind(f);
-	while (left) {
-		size_t want = left < sizeof(chunk) ? left : sizeof(chunk);
-		size_t got = fread(chunk, 1, want, f);
-		int err;
-
-		if (got != want) {
-			fp_err("bundle: cannot read back a scratch file: %s",
-			       ferror(f) ? strerror(errno) : "short read");
-			b->failed = true;
-			return -EIO;
-		}
-		err = write_all(b, chunk, got);
-		if (err)
-			return err;
-		left -= got;
-	}
-	return 0;
+	if (!f)
+		return -(errno ?: ENOMEM);
+	setvbuf(f, NULL, _IOFBF, RENDER_BUF);
+	render(f, arg);
+	err = ferror(f) ? -(errno ?: EIO) : 0;
+	if (fclose(f) && !err)
+		err = -(errno ?: EIO);
+	return err;
 }
 
 int bundle_add_rendered(struct bundle *b, const char *name,
 			void (*render)(FILE *out, const void *arg), const void *arg)
 {
-	FILE *f = scratch_open(b);
-	long len;
-	int err;
+	struct pass first = {0}, second = {.b = b};
+	int err = render_pass(&first, render, arg);
 
-	if (!f) {
-		err = -errno;
-		fp_err("bundle: cannot make a scratch file for %s: %s", name, strerror(-err));
+	if (err) {
+		fp_err("bundle: cannot render %s: %s", name, strerror(-err));
+		free(first.keep);
 		return err;
 	}
-	render(f, arg);
-	len = fflush(f) || ferror(f) ? -1 : ftell(f);
-	if (len < 0) {
-		err = -(errno ?: EIO);
-		fp_err("bundle: cannot write %s to a scratch file: %s", name, strerror(-err));
-		fclose(f);
+	if (!first.over) {
+		err = bundle_add(b, name, first.keep, first.len);
+		free(first.keep);
 		return err;
 	}
-	err = put_header(b, name, len);
-	if (!err)
-		err = copy_scratch(b, f, len);
-	if (!err)
-		err = put_padding(b, len);
-	fclose(f);
-	return err;
+	second.want = first.len;
+	err = put_header(b, name, first.len);
+	if (err)
+		return err;
+	err = render_pass(&second, render, arg);
+	if (b->failed)
+		return -EIO; /* write_all said why */
+	if (!err && second.len != first.len) {
+		fp_err("bundle: %s rendered %zu bytes, then %zu: its tar header would be wrong",
+		       name, first.len, second.len);
+		err = -EIO;
+	} else if (err) {
+		fp_err("bundle: cannot render %s: %s", name, strerror(-err));
+	}
+	if (err) {
+		b->failed = true;
+		return err;
+	}
+	return put_padding(b, first.len);
 }
 
 /*
