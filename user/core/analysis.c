@@ -160,14 +160,23 @@ static int index_prev(struct analysis *a, const struct snapshot *s)
 static void index_fresh(struct analysis *a)
 {
 	const size_t klen = sizeof(a->prev[0].key);
+	__u64 h[KINDEX_AHEAD];
 
-	for (size_t f = 0; f < a->n_fresh; f++) {
-		__u32 rid = analysis_rid(a, a->fresh[f]);
-		__u32 *slot =
-		    kindex_slot(&a->prev_index, &a->prev[rid].key, klen, a->prev, sizeof(*a->prev));
+	for (size_t f = 0; f < a->n_fresh; f += KINDEX_AHEAD) {
+		size_t m = kindex_chunk(f, a->n_fresh);
 
-		a->index_n += !*slot;
-		*slot = rid + 1;
+		for (size_t j = 0; j < m; j++) {
+			h[j] = kindex_hash(&a->prev[analysis_rid(a, a->fresh[f + j])].key, klen, 0);
+			kindex_prefetch(&a->prev_index, h[j]);
+		}
+		for (size_t j = 0; j < m; j++) {
+			__u32 rid = analysis_rid(a, a->fresh[f + j]);
+			__u32 *slot = kindex_slot_hashed(&a->prev_index, h[j], &a->prev[rid].key,
+							 klen, a->prev, sizeof(*a->prev));
+
+			a->index_n += !*slot;
+			*slot = rid + 1;
+		}
 	}
 }
 

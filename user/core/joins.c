@@ -38,59 +38,74 @@ static inline __u32 nth(const __u32 *flow, size_t k)
 	return flow ? flow[k] : k;
 }
 
-/*
- * The join keys of n flows from the i0-th of a list (nth()), and their hashes, the index
- * slots fetched ahead of the lookups.
- */
-static void hash_chunk(const struct analysis *a, const __u32 *flow, size_t i0, size_t n,
-		       struct port_key *pk, __u64 *hh, __u64 *ph)
+/* The join key of the flow's reverse direction: its hosts swapped, the same source port. */
+static void reverse_of(struct port_key *r, const struct port_key *k)
 {
+	*r = (struct port_key){.sport = k->sport};
+	memcpy(r->hosts.src, k->hosts.dst, 16);
+	memcpy(r->hosts.dst, k->hosts.src, 16);
+	r->hosts.vni = k->hosts.vni;
+	r->hosts.v6 = k->hosts.v6;
+}
+
+/*
+ * The join keys of a chunk of flows and of their reverse directions, with
+ * their hashes, and the index slots of all four fetched ahead of the
+ * lookups: a flow new to the joins makes a port join, whose reverse is
+ * looked up too, at a million flows a cache miss of its own.
+ */
+struct join_chunk {
+	struct port_key pk[KINDEX_AHEAD], rk[KINDEX_AHEAD];
+	__u64 hh[KINDEX_AHEAD], ph[KINDEX_AHEAD], rhh[KINDEX_AHEAD], rph[KINDEX_AHEAD];
+};
+
+/* The chunk of n flows from the i0-th of a list (nth()). */
+static void hash_chunk(const struct analysis *a, const __u32 *flow, size_t i0, size_t n,
+		       struct join_chunk *ch)
+{
+	const struct analysis_joins *j = &a->joins;
+
 	for (size_t c = 0; c < n; c++) {
 		const struct flow_key *k = &a->flows[nth(flow, i0 + c)].r->key;
+		struct port_key *pk = &ch->pk[c], *rk = &ch->rk[c];
 
-		pk[c] = (struct port_key){.sport = roce_flow_sport(k)};
-		host_key_of(&pk[c].hosts, k);
-		hh[c] = kindex_hash(&pk[c].hosts, sizeof(pk[c].hosts), 0);
-		ph[c] = kindex_hash(&pk[c], sizeof(pk[c]), 0);
-		kindex_prefetch(&a->joins.host_index, hh[c]);
-		kindex_prefetch(&a->joins.port_index, ph[c]);
+		*pk = (struct port_key){.sport = roce_flow_sport(k)};
+		host_key_of(&pk->hosts, k);
+		reverse_of(rk, pk);
+		ch->hh[c] = kindex_hash(&pk->hosts, sizeof(pk->hosts), 0);
+		ch->ph[c] = kindex_hash(pk, sizeof(*pk), 0);
+		ch->rhh[c] = kindex_hash(&rk->hosts, sizeof(rk->hosts), 0);
+		ch->rph[c] = kindex_hash(rk, sizeof(*rk), 0);
+		kindex_prefetch(&j->host_index, ch->hh[c]);
+		kindex_prefetch(&j->port_index, ch->ph[c]);
+		kindex_prefetch(&j->host_index, ch->rhh[c]);
+		kindex_prefetch(&j->port_index, ch->rph[c]);
 	}
 }
 
 /*
- * Join e of v (host or port joins, indexed by x) was just made: link it
- * with the join of its reverse direction's key, rkey, if there is one yet.
- * A key that is its own reverse links to itself.
+ * The join of key (hash h) in v (their keys: keys, indexed by x), made
+ * where absent and linked with the join of its reverse direction's key
+ * (rkey, hash rh) if there is one yet. A key that is its own reverse
+ * links to itself.
  */
-static void link_reverse(struct join *v, const struct port_key *keys, const struct kindex *x,
-			 __u32 e, const void *rkey, size_t klen)
+static __u32 join_of(struct join *v, struct port_key *keys, size_t *n, struct kindex *x, __u64 h,
+		     const struct port_key *key, __u64 rh, const struct port_key *rkey, size_t klen)
 {
-	__u32 f = kindex_find(x, rkey, klen, keys, sizeof(*keys));
-
-	v[e].rev = (int)f - 1;
-	if (f)
-		v[f - 1].rev = e;
-}
-
-/* The join of key in v (their keys: keys), made (and linked to its reverse) where absent. */
-static __u32 join_of(struct join *v, struct port_key *keys, size_t *n, struct kindex *x, __u64 hash,
-		     const struct port_key *key, size_t klen)
-{
-	__u32 *slot = kindex_slot_hashed(x, hash, key, klen, keys, sizeof(*keys));
-	struct port_key rkey;
+	__u32 *slot = kindex_slot_hashed(x, h, key, klen, keys, sizeof(*keys));
+	__u32 e, f;
 
 	if (*slot)
 		return *slot - 1;
-	v[*n] = (struct join){.rev = -1, .flow = -1};
-	keys[*n] = *key;
-	*slot = ++*n;
-	rkey = (struct port_key){.sport = key->sport};
-	memcpy(rkey.hosts.src, key->hosts.dst, 16);
-	memcpy(rkey.hosts.dst, key->hosts.src, 16);
-	rkey.hosts.vni = key->hosts.vni;
-	rkey.hosts.v6 = key->hosts.v6;
-	link_reverse(v, keys, x, *n - 1, &rkey, klen);
-	return *n - 1;
+	e = (*n)++;
+	v[e] = (struct join){.rev = -1, .flow = -1};
+	keys[e] = *key;
+	*slot = e + 1;
+	f = kindex_find_hashed(x, rh, rkey, klen, keys, sizeof(*keys));
+	v[e].rev = (int)f - 1;
+	if (f)
+		v[f - 1].rev = e;
+	return e;
 }
 
 /*
@@ -100,20 +115,21 @@ static __u32 join_of(struct join *v, struct port_key *keys, size_t *n, struct ki
 static void join_add(struct analysis *a, const __u32 *flow, size_t n)
 {
 	struct analysis_joins *j = &a->joins;
-	struct port_key pk[KINDEX_AHEAD];
-	__u64 hh[KINDEX_AHEAD], ph[KINDEX_AHEAD];
+	struct join_chunk ch;
 
 	for (size_t i0 = 0; i0 < n; i0 += KINDEX_AHEAD) {
 		size_t m = kindex_chunk(i0, n);
 
-		hash_chunk(a, flow, i0, m, pk, hh, ph);
+		hash_chunk(a, flow, i0, m, &ch);
 		for (size_t c = 0; c < m; c++) {
 			struct join_ids *id = &j->ids[analysis_rid(a, nth(flow, i0 + c))];
 
-			id->host = join_of(j->host, j->host_keys, &j->n_host, &j->host_index, hh[c],
-					   &pk[c], sizeof(pk[c].hosts));
-			id->port = join_of(j->port, j->port_keys, &j->n_port, &j->port_index, ph[c],
-					   &pk[c], sizeof(pk[c]));
+			id->host =
+			    join_of(j->host, j->host_keys, &j->n_host, &j->host_index, ch.hh[c],
+				    &ch.pk[c], ch.rhh[c], &ch.rk[c], sizeof(ch.pk[c].hosts));
+			id->port =
+			    join_of(j->port, j->port_keys, &j->n_port, &j->port_index, ch.ph[c],
+				    &ch.pk[c], ch.rph[c], &ch.rk[c], sizeof(ch.pk[c]));
 		}
 	}
 }

@@ -536,31 +536,57 @@ static int table_rids(struct snapshot *s, size_t first, __u32 base)
 	s->trid_index_ok = false;
 	if (err)
 		return err;
-	/* The flows new to the tables, in the walk's order, until each has one. */
-	for (size_t i = first, left = fresh; left && i < s->n_flows; i++) {
-		struct flow_record *r = &s->flows[i];
+	/*
+	 * The flows new to the tables, in the walk's order, until each has
+	 * one: a chunk of them at a time, their index slots fetched ahead.
+	 */
+	for (size_t i = first, left = fresh; left && i < s->n_flows;) {
+		struct flow_record *r[KINDEX_AHEAD];
+		size_t m = 0;
 
-		if (r->rid != SNAP_NO_RID)
-			continue;
-		left--;
-		while (free_rid < s->trid_n && s->trid[free_rid].read == s->reads)
-			free_rid++;
-		if (free_rid == s->trid_n)
-			s->trid_n++;
-		s->trid[free_rid] = (struct table_rid){.key = r->key, .read = s->reads};
-		r->rid = base + free_rid;
-		if (!rebuild) {
-			__u32 *slot = kindex_slot(&s->trid_index, &r->key, klen, s->trid, stride);
+		for (; m < KINDEX_AHEAD && left && i < s->n_flows; i++) {
+			if (s->flows[i].rid != SNAP_NO_RID)
+				continue;
+			left--;
+			r[m] = &s->flows[i];
+			if (!rebuild) {
+				h[m] = kindex_hash(&r[m]->key, klen, 0);
+				kindex_prefetch(&s->trid_index, h[m]);
+			}
+			m++;
+		}
+		for (size_t j = 0; j < m; j++) {
+			while (free_rid < s->trid_n && s->trid[free_rid].read == s->reads)
+				free_rid++;
+			if (free_rid == s->trid_n)
+				s->trid_n++;
+			s->trid[free_rid] = (struct table_rid){.key = r[j]->key, .read = s->reads};
+			r[j]->rid = base + free_rid;
+			if (!rebuild) {
+				__u32 *slot = kindex_slot_hashed(&s->trid_index, h[j], &r[j]->key,
+								 klen, s->trid, stride);
 
-			s->trid_index_n += !*slot;
-			*slot = free_rid + 1;
+				s->trid_index_n += !*slot;
+				*slot = free_rid + 1;
+			}
 		}
 	}
 	if (rebuild) {
 		err = kindex_reset(&s->trid_index, 2 * n);
-		for (size_t i = first; !err && i < s->n_flows; i++)
-			*kindex_slot(&s->trid_index, &s->flows[i].key, klen, s->trid, stride) =
-			    s->flows[i].rid - base + 1;
+		for (size_t i = 0; !err && i < n; i += KINDEX_AHEAD) {
+			size_t m = kindex_chunk(i, n);
+
+			for (size_t j = 0; j < m; j++) {
+				h[j] = kindex_hash(&s->flows[first + i + j].key, klen, 0);
+				kindex_prefetch(&s->trid_index, h[j]);
+			}
+			for (size_t j = 0; j < m; j++) {
+				const struct flow_record *r = &s->flows[first + i + j];
+
+				*kindex_slot_hashed(&s->trid_index, h[j], &r->key, klen, s->trid,
+						    stride) = r->rid - base + 1;
+			}
+		}
 		s->trid_index_n = err ? 0 : n;
 		if (err)
 			return err;
