@@ -84,8 +84,6 @@ void flow_counters_merge(struct flow_counters *into, const struct flow_counters 
 #define SNAP_NO_RECORD UINT32_MAX
 /* fp_flows4's entries whose slot table buckets are asked for at once, ahead of their lookups. */
 #define SLOT_AHEAD 16
-/* A hash table's record before table_rids() gives it its rid. */
-#define SNAP_NO_RID UINT32_MAX
 
 /* The record of bucket b's slot holding key's flow (id: its tag's fp_slot_id()), or none. */
 static __u32 bucket_record(const struct snapshot *s, __u32 b, __u64 id, const struct flow_key *key)
@@ -493,106 +491,6 @@ static void slots_reclaim(struct probe *p, struct snapshot *s, size_t lru_first,
 		p->reclaim.slots_freed++;
 	}
 	free(age);
-}
-
-/*
- * The hash tables' records, from first on, their rids past the slots
- * (base): each flow the one it had at the last read, found by key, and the
- * flows new to the tables the rids no flow holds now, lowest first, then
- * new ones. A table's walk is no order to keep them by: a flow that comes
- * or goes moves every flow after it.
- */
-static int table_rids(struct snapshot *s, size_t first, __u32 base)
-{
-	const size_t klen = sizeof(s->trid[0].key), stride = sizeof(s->trid[0]);
-	size_t n = s->n_flows - first, fresh = n, free_rid = 0;
-	__u64 h[KINDEX_AHEAD];
-	bool rebuild;
-	int err;
-
-	s->reads++;
-	/* What the last read gave out, by key: each rid to one flow at most. */
-	for (size_t i = 0; s->trid_index_ok && i < n; i += KINDEX_AHEAD) {
-		size_t m = kindex_chunk(i, n);
-
-		for (size_t j = 0; j < m; j++) {
-			h[j] = kindex_hash(&s->flows[first + i + j].key, klen, 0);
-			kindex_prefetch(&s->trid_index, h[j]);
-		}
-		for (size_t j = 0; j < m; j++) {
-			struct flow_record *r = &s->flows[first + i + j];
-			__u32 id = kindex_find_hashed(&s->trid_index, h[j], &r->key, klen, s->trid,
-						      stride);
-
-			if (id && s->trid[id - 1].read != s->reads) {
-				s->trid[id - 1].read = s->reads;
-				r->rid = base + id - 1;
-				fresh--;
-			}
-		}
-	}
-	err = buf_grow((void **)&s->trid, &s->trid_cap, s->trid_n + fresh, stride);
-	rebuild = !s->trid_index_ok || s->trid_index_n + fresh > s->trid_index.size / 2;
-	s->trid_index_ok = false;
-	if (err)
-		return err;
-	/*
-	 * The flows new to the tables, in the walk's order, until each has
-	 * one: a chunk of them at a time, their index slots fetched ahead.
-	 */
-	for (size_t i = first, left = fresh; left && i < s->n_flows;) {
-		struct flow_record *r[KINDEX_AHEAD];
-		size_t m = 0;
-
-		for (; m < KINDEX_AHEAD && left && i < s->n_flows; i++) {
-			if (s->flows[i].rid != SNAP_NO_RID)
-				continue;
-			left--;
-			r[m] = &s->flows[i];
-			if (!rebuild) {
-				h[m] = kindex_hash(&r[m]->key, klen, 0);
-				kindex_prefetch(&s->trid_index, h[m]);
-			}
-			m++;
-		}
-		for (size_t j = 0; j < m; j++) {
-			while (free_rid < s->trid_n && s->trid[free_rid].read == s->reads)
-				free_rid++;
-			if (free_rid == s->trid_n)
-				s->trid_n++;
-			s->trid[free_rid] = (struct table_rid){.key = r[j]->key, .read = s->reads};
-			r[j]->rid = base + free_rid;
-			if (!rebuild) {
-				__u32 *slot = kindex_slot_hashed(&s->trid_index, h[j], &r[j]->key,
-								 klen, s->trid, stride);
-
-				s->trid_index_n += !*slot;
-				*slot = free_rid + 1;
-			}
-		}
-	}
-	if (rebuild) {
-		err = kindex_reset(&s->trid_index, 2 * n);
-		for (size_t i = 0; !err && i < n; i += KINDEX_AHEAD) {
-			size_t m = kindex_chunk(i, n);
-
-			for (size_t j = 0; j < m; j++) {
-				h[j] = kindex_hash(&s->flows[first + i + j].key, klen, 0);
-				kindex_prefetch(&s->trid_index, h[j]);
-			}
-			for (size_t j = 0; j < m; j++) {
-				const struct flow_record *r = &s->flows[first + i + j];
-
-				*kindex_slot_hashed(&s->trid_index, h[j], &r->key, klen, s->trid,
-						    stride) = r->rid - base + 1;
-			}
-		}
-		s->trid_index_n = err ? 0 : n;
-		if (err)
-			return err;
-	}
-	s->trid_index_ok = true;
-	return 0;
 }
 
 /* The two hash tables' reads, their buffers kept. */

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <linux/types.h>
 
@@ -135,7 +136,7 @@ struct snapshot {
 	__u64 *slot_tag;
 	size_t slot_rec_n;
 	/*
-	 * The hash tables' rids (collect.c, table_rids()): by rid past the
+	 * The hash tables' rids (table_rids.c): by rid past the
 	 * slots, the key it was given to; an index of them by key, which
 	 * keeps entries of keys gone since (found by no key: each lookup
 	 * compares the key at the rid) until it is made again.
@@ -202,6 +203,18 @@ void totals_sum(__u64 out[FP_CNT_MAX], const void *percpu, int ncpus, size_t str
  * entries): its PSN state stays.
  */
 void flow_counters_merge(struct flow_counters *into, const struct flow_counters *from);
+
+/* A hash table's record before table_rids() gives it its rid. */
+#define SNAP_NO_RID UINT32_MAX
+
+/*
+ * The hash tables' records, from first on, their rids past the slots
+ * (base): each flow the one it had at the last read, found by key, and the
+ * flows new to the tables the rids no flow holds now, lowest first, then
+ * new ones. A table's walk is no order to keep them by: a flow that comes
+ * or goes moves every flow after it.
+ */
+int table_rids(struct snapshot *s, size_t first, __u32 base);
 
 /* The flows' own time span, their first packet to their last, in s; 0 with none. */
 double snapshot_span_s(const struct snapshot *s);
