@@ -2,8 +2,10 @@
 /*
  * flow_export.c - per-flow delta bookkeeping: baselines by flow key,
  * pending counts, and the idle, active and forced expiries of flow records
- * (flow_export.h). Each observe compacts the flows, rebuilds the index and
- * walks the snapshot once; emit walks the flows from where it stopped.
+ * (flow_export.h). Each observe compacts the flows (where some are done
+ * with), makes the index again (where that moved flows, or it is short of
+ * room) and walks the snapshot once; emit walks the flows from where it
+ * stopped.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -168,6 +170,9 @@ static void compact(struct flow_export *fx, size_t max_waiting)
 		waiting += fx->flows[i].gone && !fx->flows[i].done;
 	if (waiting > max_waiting)
 		over = waiting - max_waiting;
+	if (!over && !fx->n_done)
+		return; /* every flow stays where it is, and so does the index */
+	fx->index_ok = false;
 	for (size_t i = 0; i < fx->n_flows; i++) {
 		struct fx_flow *f = &fx->flows[i];
 
@@ -210,6 +215,10 @@ static int reindex(struct flow_export *fx, size_t extra)
 		fx->flows = p;
 		fx->cap_flows = cap;
 	}
+	/* Flows that stayed where they were keep their entries; new ones are added. */
+	if (fx->index_ok && want <= fx->index.size / 2)
+		return 0;
+	fx->index_ok = false;
 	err = kindex_reset(&fx->index, want);
 	if (err)
 		return err;
@@ -227,6 +236,7 @@ static int reindex(struct flow_export *fx, size_t extra)
 					    sizeof(struct flow_key), fx->flows,
 					    sizeof(*fx->flows)) = i + j + 1;
 	}
+	fx->index_ok = true;
 	return 0;
 }
 

@@ -120,7 +120,8 @@ struct flow_export {
 	struct fx_flow *flows;
 	size_t n_flows, cap_flows;
 	size_t n_done;	     /* of them, recorded and gone: dropped at the next observe */
-	struct kindex index; /* over flows[], by key; rebuilt by each observe */
+	struct kindex index; /* over flows[], by key */
+	bool index_ok;	     /* it holds flows[] where they are (compact moved none) */
 	size_t cursor;	     /* where emit resumes: no flow waits behind later ones */
 	__u64 observes;
 	struct flow_export_stats st;
