@@ -126,8 +126,8 @@ echo "--- the filter"
 # new_filter TEXT: the prompt emptied (Ctrl-U) of the filter it starts with, then TEXT.
 new_filter() {
 	keys /
-	tmx send-keys -t "$SESSION" C-u
-	tmx send-keys -t "$SESSION" -l "$1"
+	keys C-u
+	send_keys "${#1}" -l "$1"
 	keys Enter
 }
 new_filter "foo=1"

@@ -27,9 +27,11 @@ start() {
 	local cols=$1 rows=$2
 	shift 2
 	tmx_gone
-	rm -f "$TMP/top.rc" "$TMP/top.err"
+	rm -f "$TMP/top.rc" "$TMP/top.err" "$TMP/top.keys"
+	KEYS_SENT=0
 	tmx new-session -d -s "$SESSION" -x "$cols" -y "$rows" \
-		"env LANG=C.UTF-8 $FABPROBE top $* 2>$TMP/top.err; echo \$? >$TMP/top.rc"
+		"env LANG=C.UTF-8 FABPROBE_TEST_KEYS=$TMP/top.keys $FABPROBE top $* 2>$TMP/top.err; \
+		echo \$? >$TMP/top.rc"
 	tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
 }
 # poll SECONDS CMD...: CMD every 0.1 s until it succeeds, for up to SECONDS; 0 if it did.
@@ -91,13 +93,36 @@ wait_selected() {
 		return 1
 	}
 }
-keys() {
+# keys KEY...: send the keys (tmux key names, one key each), then wait
+# until top has drawn the frame after the last of them: it appends a byte
+# to $TMP/top.keys for each key it read, once that frame is written
+# (FABPROBE_TEST_KEYS, set by start), or until top has exited (q). No frame
+# in 10 s is a failed check (FAIL, tests/lib/check.sh). A fixed half second
+# was both slow and, under valgrind, a guess.
+keys() { send_keys "$#" "$@"; }
+# send_keys N ARGS...: tmux send-keys ARGS, which are N keys; then wait as keys does.
+# The count goes on from what top has drawn, where keys went round it.
+send_keys() {
+	local n=$1 drawn _
+	shift
+	drawn=$(keys_drawn)
+	[ "$drawn" -gt "$KEYS_SENT" ] && KEYS_SENT=$drawn
+	KEYS_SENT=$((KEYS_SENT + n))
 	tmx send-keys -t "$SESSION" "$@"
-	sleep 0.5
+	for _ in $(seq 500); do
+		if [ "$(keys_drawn)" -ge "$KEYS_SENT" ] || [ -s "$TMP/top.rc" ]; then
+			sleep 0.05 # tmux reads the frame from its terminal
+			return 0
+		fi
+		sleep 0.02
+	done
+	FAIL=$((FAIL + 1))
+	echo "FAIL top drew no frame after keys '$*' in 10 s ($(keys_drawn) of $KEYS_SENT keys)" >&2
 }
+keys_drawn() { stat -c %s "$TMP/top.keys" 2>/dev/null || echo 0; }
 type_filter() {
 	keys /
-	tmx send-keys -t "$SESSION" -l "$1"
+	send_keys "${#1}" -l "$1"
 	keys Enter
 }
 matches() { grep -qE -- "$2" <<<"$1" || { echo "     no line matches: $2"; return 1; }; }

@@ -69,9 +69,7 @@ done <"$TMP/flows"
 check "QP 29 and the 172.30.0.x addresses are on screen" \
 	matches "$(flow_rows)" "^172\.30\.0\.[0-9]+ > 172\.30\.0\.[0-9]+ +[0-9]+ +(- +)?29 "
 read -r src dst sport qp packets bytes < <(grep ' 29 ' "$TMP/flows" | head -1)
-keys /
-tmx send-keys -t "$SESSION" -l "$src qp=$qp"
-keys Enter
+type_filter "$src qp=$qp"
 check "keys work after the end: the filter keeps one flow" eq "$(flow_rows | grep -c .)" 1
 keys Enter
 maybe_show "detail"

@@ -49,8 +49,9 @@ bg h1 "$TMP/run.json" "$ROCEGEN" run --dst "$H3" --duration 120 \
 	--qp "$E1:write:200:65536" --qp "$E2:write:200:65536" --qp "$MOUSE:write:2:4096"
 RUN_PID=${BG_PIDS[-1]}
 
+KEYS_SENT=0
 tmx new-session -d -s "$SESSION" -x 120 -y 40 \
-	"env LANG=C.UTF-8 ip netns exec $(ns leaf1) $FABPROBE top -i $UPLINKS \
+	"env LANG=C.UTF-8 FABPROBE_TEST_KEYS=$TMP/top.keys ip netns exec $(ns leaf1) $FABPROBE top -i $UPLINKS \
 	--uplinks $UPLINKS --elephant-rate 50M 2>$TMP/top.err; echo \$? >$TMP/top.rc"
 tmx set-option -t "$SESSION" remain-on-exit on >/dev/null
 

@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "top/ui.h"
 #include "util/format.h"
@@ -294,6 +296,38 @@ static int draw(struct ui *u)
 
 /* ---- main loop ---------------------------------------------------------- */
 
+/*
+ * FABPROBE_TEST_KEYS=FILE (a test hook): a byte is appended to FILE for
+ * each key read, once the frame drawn after it has been written to the
+ * terminal. The tmux tests wait for their keys' bytes, not a fixed time
+ * (tests/integration/tmux.bash). A resize is not a key a test sent.
+ */
+static int keys_log_open(void)
+{
+	const char *path = getenv("FABPROBE_TEST_KEYS");
+	int fd;
+
+	if (!path)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0)
+		fp_err("top: FABPROBE_TEST_KEYS %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static void keys_log_drawn(int fd, int *undrawn)
+{
+	static const char bytes[64] = {0};
+
+	while (fd >= 0 && *undrawn > 0) {
+		int n = *undrawn < (int)sizeof(bytes) ? *undrawn : (int)sizeof(bytes);
+
+		if (write(fd, bytes, n) != n)
+			break;
+		*undrawn -= n;
+	}
+}
+
 /* tigetstr(): NULL when the terminal lacks it, (char *)-1 when no string capability. */
 static bool valid_str(const char *cap)
 {
@@ -321,7 +355,7 @@ int top_ui_run(struct session *ss, const struct top_opts *t)
 	double start, start_clock, next;
 	bool final_done = false;
 	SCREEN *scr;
-	int err = 0;
+	int err = 0, keys_fd, keys_undrawn = 0;
 
 	ss->quiet = true;
 	/*
@@ -362,6 +396,7 @@ int top_ui_run(struct session *ss, const struct top_opts *t)
 	nonl();
 	keypad(stdscr, TRUE);
 	set_escdelay(25);
+	keys_fd = keys_log_open();
 	init_colors(&u);
 	u.cpu_prev_s = cpu_s();
 	u.wall_prev_s = wall_s();
@@ -407,16 +442,20 @@ int top_ui_run(struct session *ss, const struct top_opts *t)
 		err = draw(&u);
 		if (err)
 			break;
+		keys_log_drawn(keys_fd, &keys_undrawn);
 		/* Keys: wait for them only when nothing else sets the pace. */
 		timeout(hold ? POLL_MS : 0);
 		for (int ch = getch(); ch != ERR && !u.quit; ch = getch()) {
 			key(&u, ch);
+			keys_undrawn += ch != KEY_RESIZE;
 			/* Drain what is queued before drawing again. */
 			timeout(0);
 		}
 	}
 	endwin();
 	delscreen(scr);
+	if (keys_fd >= 0)
+		close(keys_fd);
 	if (err)
 		fp_err("top: %s", fp_strerror(err));
 	/*
