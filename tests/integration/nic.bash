@@ -9,11 +9,13 @@
 NIC_FIXTURES=$TOP/tests/fixtures/nic
 
 # nic_tree NAME LINK: LINK -> a fresh copy of fixture NAME (mlx5, bnxt).
-nic_tree() {
+nic_tree() { nic_copy "$NIC_FIXTURES/$1" "$2"; }
+# nic_copy TREE LINK: LINK -> a fresh copy of TREE (or of the tree a link TREE shows).
+nic_copy() {
 	NIC_LINK=$2
 	NIC_GEN=0
 	rm -rf "$2" "$2".gen*
-	cp -r "$NIC_FIXTURES/$1" "$2.gen0"
+	cp -r "$(readlink -f "$1")" "$2.gen0"
 	ln -s "$(basename "$2").gen0" "$2"
 	NEXT=$2.gen0
 }

@@ -98,23 +98,39 @@ check "text: a QP bound to no port yet is DEVICE/- (was mlx5_1/0)" \
 	grep -qE '^mlx5_1/- +300 +- +RC +RESET ' "$TMP/text"
 
 echo "--- fabprobe nic: each NIC alert raised alone, then cleared"
-# raise TYPE SEVERITY MESSAGE_ERE [nic options] -- CHANGE: one interval in which the
-# function CHANGE DIR changed the tree, and exactly that alert.
+# raise ID [nic options] -- CHANGE: in the background, one interval of
+# fabprobe nic over a copy of the tree $T shows, in which the function
+# CHANGE DIR changed the counters; its report in $TMP/ID.json. Each on a
+# tree of its own, all at once: one after another, a second each, they
+# took 30 s.
+RAISE_PIDS=()
 raise() {
-	local type=$1 sev=$2 msg=$3 opts=()
-	shift 3
+	local id=$1 opts=()
+	shift
 	while [ "$1" != "--" ]; do
 		opts+=("$1")
 		shift
 	done
-	nic_next
-	"$2" "$NEXT"
-	nic_bg "$TMP/a.json" "$FABPROBE" nic --nic-root "$T" --json -r 1 "${opts[@]}" || return 1
-	nic_swap
-	nic_done || return 1
-	eq "$(q "$TMP/a.json" '[(a["type"], a["severity"]) for a in r["alerts"]]')" "[('$type', '$sev')]" &&
-		matches "$(q "$TMP/a.json" 'r["alerts"][0]["message"]')" "$msg"
+	(
+		nic_copy "$T" "$TMP/$id"
+		nic_next
+		"$2" "$NEXT"
+		nic_bg "$TMP/$id.json" "$FABPROBE" nic --nic-root "$TMP/$id" --json -r 1 "${opts[@]}" &&
+			nic_swap && nic_done
+	) >"$TMP/$id.log" 2>&1 &
+	RAISE_PIDS+=($!)
 }
+# raised ID TYPE SEVERITY MESSAGE_ERE: exactly that alert in raise ID's report.
+raised() {
+	[ -s "$TMP/$1.json" ] || {
+		sed 's/^/     /' "$TMP/$1.log"
+		return 1
+	}
+	eq "$(q "$TMP/$1.json" '[(a["type"], a["severity"]) for a in r["alerts"]]')" "[('$2', '$3')]" &&
+		matches "$(q "$TMP/$1.json" 'r["alerts"][0]["message"]')" "$4"
+}
+# quiet ID: raise ID's report has no alert.
+quiet() { eq "$(q "$TMP/$1.json" 'r["alerts"]' 2>&1)" "[]"; }
 rx_paused() { eth_add "$1" ens1f0np0 rx_prio3_pause_duration 900000; }
 tx_paused() { eth_add "$1" ens1f1np1 tx_prio3_pause_duration 950000; }
 storm_warning() { eth_add "$1" ens1f0np0 tx_pause_storm_warning_events 1; }
@@ -140,50 +156,51 @@ both_paused() {
 	eth_add "$1" ens1f0np0 rx_prio5_pause 10
 	eth_add "$1" ens1f0np0 rx_prio3_pause 10
 }
+nothing() { :; }
+raise rx -- rx_paused
+raise tx -- tx_paused
+raise warn -- storm_warning
+raise err -- storm_error
+raise p5 -- prio5_paused
+raise disc -- prio3_discards
+raise marks -- marks_no_cnp
+raise ign -- cnps_ignored
+raise seq -- out_of_seq
+raise ack -- ack_timeouts
+raise rnr -- rnr_naks
+raise lossy -- rdma_on_prio0
+raise p3 -- rdma_on_prio3
+raise p0 --data-pcp 0 -- rdma_on_prio0
+raise pcp5 --data-pcp 5 -- both_paused
+raise clear -- nothing
+wait "${RAISE_PIDS[@]}"
 check "pfc_storm: prio 3 paused 90% of the interval by the switch" \
-	raise pfc_storm critical 'ens1f0np0 priority 3 was paused [6-9][0-9]% .*the switch pauses this NIC' \
-	-- rx_paused
+	raised rx pfc_storm critical 'ens1f0np0 priority 3 was paused [6-9][0-9]% .*the switch pauses this NIC'
 check "pfc_storm: this NIC pausing its switch port" \
-	raise pfc_storm critical 'priority 3 was paused .*this host.s NIC pauses its switch port' \
-	-- tx_paused
+	raised tx pfc_storm critical 'priority 3 was paused .*this host.s NIC pauses its switch port'
 check "pfc_storm: the stall watchdog's warning" \
-	raise pfc_storm warning 'ens1f0np0: the NIC kept sending PFC pause past its stall watermark' \
-	-- storm_warning
-check "pfc_storm: the watchdog stopped pausing" raise pfc_storm critical 'stopped pausing' -- storm_error
+	raised warn pfc_storm warning 'ens1f0np0: the NIC kept sending PFC pause past its stall watermark'
+check "pfc_storm: the watchdog stopped pausing" raised err pfc_storm critical 'stopped pausing'
 check "pfc_wrong_priority: pause on priority 5" \
-	raise pfc_wrong_priority warning 'PFC pause on priority 5, not the lossless priority 3' \
-	-- prio5_paused
+	raised p5 pfc_wrong_priority warning 'PFC pause on priority 5, not the lossless priority 3'
 check "lossless_discards: buffer discards on priority 3" \
-	raise lossless_discards critical 'ens1f0np0 dropped 5 packets of the lossless priority 3' \
-	-- prio3_discards
+	raised disc lossless_discards critical 'ens1f0np0 dropped 5 packets of the lossless priority 3'
 check "nic_cnp_mismatch: ECN marks received, no CNP sent (notification point)" \
-	raise nic_cnp_mismatch critical 'mlx5_0/1 \(ens1f0np0\) received 500 ECN-marked .* notification point is silent' \
-	-- marks_no_cnp
+	raised marks nic_cnp_mismatch critical 'mlx5_0/1 \(ens1f0np0\) received 500 ECN-marked .* notification point is silent'
 check "nic_cnp_mismatch: CNPs ignored, none handled (reaction point)" \
-	raise nic_cnp_mismatch warning 'received 50 CNPs but handled none' -- cnps_ignored
+	raised ign nic_cnp_mismatch warning 'received 50 CNPs but handled none'
 check "nic_seq_errors: out-of-sequence packets" \
-	raise nic_seq_errors warning '^mlx5_1/1 \(ens1f1np1\): [0-9.]+ sequence errors per second' \
-	-- out_of_seq
+	raised seq nic_seq_errors warning '^mlx5_1/1 \(ens1f1np1\): [0-9.]+ sequence errors per second'
 check "nic_ack_timeouts: local ACK timeouts" \
-	raise nic_ack_timeouts warning 'mlx5_0/1 \(ens1f0np0\): 3 ACK timeouts' -- ack_timeouts
-check "nic_rnr_retries: RNR NAKs" raise nic_rnr_retries warning 'RNR NAKs per second' -- rnr_naks
+	raised ack nic_ack_timeouts warning 'mlx5_0/1 \(ens1f0np0\): 3 ACK timeouts'
+check "nic_rnr_retries: RNR NAKs" raised rnr nic_rnr_retries warning 'RNR NAKs per second'
 check "lossy_roce: 9M RDMA packets on priority 0, none on the lossless 3" \
-	raise lossy_roce critical '^ens1f0np0: RoCE is not on the lossless priority 3 .*: of 9000000 RDMA packets it carried 0, priority 0 9100000' \
-	-- rdma_on_prio0
-nic_next
-rdma_on_prio3 "$NEXT"
-nic_bg "$TMP/p3.json" "$FABPROBE" nic --nic-root "$T" --json -r 1 && nic_swap && nic_done
-check "lossy_roce: RDMA on the lossless priority raises nothing" eq "$(q "$TMP/p3.json" 'r["alerts"]')" "[]"
-nic_next
-rdma_on_prio0 "$NEXT"
-nic_bg "$TMP/p0.json" "$FABPROBE" nic --nic-root "$T" --json -r 1 --data-pcp 0 && nic_swap && nic_done
-check "lossy_roce: nor on priority 0 when it is the lossless one (--data-pcp 0)" \
-	eq "$(q "$TMP/p0.json" 'r["alerts"]')" "[]"
+	raised lossy lossy_roce critical '^ens1f0np0: RoCE is not on the lossless priority 3 .*: of 9000000 RDMA packets it carried 0, priority 0 9100000'
+check "lossy_roce: RDMA on the lossless priority raises nothing" quiet p3
+check "lossy_roce: nor on priority 0 when it is the lossless one (--data-pcp 0)" quiet p0
 check "--data-pcp 5: pause on 5 is right, pause on 3 is the wrong priority" \
-	raise pfc_wrong_priority warning 'priority 3, not the lossless priority 5' --data-pcp 5 \
-	-- both_paused
-nic_bg "$TMP/clear.json" "$FABPROBE" nic --nic-root "$T" --json -r 1 && nic_done
-check "nothing moved: every alert cleared" eq "$(q "$TMP/clear.json" 'r["alerts"]')" "[]"
+	raised pcp5 pfc_wrong_priority warning 'priority 3, not the lossless priority 5'
+check "nothing moved: no alert" quiet clear
 
 "$FABPROBE" top --nic-root "$T" --plain -r 0.3 -d 0.3 >"$TMP/plain" 2>/dev/null
 check "top --plain of NIC counters alone: the NIC's table, no per-second frames line of nothing" \
