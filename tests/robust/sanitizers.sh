@@ -48,34 +48,30 @@ run sflow-captures python3 tests/sflow/captures.py $san/fabprobe $san/tools
 SOCK=fp-san-$$
 SESSION=san
 . tests/integration/tmux.bash
+# Each key waits for the frame drawn after it (keys, tmux.bash), so each
+# sort is drawn, and checked, before the next.
 dashboard() {
-	local kind=$1 dir pcap rc
+	local kind=$1 rc key
 	shift
-	dir=$(mktemp -d /tmp/fp-san-top-XXXXXX)
-	pcap=$dir/$kind.pcap
+	TMP=$(mktemp -d /tmp/fp-san-top-XXXXXX) FAIL=0
 	if [ "$kind" = many ]; then
-		python3 tests/ipfix/mkpcap.py many 300 "$pcap" || return 1
+		python3 tests/ipfix/mkpcap.py many 300 "$TMP/$kind.pcap" || return 1
 	else
-		python3 tests/ipfix/mkpcap.py "$kind" "$pcap" || return 1
+		python3 tests/ipfix/mkpcap.py "$kind" "$TMP/$kind.pcap" || return 1
 	fi
-	tmx new-session -d -s "$SESSION" -x 160 -y 50 \
-		"env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS FABPROBE_TEST_SORT=1 \
-		$san/fabprobe top --pcap $pcap --speed 0 2>$dir/top.err; echo \$? >$dir/top.rc"
-	sleep 1
-	for key in "$@" q; do
-		sleep 0.2
-		tmx send-keys -t "$SESSION" "$key" 2>/dev/null
+	FABPROBE="env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS FABPROBE_TEST_SORT=1 \
+		$san/fabprobe" start 160 50 --pcap "$TMP/$kind.pcap" --speed 0
+	wait_screen "end of capture" 30
+	for key; do
+		keys "$key"
 	done
-	for _ in $(seq 100); do
-		[ -s "$dir/top.rc" ] && break
-		sleep 0.1
-	done
+	keys q
+	rc=$(top_rc 30)
 	tmx_gone
-	rc=$(cat "$dir/top.rc" 2>/dev/null)
-	cat "$dir/top.err"
-	rm -rf "$dir"
+	cat "$TMP/top.err"
+	rm -rf "$TMP"
 	echo "top exited ${rc:-without a status}"
-	[ "$rc" = 0 ]
+	[ "$rc" = 0 ] && [ "$FAIL" -eq 0 ]
 }
 run top-dashboard dashboard many 4 3 2 1
 # shellcheck disable=SC2046 # every column of the flows and QP views, each both ways
